@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AnalyticsConfig(AppConfig):
+    name = "analytics"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,1 @@
+"""Stored results of the statistics (worker reliability, system scores) live here."""

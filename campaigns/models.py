@@ -1,0 +1,518 @@
+"""What a requester sets up: campaigns, systems, documents, segments, outputs and HITs.
+
+One data model serves every task kind (ranking, direct assessment, post-editing and its
+verification, the four reading-comprehension stages, translation): a Campaign has a ``kind``;
+a Hit is an ordered list of HitSlots; what differs between kinds is which slot roles a HIT
+builder creates and which Judgment columns a task page fills. See ../shared/METHODS.md.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import (
+    MaxValueValidator,
+    MinValueValidator,
+    RegexValidator,
+)
+from django.db import models
+from django.db.models import Q
+
+# BCP-47-ish: a 2-3 letter language, optional script and region ("en", "zh-Hans", "pt-BR").
+language_code_validator = RegexValidator(
+    r"^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?$",
+    "Use a language code such as 'en', 'de', 'zh-Hans' or 'pt-BR'.",
+)
+
+
+class TaskKind(models.TextChoices):
+    """What a campaign evaluates. Reading comprehension and post-editing run several HIT
+    stages inside one campaign (see HitTask)."""
+
+    RANKING = "ranking", "Ranking"
+    DIRECT_ASSESSMENT = "direct_assessment", "Direct assessment (slider)"
+    POST_EDITING = "post_editing", "Post-editing (HTER)"
+    READING_COMPREHENSION = "reading_comprehension", "Reading comprehension"
+    TRANSLATION = "translation", "Translation creation"
+
+
+class HitTask(models.TextChoices):
+    """What one HIT asks a worker to do. A campaign's kind decides which tasks it may hold."""
+
+    RANK = "rank", "Rank outputs"
+    ASSESS = "assess", "Direct assessment"
+    POST_EDIT = "post_edit", "Post-edit"
+    VERIFY_EDIT = "verify_edit", "Verify post-edits"
+    RC_AUTHOR = "rc_author", "Reading comprehension: write questions"
+    RC_SELECT = "rc_select", "Reading comprehension: select questions"
+    RC_ANSWER = "rc_answer", "Reading comprehension: answer questions"
+    RC_GRADE = "rc_grade", "Reading comprehension: grade answers"
+    TRANSLATE = "translate", "Translate"
+    DETECT_MT = "detect_mt", "Detect machine translation"
+
+
+TASKS_BY_KIND: dict[str, tuple[str, ...]] = {
+    TaskKind.RANKING: (HitTask.RANK,),
+    TaskKind.DIRECT_ASSESSMENT: (HitTask.ASSESS,),
+    TaskKind.POST_EDITING: (HitTask.POST_EDIT, HitTask.VERIFY_EDIT),
+    TaskKind.READING_COMPREHENSION: (
+        HitTask.RC_AUTHOR,
+        HitTask.RC_SELECT,
+        HitTask.RC_ANSWER,
+        HitTask.RC_GRADE,
+    ),
+    TaskKind.TRANSLATION: (HitTask.TRANSLATE, HitTask.DETECT_MT),
+}
+
+
+class CampaignStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    ACTIVE = "active", "Active"
+    PAUSED = "paused", "Paused"
+    FINISHED = "finished", "Finished"
+
+
+class AssessmentMode(models.TextChoices):
+    """Direct assessment: fluency shows no reference; adequacy shows the reference in gray
+    (001, 2014 section 2). Fluency and adequacy are separate campaigns."""
+
+    FLUENCY = "fluency", "Fluency (no reference shown)"
+    ADEQUACY = "adequacy", "Adequacy (reference shown in gray)"
+
+
+class Degradation(models.TextChoices):
+    """How an adequacy bad reference is made (METHODS.md section 2)."""
+
+    DELETE = "delete", "Delete a run of words (2014 paper)"
+    REPLACE = "replace", "Replace a run of words with a phrase from another reference (WMT)"
+
+
+class ReliabilityTest(models.TextChoices):
+    WILCOXON = "wilcoxon", "Wilcoxon signed-rank, bad references vs their outputs (WMT)"
+    PAIRED_T = "paired_t", "Paired t-test, bad references vs their outputs (2014)"
+    WELCH = "welch", "Welch's t-test, repeat vs bad-reference differences (2013)"
+    MANN_WHITNEY = "mann_whitney", "Mann-Whitney U, repeat vs bad-reference differences (2013)"
+
+
+class GoldScheme(models.TextChoices):
+    """Ranking gold units (002 section 4)."""
+
+    BEST_ONLY = "best_only", "Best only: the gold output must be ranked first"
+    BEST_WORST = "best_worst", "Best and worst: gold in the top two, known worst in the bottom two"
+
+
+class Campaign(models.Model):
+    """One evaluation: a language pair, a task kind, systems, HIT rules, payment and QC.
+
+    Every option is a typed column with validators (never a ``;``-separated string); ``clean``
+    checks the rules that depend on the kind.
+    """
+
+    name = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=32, choices=TaskKind.choices)
+    status = models.CharField(
+        max_length=16, choices=CampaignStatus.choices, default=CampaignStatus.DRAFT
+    )
+    status_reason = models.TextField(
+        blank=True,
+        help_text="Why the campaign has its status, e.g. the cause of an automatic pause.",
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="owned_campaigns",
+        help_text="The requester who owns the campaign.",
+    )
+    source_language = models.CharField(max_length=16, validators=[language_code_validator])
+    target_language = models.CharField(max_length=16, validators=[language_code_validator])
+    instructions = models.TextField(
+        blank=True, help_text="Shown to workers above every task page; plain text."
+    )
+    instructions_language = models.CharField(
+        max_length=16,
+        blank=True,
+        validators=[language_code_validator],
+        help_text="Language of the instructions and the task page labels. Blank: English.",
+    )
+
+    # --- HIT layout -------------------------------------------------------------------------
+    redundancy = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="How many different workers do each HIT.",
+    )
+    assessment_mode = models.CharField(
+        max_length=16,
+        choices=AssessmentMode.choices,
+        blank=True,
+        help_text="Direct assessment only.",
+    )
+    items_per_hit = models.PositiveSmallIntegerField(
+        default=100,
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        help_text="Direct assessment: slider items per HIT (100 in the 2014 design).",
+    )
+    outputs_per_set = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(2), MaxValueValidator(10)],
+        help_text="Ranking: outputs in one ranking set (5 in WMT/000, 4 in 002).",
+    )
+    sets_per_hit = models.PositiveSmallIntegerField(
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(50)],
+        help_text="Ranking: ranking sets per HIT page (3 in 002).",
+    )
+    segments_per_hit = models.PositiveSmallIntegerField(
+        default=10,
+        validators=[MinValueValidator(1), MaxValueValidator(50)],
+        help_text="Post-editing and translation: segments per HIT (10 in 000, up to 15 in 003).",
+    )
+    hit_seed = models.PositiveIntegerField(
+        default=0, help_text="Random seed for building HITs; the same seed rebuilds the same HITs."
+    )
+
+    # --- Quality control ------------------------------------------------------------------
+    degradation = models.CharField(
+        max_length=16, choices=Degradation.choices, default=Degradation.DELETE
+    )
+    reliability_test = models.CharField(
+        max_length=16, choices=ReliabilityTest.choices, default=ReliabilityTest.WILCOXON
+    )
+    reliability_alpha = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        default=Decimal("0.050"),
+        validators=[MinValueValidator(Decimal("0.001")), MaxValueValidator(Decimal("0.5"))],
+        help_text="A worker is reliable when the reliability test gives p below this.",
+    )
+    gold_rate = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        default=Decimal("0.100"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("0.5"))],
+        help_text="Ranking: share of ranking sets that are gold units (about 10% in 002).",
+    )
+    gold_scheme = models.CharField(
+        max_length=16, choices=GoldScheme.choices, default=GoldScheme.BEST_ONLY
+    )
+    trust_min_gold = models.PositiveSmallIntegerField(
+        default=4,
+        validators=[MinValueValidator(1)],
+        help_text="Gold units a worker must have seen before trust is decided (4 in 002).",
+    )
+    trust_min_accuracy = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        default=Decimal("0.700"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
+        help_text="Share of gold units a worker must get right to stay trusted (70% in 002).",
+    )
+    takedown_untrusted_share = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
+        help_text="Pause the campaign when the share of untrusted workers passes this. "
+        "Blank: never pause automatically.",
+    )
+    takedown_min_workers = models.PositiveSmallIntegerField(
+        default=10, help_text="Automatic pausing is only considered after this many workers."
+    )
+    qualification_required = models.BooleanField(
+        default=False, help_text="Workers must pass the qualification test before any HIT."
+    )
+    qualification_pass_mark = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        default=Decimal("0.800"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
+    )
+
+    # --- Payment and publishing -----------------------------------------------------------
+    reward = models.DecimalField(
+        max_digits=7,
+        decimal_places=2,
+        default=Decimal("0.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Payment per assignment, in US dollars.",
+    )
+    title = models.CharField(max_length=128, blank=True, help_text="Title workers see.")
+    description = models.CharField(max_length=2000, blank=True)
+    keywords = models.CharField(max_length=500, blank=True, help_text="Comma-separated.")
+    assignment_duration_seconds = models.PositiveIntegerField(
+        default=2 * 60 * 60,
+        validators=[MinValueValidator(60)],
+        help_text="Time a worker has to finish an accepted HIT before it returns to the pool.",
+    )
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=TaskKind.values), name="campaign_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=CampaignStatus.values), name="campaign_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(redundancy__gte=1), name="campaign_redundancy_gte_1"
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind=TaskKind.DIRECT_ASSESSMENT) | ~Q(assessment_mode=""),
+                name="campaign_da_has_mode",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if self.kind == TaskKind.DIRECT_ASSESSMENT:
+            if not self.assessment_mode:
+                errors["assessment_mode"] = "Choose fluency or adequacy for direct assessment."
+            if self.items_per_hit % 10:
+                errors["items_per_hit"] = (
+                    "Direct assessment HITs are built of sets of 10 items (2014 design); "
+                    "use a multiple of 10, normally 100."
+                )
+        elif self.assessment_mode:
+            errors["assessment_mode"] = "Only direct-assessment campaigns have a mode."
+        if self.kind == TaskKind.POST_EDITING and self.segments_per_hit > 15:
+            errors["segments_per_hit"] = "Post-editing HITs hold at most 15 segments (003)."
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def hit_tasks(self) -> tuple[str, ...]:
+        return TASKS_BY_KIND[self.kind]
+
+    @property
+    def accepts_work(self) -> bool:
+        return self.status == CampaignStatus.ACTIVE
+
+
+class System(models.Model):
+    """An MT system (or the human reference evaluated as a pseudo-system)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=200)
+    is_reference = models.BooleanField(
+        default=False, help_text="A human translation evaluated as if it were a system."
+    )
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="system_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Document(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
+    external_id = models.CharField(max_length=200, help_text="The document id of the import.")
+    position = models.PositiveIntegerField(help_text="Order of the document in the campaign.")
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "external_id"], name="document_unique_external_id"
+            ),
+            models.UniqueConstraint(
+                fields=["campaign", "position"], name="document_unique_position"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class Segment(models.Model):
+    """One source sentence with its reference translations, at a position in its document.
+
+    ``campaign`` repeats the document's campaign so that statistics and HIT builders load a
+    campaign's segments from one table with one indexed filter.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="segments")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="segments")
+    external_id = models.CharField(max_length=200, help_text="The segment id of the import.")
+    position = models.PositiveIntegerField(help_text="1-based position in its document.")
+    source = models.TextField()
+    references = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Reference translations, main reference first.",
+    )
+
+    class Meta:
+        ordering = ["document__position", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "external_id"], name="segment_unique_external_id"
+            ),
+            models.UniqueConstraint(
+                fields=["document", "position"], name="segment_unique_position"
+            ),
+            models.CheckConstraint(condition=Q(position__gte=1), name="segment_position_gte_1"),
+        ]
+        indexes = [models.Index(fields=["campaign", "document", "position"])]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}:{self.external_id}"
+
+    @property
+    def reference(self) -> str:
+        """The main reference, or '' when the segment has none (e.g. translation tasks)."""
+        return self.references[0] if self.references else ""
+
+    def clean(self) -> None:
+        if not isinstance(self.references, list) or not all(
+            isinstance(ref, str) and ref.strip() for ref in self.references
+        ):
+            raise ValidationError({"references": "References must be a list of non-empty texts."})
+        if self.document_id and self.campaign_id and self.document.campaign_id != self.campaign_id:
+            raise ValidationError({"document": "The document belongs to another campaign."})
+
+
+class Output(models.Model):
+    """One system's translation of one segment."""
+
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="outputs")
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="outputs")
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["segment", "system"]
+        constraints = [
+            models.UniqueConstraint(fields=["system", "segment"], name="output_unique_per_segment"),
+        ]
+        indexes = [models.Index(fields=["segment"])]
+
+    def __str__(self) -> str:
+        return f"{self.system} / {self.segment}"
+
+    def clean(self) -> None:
+        if (
+            self.system_id
+            and self.segment_id
+            and self.system.campaign_id != self.segment.campaign_id
+        ):
+            raise ValidationError("The system and the segment belong to different campaigns.")
+
+
+class Hit(models.Model):
+    """The unit of work a worker accepts: an ordered list of HitSlots."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hits")
+    task = models.CharField(max_length=16, choices=HitTask.choices)
+    number = models.PositiveIntegerField(help_text="1-based number of the HIT in its campaign.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="hit_unique_number"),
+            models.CheckConstraint(condition=Q(task__in=HitTask.values), name="hit_task_valid"),
+        ]
+        indexes = [models.Index(fields=["campaign", "task", "number"])]
+
+    def __str__(self) -> str:
+        return f"{self.campaign} HIT {self.number}"
+
+    def clean(self) -> None:
+        if self.campaign_id and self.task not in self.campaign.hit_tasks:
+            raise ValidationError(
+                {"task": f"A {self.campaign.get_kind_display()} campaign has no {self.task} HITs."}
+            )
+
+
+class SlotRole(models.TextChoices):
+    """What a slot is for. Server-side only: a worker's page never carries it."""
+
+    SYSTEM = "system", "System output"
+    BAD_REFERENCE = "bad_reference", "Bad reference (degraded output)"
+    REPEAT = "repeat", "Exact repeat"
+    REFERENCE = "reference", "Reference shown as an output"
+    GOLD = "gold", "Gold unit with a known answer"
+    TRAINING = "training", "Qualification-test item"
+    QUESTION = "question", "Reading-comprehension question or other worker-written item"
+
+
+class HitSlot(models.Model):
+    """One position in a HIT: what is shown there, and (secretly) why.
+
+    ``group`` gathers slots shown together (a ranking set, a DA set of 10, one document's
+    questions); ``controls`` links a quality-control slot to the slot it checks (a bad
+    reference to its source output, a repeat to the first showing); ``about_judgment`` links
+    a slot that shows a worker's earlier answer (a post-edit to verify, an RC question or
+    answer) to that judgment.
+    """
+
+    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="slots")
+    position = models.PositiveSmallIntegerField(help_text="1-based order of the slot in its HIT.")
+    group = models.PositiveSmallIntegerField(
+        default=0, help_text="Slots shown together (ranking set, DA set of 10)."
+    )
+    role = models.CharField(max_length=16, choices=SlotRole.choices, default=SlotRole.SYSTEM)
+    segment = models.ForeignKey(
+        Segment, null=True, blank=True, on_delete=models.CASCADE, related_name="slots"
+    )
+    output = models.ForeignKey(
+        Output,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="slots",
+        help_text="The output judged; for a bad reference or a repeat, the output behind it.",
+    )
+    shown_text = models.TextField(help_text="Exactly the text the worker sees in this slot.")
+    controls = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="controlled_by",
+        help_text="The slot this quality-control slot checks.",
+    )
+    about_judgment = models.ForeignKey(
+        "judgments.Judgment",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="follow_up_slots",
+    )
+    expected_rank = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Gold units: the rank this output must get (1 = best)."
+    )
+
+    class Meta:
+        ordering = ["hit", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["hit", "position"], name="slot_unique_position"),
+            models.CheckConstraint(condition=Q(role__in=SlotRole.values), name="slot_role_valid"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="slot_position_gte_1"),
+            models.CheckConstraint(
+                condition=~Q(controls=models.F("id")), name="slot_does_not_control_itself"
+            ),
+        ]
+        indexes = [models.Index(fields=["output"]), models.Index(fields=["hit", "role"])]
+
+    def __str__(self) -> str:
+        return f"{self.hit} slot {self.position}"
+
+    def clean(self) -> None:
+        if self.controls_id and self.controls.hit_id != self.hit_id:
+            raise ValidationError({"controls": "A slot can only control a slot of its own HIT."})

@@ -1,0 +1,203 @@
+"""evalsite settings: one module, driven by environment variables.
+
+With no environment at all you get the embedded default: an SQLite file in the project folder,
+Celery tasks run inline (eager), DEBUG on and a generated development secret kept in
+``.dev-secret-key``. Production sets DATABASE_URL (PostgreSQL), REDIS_URL (Celery broker and
+cache), DEBUG=0, SECRET_KEY and ALLOWED_HOSTS; the README lists every variable.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from evalsite.env import env_bool, env_int, env_list, env_str, env_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DEBUG", default=True)
+
+
+def _secret_key() -> str:
+    configured = env_str("SECRET_KEY")
+    if configured:
+        return configured
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. With DEBUG off, set SECRET_KEY to a long random string "
+            "(for example: python -c 'import secrets; print(secrets.token_urlsafe(50))')."
+        )
+    # Development only: a secret generated once and kept beside the code (git-ignored), so
+    # sessions and signed worker links survive a restart of the dev server.
+    key_file = BASE_DIR / ".dev-secret-key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
+if not ALLOWED_HOSTS:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "ALLOWED_HOSTS is not set. With DEBUG off, set ALLOWED_HOSTS to the comma-separated "
+            "host names this site is served under (for example: evalsite.example.org)."
+        )
+    ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]", "testserver"]
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+# The public address workers reach (used in MTurk ExternalQuestion URLs and direct links).
+PUBLIC_BASE_URL = env_url("PUBLIC_BASE_URL", schemes=("http", "https")) or "http://127.0.0.1:8000"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "campaigns",
+    "judgments",
+    "analytics",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "evalsite.urls"
+WSGI_APPLICATION = "evalsite.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+DATABASE_URL = env_url("DATABASE_URL", schemes=("postgres", "postgresql", "sqlite"))
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": BASE_DIR / "db.sqlite3",
+            "OPTIONS": {
+                # The dev server, the demo loader and eager tasks write concurrently: WAL lets
+                # readers proceed during a write, IMMEDIATE takes the write lock up front so a
+                # transaction never fails half-way with "database is locked".
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+            },
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Celery and cache -----------------------------------------------------------------------
+REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Without a broker every task runs inline, in the request that queued it.
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task leaves the message for another worker
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+# Periodic sweeps (celery beat). Later features add their entries here; every entry must be
+# idempotent, since beat may fire while the previous run is still going.
+CELERY_BEAT_SCHEDULE = {
+    "expire-abandoned-assignments": {
+        "task": "judgments.tasks.expire_abandoned_assignments",
+        "schedule": 60.0,
+    },
+}
+
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "evalsite",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Auth, i18n, static ---------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or BASE_DIR / "staticfiles")
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# Admin uploads of segment files are read in memory up to this size, then spooled to disk.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+# --- Security -------------------------------------------------------------------------------
+# Every page refuses to be framed; the task pages (a later feature) relax this for MTurk only.
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+HTTPS = env_bool("HTTPS", default=not DEBUG)
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- evalsite -------------------------------------------------------------------------------
+# An assignment nobody has touched for this long is expired and its HIT returns to the pool.
+ASSIGNMENT_TIMEOUT_SECONDS = env_int("ASSIGNMENT_TIMEOUT_SECONDS", 2 * 60 * 60, minimum=60)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

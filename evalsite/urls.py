@@ -1,0 +1,15 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from evalsite import views
+
+admin.site.site_header = "evalsite"
+admin.site.site_title = "evalsite"
+admin.site.index_title = "Campaigns, workers and results"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("work/", include("judgments.urls")),
+]

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class JudgmentsConfig(AppConfig):
+    name = "judgments"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,181 @@
+"""What workers do: Worker, Assignment (one worker on one HIT) and Judgment (one answer).
+
+Judgments are append-only: nothing in the application updates or deletes one. A rejected
+worker's judgments stay stored and are excluded from scores by the statistics, not removed.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from campaigns.models import Campaign, Hit, HitSlot
+
+
+class Platform(models.TextChoices):
+    MTURK = "mturk", "Amazon Mechanical Turk"
+    PROLIFIC = "prolific", "Prolific"
+    DIRECT = "direct", "Direct link"
+    IMPORTED = "imported", "Imported judgments"
+
+
+class Worker(models.Model):
+    """A crowd worker, identified by the platform that sent them and that platform's id.
+
+    Workers are not Django users: they arrive by a signed link or the platform's parameters.
+    """
+
+    platform = models.CharField(max_length=16, choices=Platform.choices)
+    external_id = models.CharField(
+        max_length=200, help_text="MTurk WorkerId, Prolific PID or a pseudonymous id."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["platform", "external_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["platform", "external_id"], name="worker_unique_platform_id"
+            ),
+            models.CheckConstraint(
+                condition=Q(platform__in=Platform.values), name="worker_platform_valid"
+            ),
+            models.CheckConstraint(condition=~Q(external_id=""), name="worker_id_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.external_id} ({self.get_platform_display()})"
+
+
+class AssignmentStatus(models.TextChoices):
+    STARTED = "started", "Started"
+    SUBMITTED = "submitted", "Submitted"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+    EXPIRED = "expired", "Expired (abandoned)"
+    RETURNED = "returned", "Returned by the worker"
+
+
+# Assignments that occupy one of a HIT's redundancy places.
+LIVE_ASSIGNMENT_STATUSES = (
+    AssignmentStatus.STARTED,
+    AssignmentStatus.SUBMITTED,
+    AssignmentStatus.APPROVED,
+)
+
+
+class Assignment(models.Model):
+    """One worker's attempt at one HIT. A worker gets at most one assignment per HIT."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="assignments")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
+    status = models.CharField(
+        max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.STARTED
+    )
+    started_at = models.DateTimeField(auto_now_add=True)
+    last_activity_at = models.DateTimeField(auto_now_add=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(help_text="Abandoned after this moment unless submitted.")
+    platform_assignment_id = models.CharField(
+        max_length=200, blank=True, help_text="MTurk AssignmentId or Prolific SESSION_ID."
+    )
+    platform_hit_id = models.CharField(
+        max_length=200, blank=True, help_text="MTurk HITId or Prolific STUDY_ID."
+    )
+
+    class Meta:
+        ordering = ["campaign", "hit", "started_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["worker", "hit"], name="assignment_one_per_worker_hit"),
+            models.UniqueConstraint(
+                fields=["platform_assignment_id"],
+                condition=~Q(platform_assignment_id=""),
+                name="assignment_unique_platform_id",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=AssignmentStatus.values), name="assignment_status_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["campaign", "status"]),
+            models.Index(fields=["hit", "status"]),
+            models.Index(fields=["status", "expires_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.worker} on {self.hit}"
+
+    def clean(self) -> None:
+        if self.hit_id and self.campaign_id and self.hit.campaign_id != self.campaign_id:
+            raise ValidationError({"hit": "The HIT belongs to another campaign."})
+
+
+class Judgment(models.Model):
+    """One answer: one row per (assignment, slot), with typed columns for every task kind.
+
+    ``campaign`` and ``worker`` repeat the assignment's so that statistics and exports read one
+    table with one indexed filter; they are set by the single code path that records
+    judgments and never change afterwards.
+
+    Which columns a task fills:
+      direct assessment: score (0-100);
+      ranking: rank (1 = best; ties share a rank);
+      post-editing, translation, RC authoring/answering: text;
+      post-edit verification: yes_no (same meaning as the reference?) and
+        yes_no_second (acceptable target language?);
+      RC selection: yes_no (good question?) and details {"redundant_with": [positions]};
+      RC grading: yes_no (answer correct?); Detect-MT: yes_no (machine made?).
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="judgments")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="judgments")
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments")
+    slot = models.ForeignKey(HitSlot, on_delete=models.CASCADE, related_name="judgments")
+
+    score = models.FloatField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    text = models.TextField(blank=True)
+    yes_no = models.BooleanField(null=True, blank=True)
+    yes_no_second = models.BooleanField(null=True, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    # Timing: the browser's own measurement and the server's view of the same interval.
+    client_started_at = models.DateTimeField(null=True, blank=True)
+    client_duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    served_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the server sent the item to the worker."
+    )
+    submitted_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    server_duration_ms = models.PositiveIntegerField(
+        null=True, blank=True, help_text="submitted_at - served_at, in milliseconds."
+    )
+
+    class Meta:
+        ordering = ["assignment", "slot__position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "slot"], name="judgment_one_per_assignment_slot"
+            ),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | Q(score__gte=0, score__lte=100),
+                name="judgment_score_0_100",
+            ),
+            models.CheckConstraint(
+                condition=Q(rank__isnull=True) | Q(rank__gte=1), name="judgment_rank_gte_1"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["campaign", "worker"]),
+            models.Index(fields=["campaign", "submitted_at"]),
+            models.Index(fields=["slot"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment} slot {self.slot_id}"
+
+    def clean(self) -> None:
+        if self.assignment_id and self.slot_id and self.slot.hit_id != self.assignment.hit_id:
+            raise ValidationError({"slot": "The slot is not part of this assignment's HIT."})
