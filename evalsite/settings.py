@@ -9,6 +9,7 @@ cache), DEBUG=0, SECRET_KEY and ALLOWED_HOSTS; the README lists every variable.
 from __future__ import annotations
 
 import secrets
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -163,6 +164,11 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
+if DEBUG:
+    # In development static files come from the apps (WhiteNoise finders); STATIC_ROOT only
+    # exists after collectstatic, and WhiteNoise's warning about it would only be noise.
+    WHITENOISE_USE_FINDERS = True
+    warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -1,0 +1,34 @@
+# Production image: the web process (default), the Celery worker and beat all run from it
+# (see docker-compose.yml and deploy/*.sh). Settings come from the environment.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DJANGO_SETTINGS_MODULE=evalsite.settings \
+    PYTHONPATH=/app \
+    STATIC_ROOT=/app/staticfiles \
+    PORT=8000
+
+WORKDIR /app
+
+# Dependencies in their own layer, rebuilt only when pyproject.toml changes: with no source
+# copied yet, `pip install .` installs every dependency and an empty evalsite distribution.
+# The code itself then runs from /app (on PYTHONPATH), where settings.BASE_DIR finds the
+# project-level templates/ and static/ folders.
+COPY pyproject.toml README.md ./
+RUN pip install .
+
+COPY . .
+# Non-root: the code is read-only for the process; it may write only the collected static files.
+RUN useradd --system --uid 10001 --user-group --home-dir /app --no-create-home \
+        --shell /usr/sbin/nologin evalsite \
+    && mkdir -p /app/staticfiles \
+    && chown evalsite:evalsite /app/staticfiles \
+    && chmod 0755 deploy/web.sh deploy/worker.sh deploy/beat.sh \
+    && python -m compileall -q evalsite campaigns judgments analytics
+USER evalsite
+
+EXPOSE 8000
+CMD ["deploy/web.sh"]

@@ -1,0 +1,141 @@
+"""Shared fixtures for tests that need a real service: PostgreSQL, Redis, Chromium.
+
+The rule (``require_services``): a test that needs a service asks for its fixture. When the
+service is missing the test is skipped on a developer's machine, but fails when
+EVALSITE_REQUIRE_SERVICES=1 (set by ``.ci/run``), so CI can never go green by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+from django.conf import settings
+
+from evalsite.env import env_bool
+
+REQUIRE_SERVICES_VAR = "EVALSITE_REQUIRE_SERVICES"
+DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium"
+POSTGRES_ENGINES = ("django.db.backends.postgresql",)
+
+
+def services_required() -> bool:
+    """True in CI (EVALSITE_REQUIRE_SERVICES=1): a missing service is an error, not a skip."""
+    return env_bool(REQUIRE_SERVICES_VAR, default=False)
+
+
+def require_services(problem: str, remedy: str) -> NoReturn:
+    """Skip the test locally, fail it in CI; the message says what to install or set."""
+    if services_required():
+        pytest.fail(
+            f"{problem}. {remedy} ({REQUIRE_SERVICES_VAR}=1, so a missing service is an error).",
+            pytrace=False,
+        )
+    pytest.skip(f"{problem}. {remedy}")
+
+
+def database_is_postgres() -> bool:
+    return settings.DATABASES["default"]["ENGINE"] in POSTGRES_ENGINES
+
+
+POSTGRES_REMEDY = (
+    "Install and start PostgreSQL, then set "
+    "DATABASE_URL=postgres://USER:PASSWORD@127.0.0.1:5432/evalsite for a role that may create "
+    "databases (.ci/run services does both)"
+)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # Fail before collecting anything: in CI the whole suite must run against PostgreSQL.
+    if services_required() and not database_is_postgres():
+        raise pytest.UsageError(
+            f"{REQUIRE_SERVICES_VAR}=1 but the configured database is "
+            f"{settings.DATABASES['default']['ENGINE']}, not PostgreSQL. {POSTGRES_REMEDY}."
+        )
+
+
+@pytest.fixture(autouse=True)
+def _celery_tasks_run_inline(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tasks run inline in every test but the integration ones, even when REDIS_URL is set (CI).
+
+    Otherwise, with a broker configured, ``task.delay()`` in a unit test would only put a message
+    in Redis for nobody to run. Tests marked ``integration`` see the real configuration.
+    """
+    if request.node.get_closest_marker("integration"):
+        yield
+        return
+    from evalsite.celery import app
+
+    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager = app.conf.task_eager_propagates = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+
+
+@pytest.fixture(scope="session")
+def postgres_required() -> None:
+    """The configured database is PostgreSQL and its server answers.
+
+    Session-scoped so that, listed before ``db``/``transactional_db``, it runs before
+    pytest-django tries to create the test database.
+    """
+    if not database_is_postgres():
+        require_services(
+            f"This test needs PostgreSQL; the configured database is "
+            f"{settings.DATABASES['default']['ENGINE']}",
+            POSTGRES_REMEDY,
+        )
+    import psycopg2
+
+    db = settings.DATABASES["default"]
+    try:
+        psycopg2.connect(
+            dbname="postgres",
+            user=db.get("USER") or None,
+            password=db.get("PASSWORD") or None,
+            host=db.get("HOST") or None,
+            port=db.get("PORT") or None,
+            connect_timeout=3,
+        ).close()
+    except psycopg2.OperationalError as error:
+        require_services(
+            f"PostgreSQL at {db.get('HOST')}:{db.get('PORT')} does not answer "
+            f"({' '.join(str(error).split())})",
+            POSTGRES_REMEDY,
+        )
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """REDIS_URL, checked to be set and to answer a PING."""
+    url = settings.REDIS_URL
+    remedy = (
+        "Install and start redis-server (redis-server --daemonize yes), then set "
+        "REDIS_URL=redis://127.0.0.1:6379/0"
+    )
+    if not url:
+        require_services("This test needs Redis; REDIS_URL is not set", remedy)
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3).ping()
+    except redis.RedisError as error:
+        require_services(f"Redis at {url} does not answer a PING ({error})", remedy)
+    return url
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Path of an executable Chromium: CHROMIUM_PATH, else Debian's /usr/bin/chromium."""
+    path = os.environ.get("CHROMIUM_PATH", "").strip() or DEFAULT_CHROMIUM_PATH
+    if not (Path(path).is_file() and os.access(path, os.X_OK)):
+        require_services(
+            f"This test needs Chromium; {path} is not an executable file",
+            "Install it (apt-get install chromium) or set CHROMIUM_PATH to a Chromium binary",
+        )
+    return path
