@@ -1,0 +1,201 @@
+"""Segment importers, shared by the admin upload page and ``manage.py import_segments``.
+
+    from campaigns.importers import run_import, WmtFiles, ImportFailed
+
+    summary = run_import(campaign, "tsv", "demo.tsv")
+    summary = run_import(campaign, "wmt", WmtFiles(source=..., references=[...], systems={...}))
+
+Every file is read and checked completely before anything is written: all problems are
+collected (ImportFailed lists them, with file, line and field) and a file with any problem
+imports nothing. The write is one transaction of bulk inserts. The formats are described in
+docs/import-formats.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from campaigns.importers.appraise import parse_appraise
+from campaigns.importers.checks import CampaignState, check_against_campaign, check_not_empty
+from campaigns.importers.context import ParseContext, Progress
+from campaigns.importers.problems import SHOWN_PROBLEMS, ImportFailed, ImportProblem, ProblemList
+from campaigns.importers.reading import read_input
+from campaigns.importers.records import ParsedImport
+from campaigns.importers.tabular import parse_tabular
+from campaigns.importers.wmt_plain import WmtFiles, parse_system_args, parse_wmt, system_names
+from campaigns.importers.writer import write_import
+from campaigns.models import Campaign
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_LABELS",
+    "SHOWN_PROBLEMS",
+    "CheckedImport",
+    "ImportFailed",
+    "ImportProblem",
+    "ImportSummary",
+    "WmtFiles",
+    "check_import",
+    "format_for_file",
+    "parse_system_args",
+    "run_import",
+    "system_names",
+    "write_checked",
+]
+
+FORMATS = ("tsv", "csv", "jsonl", "wmt", "appraise")
+FORMAT_LABELS = {
+    "tsv": "TSV (tab-separated, header row)",
+    "csv": "CSV (comma-separated, header row)",
+    "jsonl": "JSON lines (one object per line)",
+    "wmt": "WMT plain text (source, references, one file per system)",
+    "appraise": "Appraise batch JSON",
+}
+EXTENSIONS = {".tsv": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".json": "appraise"}
+
+
+def format_for_file(name: str) -> str | None:
+    """The format a file name's extension implies (.tsv .csv .jsonl .json), or None."""
+    return EXTENSIONS.get(Path(name).suffix.lower())
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What an import wrote (or, for a dry run, would write).
+
+    ``documents``, ``segments`` and ``outputs`` count new rows; ``systems`` counts the systems
+    created, ``systems_used`` all systems the file has outputs for. ``ignored`` counts items
+    read but deliberately not imported (Appraise's quality-control items), ``notes`` says so.
+    """
+
+    files: tuple[str, ...]
+    documents: int
+    segments: int
+    systems: int
+    outputs: int
+    systems_used: int = 0
+    ignored: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    dry_run: bool = False
+
+    @property
+    def message(self) -> str:
+        counts = (
+            f"{_count(self.documents, 'new document')}, {_count(self.segments, 'segment')} and "
+            f"{_count(self.outputs, 'output')} of {_count(self.systems_used, 'system')} "
+            f"({self.systems} new)"
+        )
+        names = ", ".join(self.files)
+        if self.dry_run:
+            text = (
+                f"Checked {names}: no problems. Importing would add {counts}; nothing was written."
+            )
+        else:
+            text = f"Imported {counts} from {names}."
+        for note in self.notes:
+            text += f" {note[:1].upper()}{note[1:]}."
+        return text
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class CheckedImport:
+    """A parsed import with no problems, ready for write_checked()."""
+
+    campaign: Campaign
+    fmt: str
+    parsed: ParsedImport
+    summary: ImportSummary
+
+
+def check_import(
+    campaign: Campaign, fmt: str, files: Any, *, parse_progress: Progress | None = None
+) -> CheckedImport:
+    """Read and check everything; write nothing. Raises ImportFailed listing every problem.
+
+    ``campaign`` may be unsaved (a campaign to create with the import).
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown import format {fmt!r}; use one of {', '.join(FORMATS)}")
+    context = ParseContext.for_campaign(campaign, parse_progress)
+    parsed = ParsedImport()
+    problems = ProblemList()
+    if fmt == "wmt":
+        if not isinstance(files, WmtFiles):
+            raise TypeError("the wmt format takes a WmtFiles(source, references, systems, docids)")
+        parse_wmt(files, context, parsed, problems)
+    else:
+        if isinstance(files, list | tuple):
+            if len(files) != 1:
+                raise TypeError(f"the {fmt} format takes one file, not {len(files)}")
+            files = files[0]
+        input_file = read_input(files)
+        if fmt == "appraise":
+            parse_appraise(input_file, context, parsed, problems)
+        else:
+            parse_tabular(input_file, fmt, context, parsed, problems)
+    problems.file_order = parsed.files
+    state = CampaignState.load(campaign)
+    check_against_campaign(parsed, campaign, state, problems)
+    check_not_empty(parsed, problems)
+    if problems:
+        raise problems.failure()
+    summary = ImportSummary(
+        files=tuple(parsed.files),
+        documents=sum(1 for doc_id in parsed.documents if doc_id not in state.documents),
+        segments=len(parsed.segments),
+        systems=sum(1 for name in parsed.systems if name not in state.systems),
+        outputs=len(parsed.outputs),
+        systems_used=len(parsed.systems),
+        ignored=dict(parsed.ignored),
+        notes=tuple(parsed.notes),
+        dry_run=True,
+    )
+    return CheckedImport(campaign, fmt, parsed, summary)
+
+
+def write_checked(checked: CheckedImport, *, progress: Progress | None = None) -> ImportSummary:
+    """Write a checked import in one transaction; returns what was written."""
+    counts = write_import(checked.campaign, checked.parsed, progress=progress)
+    planned = checked.summary
+    return ImportSummary(
+        files=planned.files,
+        documents=counts.documents,
+        segments=counts.segments,
+        systems=counts.systems,
+        outputs=counts.outputs,
+        systems_used=planned.systems_used,
+        ignored=planned.ignored,
+        notes=planned.notes,
+        dry_run=False,
+    )
+
+
+def run_import(
+    campaign: Campaign,
+    fmt: str,
+    files: Any,
+    *,
+    progress: Progress | None = None,
+    parse_progress: Progress | None = None,
+    dry_run: bool = False,
+) -> ImportSummary:
+    """Import ``files`` in format ``fmt`` into ``campaign``.
+
+    ``fmt`` is "tsv", "csv", "jsonl", "appraise" (``files``: one path or binary file object) or
+    "wmt" (``files``: a WmtFiles). ``progress(done, total)`` is called while writing (rows),
+    ``parse_progress(done, total)`` while reading big files (lines). With ``dry_run`` nothing
+    is written and the summary says what would be. Raises ImportFailed, writing nothing.
+    """
+    checked = check_import(campaign, fmt, files, parse_progress=parse_progress)
+    if dry_run:
+        return checked.summary
+    return write_checked(checked, progress=progress)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"

@@ -1,0 +1,57 @@
+"""What a parser needs to know about the campaign, without touching the database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from campaigns.importers.reading import MAX_ID_CHARS, MAX_TEXT_CHARS, is_blank
+from campaigns.models import Campaign, TaskKind
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ParseContext:
+    kind: str
+    needs_reference: bool
+    parse_progress: Progress | None = None
+
+    @classmethod
+    def for_campaign(cls, campaign: Campaign, parse_progress: Progress | None = None):
+        return cls(
+            kind=campaign.kind,
+            needs_reference=campaign.kind != TaskKind.TRANSLATION,
+            parse_progress=parse_progress,
+        )
+
+    @property
+    def kind_label(self) -> str:
+        """ "direct assessment", "post editing": how messages name the campaign's kind."""
+        return self.kind.replace("_", " ")
+
+    @property
+    def outputs_optional(self) -> bool:
+        """Translation campaigns may import segments without any system outputs."""
+        return self.kind == TaskKind.TRANSLATION
+
+
+def text_problem(value: str | None, what: str) -> str | None:
+    """Why a text field cannot be imported, or None. ``what`` names it ("output", "source")."""
+    if is_blank(value):
+        return f"empty segment; every {what} needs text"
+    if len(value) > MAX_TEXT_CHARS:
+        return (
+            f"segment of {len(value):,} characters; the limit is {MAX_TEXT_CHARS:,} (a segment "
+            "this long is almost always a broken file: a lost line break or an unclosed quote)"
+        )
+    return None
+
+
+def id_problem(value: str | None, what: str) -> str | None:
+    """Why an id (document, segment, system name) cannot be imported, or None."""
+    if is_blank(value):
+        return f"empty {what}"
+    if len(value) > MAX_ID_CHARS:
+        return f"{what} of {len(value):,} characters; the limit is {MAX_ID_CHARS}"
+    return None

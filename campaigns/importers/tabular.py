@@ -1,0 +1,423 @@
+"""Tabular imports: TSV, CSV and JSONL, one row per system output.
+
+Columns (JSONL: keys): doc_id, seg_id, source, reference, system, output, and any number of
+reference_<name> columns holding further references, in column order. See
+docs/import-formats.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Iterator
+
+from campaigns.importers.context import ParseContext, id_problem, text_problem
+from campaigns.importers.problems import ProblemList
+from campaigns.importers.reading import InputFile, decode, is_blank, split_lines
+from campaigns.importers.records import Origin, OutputRecord, ParsedImport, SegmentRecord
+
+REQUIRED_COLUMNS = ("doc_id", "seg_id", "source", "reference", "system", "output")
+EXTRA_REFERENCE = re.compile(r"^reference_.+$")
+ALLOWED_TEXT = (
+    "the allowed columns are doc_id, seg_id, source, reference, system, output, and "
+    "reference_<name> (e.g. reference_2) for each further reference"
+)
+PROGRESS_EVERY = 10_000
+
+Row = dict[str, str]
+
+
+class _Dialect(csv.Dialect):
+    """The csv module's excel dialects, but strict: a field that starts with a quote must be
+    properly quoted. Otherwise '"Yes," she said.' would silently lose its quotes."""
+
+    doublequote = True
+    escapechar = None
+    quotechar = '"'
+    quoting = csv.QUOTE_MINIMAL
+    skipinitialspace = False
+    lineterminator = "\r\n"
+    strict = True
+
+
+class StrictTab(_Dialect):
+    delimiter = "\t"
+
+
+class StrictComma(_Dialect):
+    delimiter = ","
+
+
+def parse_tabular(
+    input_file: InputFile,
+    fmt: str,
+    context: ParseContext,
+    parsed: ParsedImport,
+    problems: ProblemList,
+) -> None:
+    """Read one tabular file into ``parsed``, reporting every problem found in it."""
+    parsed.files.append(input_file.name)
+    parsed.output_field = "system"
+    text = decode(input_file, problems)
+    if text is None:
+        return
+    lines = split_lines(text)
+    reader = _JsonlReader if fmt == "jsonl" else _DelimitedReader
+    table = reader(input_file.name, lines, fmt, problems)
+    rows = list(table.rows(context))
+    if context.parse_progress:
+        context.parse_progress(len(lines), len(lines))
+    if table.rejected:
+        parsed.rows_rejected = True
+    if table.columns is None:
+        return
+    _RowProcessor(input_file.name, table.extra_references, context, parsed, problems).run(rows)
+
+
+class _Table:
+    def __init__(self, name: str, lines: list[str], fmt: str, problems: ProblemList) -> None:
+        self.name = name
+        self.lines = lines
+        self.fmt = fmt
+        self.problems = problems
+        self.columns: list[str] | None = None
+        self.extra_references: list[str] = []
+        self.rejected = False
+
+    def report_progress(self, context: ParseContext, line: int) -> None:
+        if context.parse_progress and line % PROGRESS_EVERY == 0:
+            context.parse_progress(line, len(self.lines))
+
+    def blank_lines(self, blanks: list[int]) -> None:
+        """Blank lines between rows are reported; blank lines at the end of a file are not."""
+        for line in blanks:
+            self.problems.add(
+                self.name, line, None, "empty line; every line after the header is one row"
+            )
+            self.rejected = True
+
+    def check_columns(self, names: list[str], line: int | None) -> list[str] | None:
+        ok = True
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                self.problems.add(self.name, line, name, f'column "{name}" appears twice')
+                ok = False
+            seen.add(name)
+            if name not in REQUIRED_COLUMNS and not EXTRA_REFERENCE.match(name):
+                self.problems.add(self.name, line, name, f'unknown column "{name}"; {ALLOWED_TEXT}')
+                ok = False
+        missing = [name for name in REQUIRED_COLUMNS if name not in seen]
+        if missing:
+            listed = ", ".join(f'"{name}"' for name in missing)
+            self.problems.add(
+                self.name,
+                line,
+                None,
+                f"missing {'column' if len(missing) == 1 else 'columns'} {listed}; every row "
+                f"needs doc_id, seg_id, source, reference, system and output (system and output "
+                "may be empty only in translation campaigns)",
+            )
+            ok = False
+        self.extra_references = [name for name in names if EXTRA_REFERENCE.match(name)]
+        return names if ok else None
+
+
+class _DelimitedReader(_Table):
+    def rows(self, context: ParseContext) -> Iterator[tuple[int, Row]]:
+        dialect = StrictTab if self.fmt == "tsv" else StrictComma
+        physical = (line + "\n" for line in self.lines)
+        reader = csv.reader(physical, dialect=dialect)
+        try:
+            header = next(reader, None)
+        except csv.Error as error:
+            self._unreadable(1, error)
+            return
+        if header is None:
+            self.problems.add(self.name, None, None, "empty file: the header row is missing")
+            return
+        self.columns = self.check_columns([name.strip() for name in header], 1)
+        if self.columns is None:
+            return
+        width = len(self.columns)
+        blanks: list[int] = []
+        previous_end = reader.line_num
+        while True:
+            line = previous_end + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as error:
+                self._unreadable(line, error)
+                return
+            previous_end = reader.line_num
+            self.report_progress(context, previous_end)
+            if not row or row == [""]:
+                blanks.append(line)
+                continue
+            self.blank_lines(blanks)
+            blanks = []
+            if len(row) != width:
+                separator = "tabs" if self.fmt == "tsv" else "commas"
+                self.problems.add(
+                    self.name,
+                    line,
+                    None,
+                    f"{len(row)} fields, but the header has {width}; check for missing or "
+                    f"extra {separator} (quote a field that contains one)",
+                )
+                self.rejected = True
+                continue
+            yield line, dict(zip(self.columns, row, strict=True))
+
+    def _unreadable(self, line: int, error: csv.Error) -> None:
+        self.problems.add(
+            self.name,
+            line,
+            None,
+            f"cannot read the row: {_csv_reason(error)}; the rest of the file was not read",
+        )
+        self.rejected = True
+
+
+def _csv_reason(error: csv.Error) -> str:
+    """The csv module's error in words a person can act on."""
+    text = str(error)
+    if "expected after" in text:
+        return (
+            "a field starts with a double quote but has more text after its closing quote; "
+            'quote the whole field and double every quote inside it ("")'
+        )
+    if "unexpected end of data" in text:
+        return "a quoted field is never closed (a double quote is missing)"
+    if "new-line character seen in unquoted field" in text:
+        return "a carriage return (\\r) inside a field; quote the field"
+    if "field larger than field limit" in text:
+        return "a field is longer than the csv module's limit (probably an unclosed quote)"
+    return text.replace("\t", "\\t")
+
+
+class _JsonlReader(_Table):
+    def rows(self, context: ParseContext) -> Iterator[tuple[int, Row]]:
+        objects: list[tuple[int, dict]] = []
+        blanks: list[int] = []
+        for line, text in enumerate(self.lines, 1):
+            self.report_progress(context, line)
+            if is_blank(text):
+                blanks.append(line)
+                continue
+            self.blank_lines(blanks)
+            blanks = []
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as error:
+                self.problems.add(
+                    self.name, line, None, f"not valid JSON: {error.msg} at column {error.colno}"
+                )
+                self.rejected = True
+                continue
+            if not isinstance(value, dict):
+                self.problems.add(
+                    self.name, line, None, "not a JSON object; every line is one {...} object"
+                )
+                self.rejected = True
+                continue
+            objects.append((line, value))
+        if not objects:
+            if not self.rejected:
+                self.problems.add(self.name, None, None, "empty file: no JSON lines")
+            return
+
+        # Columns: every key of every line, in order of first appearance.
+        keys: dict[str, int] = {}
+        for line, value in objects:
+            for key in value:
+                keys.setdefault(key, line)
+        unknown_ok = True
+        for key, line in keys.items():
+            if key not in REQUIRED_COLUMNS and not EXTRA_REFERENCE.match(key):
+                self.problems.add(self.name, line, key, f'unknown key "{key}"; {ALLOWED_TEXT}')
+                unknown_ok = False
+        self.extra_references = [key for key in keys if EXTRA_REFERENCE.match(key)]
+        self.columns = [*REQUIRED_COLUMNS, *self.extra_references] if unknown_ok else None
+        if self.columns is None:
+            return
+
+        for line, value in objects:
+            missing = [key for key in REQUIRED_COLUMNS if key not in value]
+            if missing:
+                listed = ", ".join(f'"{key}"' for key in missing)
+                self.problems.add(
+                    self.name,
+                    line,
+                    None,
+                    f"missing {'key' if len(missing) == 1 else 'keys'} {listed}; every line "
+                    'needs doc_id, seg_id, source, reference, system and output (use "" for '
+                    "an empty one)",
+                )
+                self.rejected = True
+                continue
+            row: Row = {}
+            ok = True
+            for key in self.columns:
+                item = value.get(key)
+                if item is None:
+                    row[key] = ""
+                elif isinstance(item, str):
+                    row[key] = item
+                elif (
+                    key in ("doc_id", "seg_id")
+                    and isinstance(item, int)
+                    and not isinstance(item, bool)
+                ):
+                    row[key] = str(item)
+                else:
+                    ids = key in ("doc_id", "seg_id")
+                    allowed = "a string or a whole number" if ids else "a string"
+                    shown = json.dumps(item, ensure_ascii=False)[:40]
+                    self.problems.add(self.name, line, key, f"{shown} is not {allowed}")
+                    ok = False
+            if not ok:
+                self.rejected = True
+                continue
+            yield line, row
+
+
+class _RowProcessor:
+    """Turns rows into segments and outputs; checks agreement between rows of one segment."""
+
+    def __init__(
+        self,
+        name: str,
+        extra_references: list[str],
+        context: ParseContext,
+        parsed: ParsedImport,
+        problems: ProblemList,
+    ) -> None:
+        self.name = name
+        self.extra_references = extra_references
+        self.context = context
+        self.parsed = parsed
+        self.problems = problems
+        # (doc, seg) -> the row values that must agree: source, reference, reference_*.
+        self.first_values: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = {}
+
+    def problem(self, line: int, field: str | None, message: str) -> None:
+        self.problems.add(self.name, line, field, message)
+
+    def run(self, rows: list[tuple[int, Row]]) -> None:
+        for line, row in rows:
+            self.row(line, row)
+
+    def row(self, line: int, row: Row) -> None:
+        doc_id, seg_id = row["doc_id"], row["seg_id"]
+        bad_id = False
+        for key, what in (("doc_id", "document id"), ("seg_id", "segment id")):
+            message = id_problem(row[key], what)
+            if message:
+                self.problem(line, key, message)
+                bad_id = True
+        if bad_id:
+            self.parsed.rows_rejected = True
+            return
+        key = (doc_id, seg_id)
+        agreeing = (row["source"], row["reference"], *(row[c] for c in self.extra_references))
+        if key in self.first_values:
+            self.check_agreement(line, key, agreeing)
+        else:
+            self.first_values[key] = (line, agreeing)
+            self.new_segment(line, row, key)
+        self.output(line, row, key)
+
+    def new_segment(self, line: int, row: Row, key: tuple[str, str]) -> None:
+        message = text_problem(row["source"], "source")
+        if message:
+            self.problem(line, "source", message)
+        references = []
+        main = row["reference"]
+        if is_blank(main):
+            if self.context.needs_reference:
+                self.problem(
+                    line,
+                    "reference",
+                    f"empty reference; a {self.context.kind_label} campaign needs a reference "
+                    "for every segment",
+                )
+            filled = [c for c in self.extra_references if not is_blank(row[c])]
+            if filled:
+                self.problem(
+                    line,
+                    "reference",
+                    f"empty, but {filled[0]} is not; put the main reference in the reference "
+                    "column",
+                )
+        else:
+            references.append(main)
+            message = text_problem(main, "reference")
+            if message:
+                self.problem(line, "reference", message)
+        for column in self.extra_references:
+            value = row[column]
+            if is_blank(value):
+                continue  # this segment has fewer references than others
+            message = text_problem(value, "reference")
+            if message:
+                self.problem(line, column, message)
+            references.append(value)
+        self.parsed.add_segment(
+            SegmentRecord(
+                doc_id=key[0],
+                seg_id=key[1],
+                source=row["source"],
+                references=references,
+                origin=Origin(self.name, line, "seg_id"),
+            )
+        )
+
+    def check_agreement(self, line: int, key: tuple[str, str], values: tuple[str, ...]) -> None:
+        first_line, first = self.first_values[key]
+        columns = ("source", "reference", *self.extra_references)
+        for column, mine, theirs in zip(columns, values, first, strict=True):
+            if mine != theirs:
+                self.problem(
+                    line,
+                    column,
+                    f"doc {key[0]} seg {key[1]} has a different {column} on line {first_line}; "
+                    f"every row of one segment must have the same source and references",
+                )
+                return
+
+    def output(self, line: int, row: Row, key: tuple[str, str]) -> None:
+        system, text = row["system"], row["output"]
+        if is_blank(system):
+            if not is_blank(text):
+                self.problem(line, "system", "empty system name for a non-empty output")
+            elif not self.context.outputs_optional:
+                self.problem(
+                    line,
+                    "system",
+                    "empty system name; every row is one system's output (only translation "
+                    "campaigns may import segments without outputs)",
+                )
+            return
+        message = id_problem(system, "system name")
+        if message:
+            self.problem(line, "system", message)
+            return
+        self.parsed.add_system(system, Origin(self.name, line, "system"))
+        output_key = (key[0], key[1], system)
+        previous = self.parsed.outputs.get(output_key)
+        if previous is not None:
+            self.problem(
+                line,
+                "system",
+                f"duplicate id: doc {key[0]} seg {key[1]} system {system} is also on line "
+                f"{previous.origin.line}; a system has one output per segment",
+            )
+            return
+        self.parsed.outputs[output_key] = OutputRecord(text, Origin(self.name, line, "output"))
+        message = text_problem(text, "output")
+        if message:
+            self.problem(line, "output", message)

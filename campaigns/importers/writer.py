@@ -1,0 +1,158 @@
+"""Writing a checked import: one transaction, bulk inserts in batches, nothing row by row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from campaigns.importers.checks import CampaignState, check_against_campaign
+from campaigns.importers.context import Progress
+from campaigns.importers.problems import ProblemList
+from campaigns.importers.records import ParsedImport
+from campaigns.models import Campaign, Document, Output, Segment, System
+
+# Rows per bulk_create call (and per progress report). Django splits further where the
+# database limits the number of query parameters (SQLite).
+BATCH_SIZE = 2000
+
+
+@dataclass(frozen=True)
+class WriteCounts:
+    documents: int
+    segments: int
+    systems: int
+    outputs: int
+
+
+def write_import(
+    campaign: Campaign, parsed: ParsedImport, *, progress: Progress | None = None
+) -> WriteCounts:
+    """Write ``parsed`` into ``campaign`` (saving the campaign first if it is new).
+
+    The campaign checks run again inside the transaction, with the campaign row locked
+    (PostgreSQL; SQLite's IMMEDIATE transactions lock the whole database), so that two imports
+    into one campaign cannot both add the same segment. Raises ImportFailed, writing nothing,
+    if they find a problem.
+    """
+    created = campaign.pk is None
+    try:
+        return _write(campaign, parsed, created, progress)
+    except BaseException:
+        if created:  # rolled back: the campaign is unsaved again
+            campaign.pk = None
+            campaign._state.adding = True
+        raise
+
+
+def _write(
+    campaign: Campaign, parsed: ParsedImport, created: bool, progress: Progress | None
+) -> WriteCounts:
+    with transaction.atomic():
+        if created:
+            campaign.save()
+        else:
+            Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
+        state = CampaignState.load(campaign)
+        problems = ProblemList(parsed.files)
+        check_against_campaign(parsed, campaign, state, problems)
+        if problems:
+            raise problems.failure()
+
+        total = len(parsed.segments) + len(parsed.outputs)
+        done = 0
+        if progress:
+            progress(0, total)
+
+        new_documents = [
+            Document(
+                campaign=campaign,
+                external_id=doc_id,
+                position=state.max_document_position + number,
+            )
+            for number, doc_id in enumerate(
+                (doc_id for doc_id in parsed.documents if doc_id not in state.documents), 1
+            )
+        ]
+        Document.objects.bulk_create(new_documents, batch_size=BATCH_SIZE)
+        document_pk = {doc_id: pk for doc_id, (pk, _) in state.documents.items()}
+        document_pk.update(_pks(Document, campaign, new_documents, "external_id"))
+
+        new_systems = [
+            System(campaign=campaign, name=name, is_reference=record.is_reference)
+            for name, record in parsed.systems.items()
+            if name not in state.systems
+        ]
+        System.objects.bulk_create(new_systems, batch_size=BATCH_SIZE)
+        system_pk = dict(System.objects.filter(campaign=campaign).values_list("name", "pk"))
+
+        segments: list[Segment] = []
+        for doc_id, keys in parsed.documents.items():
+            start = state.documents[doc_id][1] if doc_id in state.documents else 0
+            for position, key in enumerate(keys, start + 1):
+                record = parsed.segments[key]
+                segments.append(
+                    Segment(
+                        campaign=campaign,
+                        document_id=document_pk[doc_id],
+                        external_id=record.seg_id,
+                        position=position,
+                        source=record.source,
+                        references=record.references,
+                    )
+                )
+        for batch in _batches(segments):
+            Segment.objects.bulk_create(batch)
+            done += len(batch)
+            if progress:
+                progress(done, total)
+        segment_pk = _segment_pks(campaign, segments)
+
+        outputs = [
+            Output(
+                system_id=system_pk[system],
+                segment_id=segment_pk[(document_pk[doc_id], seg_id)],
+                text=record.text,
+            )
+            for (doc_id, seg_id, system), record in parsed.outputs.items()
+        ]
+        for batch in _batches(outputs):
+            Output.objects.bulk_create(batch)
+            done += len(batch)
+            if progress:
+                progress(done, total)
+
+    return WriteCounts(
+        documents=len(new_documents),
+        segments=len(segments),
+        systems=len(new_systems),
+        outputs=len(outputs),
+    )
+
+
+def _batches(items: list) -> list[list]:
+    return [items[i : i + BATCH_SIZE] for i in range(0, len(items), BATCH_SIZE)]
+
+
+def _pks(model, campaign: Campaign, objects: list, key: str) -> dict:
+    """pk by ``key`` for freshly bulk-created objects; one query if the database did not
+    return the primary keys (PostgreSQL and SQLite 3.35+ do)."""
+    if all(obj.pk is not None for obj in objects):
+        return {getattr(obj, key): obj.pk for obj in objects}
+    wanted = {getattr(obj, key) for obj in objects}
+    return {
+        value: pk
+        for value, pk in model.objects.filter(campaign=campaign).values_list(key, "pk")
+        if value in wanted
+    }
+
+
+def _segment_pks(campaign: Campaign, segments: list[Segment]) -> dict[tuple[int, str], int]:
+    if all(segment.pk is not None for segment in segments):
+        return {(segment.document_id, segment.external_id): segment.pk for segment in segments}
+    return {
+        (document_id, external_id): pk
+        for document_id, external_id, pk in Segment.objects.filter(campaign=campaign).values_list(
+            "document_id", "external_id", "pk"
+        )
+    }

@@ -1,0 +1,343 @@
+"""Set up a demo site: migrate, an ``admin`` superuser and one campaign per task kind.
+
+The campaigns are loaded from the bundled sample ``campaigns/sample/demo.tsv`` (German to
+English, 4 documents, 28 segments, 4 systems) through the same importer a requester uses
+(``campaigns.importers.run_import``). Running the command again loads nothing twice: a campaign
+whose name exists is reported as "already loaded". The admin password is generated afresh on
+every run (an existing ``admin`` gets a new one) and printed in the final banner.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+from django.urls import reverse
+
+from campaigns.importers import ImportFailed, run_import
+from campaigns.models import (
+    AssessmentMode,
+    Campaign,
+    CampaignStatus,
+    Output,
+    TaskKind,
+)
+
+SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample" / "demo.tsv"
+ADMIN_USERNAME = "admin"
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+
+
+@dataclass(frozen=True)
+class DemoCampaign:
+    """One demo campaign: its name, kind and what workers read."""
+
+    name: str
+    kind: str
+    title: str
+    description: str
+    instructions: str
+    reward: Decimal
+    keywords: str
+    options: dict[str, Any] = field(default_factory=dict)
+    with_outputs: bool = True
+
+
+# Instructions follow the papers' own wording where they give it (see shared METHODS.md):
+# ranking and post-editing from Callison-Burch 2009 (000) and WMT08, the slider statements from
+# Graham et al. 2013/2014 (001), reading comprehension and translation from 000 again.
+DEMO_CAMPAIGNS: tuple[DemoCampaign, ...] = (
+    DemoCampaign(
+        name="Demo: ranking (de-en)",
+        kind=TaskKind.RANKING,
+        title="Rank four English translations from best to worst",
+        description=(
+            "Compare machine translations of German sentences into English and rank them from "
+            "best to worst. Short texts about a web forum, a bakery, a library and a market."
+        ),
+        instructions=(
+            "Evaluate machine translation quality: rank each translation from best to worst "
+            "relative to the other choices (ties are allowed).\n\n"
+            "Each set shows a German sentence, a human translation of it into English, and four "
+            "machine translations. Give rank 1 to the best translation and rank 4 to the worst. "
+            "Two translations that are equally good may share a rank.\n\n"
+            "Judge how well each translation conveys the meaning of the sentence and how good its "
+            "English is. There are three sets on each page."
+        ),
+        reward=Decimal("0.30"),
+        keywords="translation, ranking, English, German",
+        # 4 outputs per set and 3 sets per page as in Paul et al. 2013 (002).
+        options={"outputs_per_set": 4, "sets_per_hit": 3},
+    ),
+    DemoCampaign(
+        name="Demo: direct assessment, fluency (de-en)",
+        kind=TaskKind.DIRECT_ASSESSMENT,
+        title="How fluent is this English text?",
+        description="Read short English texts one at a time and rate how fluent each one is.",
+        instructions=(
+            "You will read English texts one at a time. For each text, move the slider to show "
+            "how much you agree with this statement:\n\n"
+            "The text is fluent English.\n\n"
+            "The left end of the slider means you strongly disagree, the right end that you "
+            "strongly agree. There are no numbers: place the slider wherever matches your "
+            "judgment.\n\n"
+            "Judge each text on its own. You cannot go back to an earlier text; the page shows "
+            "how many you have done."
+        ),
+        reward=Decimal("1.50"),
+        keywords="translation, fluency, English, rating",
+        options={"assessment_mode": AssessmentMode.FLUENCY, "items_per_hit": 100},
+    ),
+    DemoCampaign(
+        name="Demo: direct assessment, adequacy (de-en)",
+        kind=TaskKind.DIRECT_ASSESSMENT,
+        title="Does the black text say the same as the gray text?",
+        description=(
+            "Compare short English texts with a reference text and rate how well each one "
+            "expresses its meaning."
+        ),
+        instructions=(
+            "You will see two English texts at a time: a reference in gray and, below it, a "
+            "text in black. Move the slider to show how much you agree with this statement:\n\n"
+            "The black text adequately expresses the meaning of the gray text.\n\n"
+            "The left end of the slider means you strongly disagree, the right end that you "
+            "strongly agree. There are no numbers: place the slider wherever matches your "
+            "judgment.\n\n"
+            "Judge each pair on its own. You cannot go back to an earlier pair; the page shows "
+            "how many you have done."
+        ),
+        reward=Decimal("1.50"),
+        keywords="translation, adequacy, meaning, English, rating",
+        options={"assessment_mode": AssessmentMode.ADEQUACY, "items_per_hit": 100},
+    ),
+    DemoCampaign(
+        name="Demo: post-editing (de-en)",
+        kind=TaskKind.POST_EDITING,
+        title="Edit machine translations: same meaning & good English",
+        description=(
+            "Correct machine translations into English with as few edits as possible, so that "
+            "they say what the human translation says."
+        ),
+        instructions=(
+            "Edit machine translation: your task is to edit the machine translation making as "
+            "few changes as possible so that it matches the meaning of the human translation "
+            "and is good English. Please follow these guidelines:\n\n"
+            "- Change the machine translation so that it has the same meaning as the human "
+            "translation.\n"
+            "- Make the machine translation into intelligible English.\n"
+            "- Use as few edits as possible.\n"
+            "- Do not insert or delete punctuation simply to follow traditional rules about "
+            "what is proper.\n"
+            "- Please do not copy and paste the human translation into the machine "
+            "translation.\n\n"
+            "Some sentences quote markup from a web forum, such as <b> or "
+            "<script>alert(1)</script>: it is plain text. Keep it exactly as it is written."
+        ),
+        reward=Decimal("0.80"),
+        keywords="translation, post-editing, English, correction",
+        # One HIT per document: the sample's documents have 7 segments each.
+        options={"segments_per_hit": 7},
+    ),
+    DemoCampaign(
+        name="Demo: reading comprehension (de-en)",
+        kind=TaskKind.READING_COMPREHENSION,
+        title="Read a short article and write, choose, answer or grade questions",
+        description=(
+            "Short articles about a web forum, a bakery, a library and a market. Depending on "
+            "the task: write questions, vote on questions, answer questions or grade answers."
+        ),
+        instructions=(
+            "This campaign has four kinds of tasks; each task page says which one you have.\n\n"
+            "Write questions: read the short article, then write three reading comprehension "
+            "questions about it, giving a sample answer for each. Good questions ask why "
+            "something happened or why someone did something, or ask about relationships "
+            "between people or things, and can be answered in a few words. Poor questions ask "
+            "about numbers or dates, or only need a yes/no answer.\n\n"
+            "Choose questions: vote on whether each question is a good one and mark the "
+            "questions that ask the same thing as another one.\n\n"
+            "Answer questions: you will answer questions about an article that has been "
+            "automatically translated from German into English. The translation may contain "
+            "many errors; the goal is to see how understandable it is. Read the article, "
+            "answer the questions in just a few words, and give your best guess even if the "
+            "translation is hard to understand. Do not use any other information.\n\n"
+            "Grade answers: read the article, the question and its sample answer, and mark "
+            "each answer as correct or not."
+        ),
+        reward=Decimal("0.50"),
+        keywords="reading, questions, English, comprehension",
+    ),
+    DemoCampaign(
+        name="Demo: translation (de-en)",
+        kind=TaskKind.TRANSLATION,
+        title="Translate short German sentences into English",
+        description=(
+            "Translate short German texts into English (no machine translation), then answer "
+            "a few questions about your languages."
+        ),
+        instructions=(
+            "Translate these sentences: your task is to translate German sentences into "
+            "English. Please make sure that your English translation:\n\n"
+            "- is faithful to the original in both meaning and style;\n"
+            "- is grammatical, fluent and natural-sounding English;\n"
+            "- does not add or delete information from the original text;\n"
+            "- does not contain any spelling errors.\n\n"
+            "When creating your translation, please do not use any machine translation "
+            "system. You may look up a word in a dictionary if you do not know its "
+            "translation.\n\n"
+            "Afterwards, we will ask you a few quick questions about your language abilities."
+        ),
+        reward=Decimal("1.00"),
+        keywords="translation, German, English",
+        with_outputs=False,
+    ),
+)
+
+
+def segments_only_tsv(sample: Path, destination: Path) -> Path:
+    """Write ``sample`` with one row per segment and the system and output columns empty.
+
+    The sample has no tab or newline inside a field, so plain splitting is exact and keeps
+    every character (quotes included) as it is.
+    """
+    lines = [line.removesuffix("\r") for line in sample.read_text(encoding="utf-8").split("\n")]
+    header = lines[0].split("\t")
+    system_col, output_col = header.index("system"), header.index("output")
+    doc_col, seg_col = header.index("doc_id"), header.index("seg_id")
+    rows, seen = [lines[0]], set()
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        key = (cells[doc_col], cells[seg_col])
+        if key in seen:
+            continue
+        seen.add(key)
+        cells[system_col] = cells[output_col] = ""
+        rows.append("\t".join(cells))
+    destination.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return destination
+
+
+class Command(BaseCommand):
+    help = (
+        "Migrate, create or reset the 'admin' superuser, load the bundled German-English sample "
+        "as one active campaign per task kind, and print the admin and worker URLs."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--base-url",
+            default=None,
+            help="Address the printed URLs start with (default: the PUBLIC_BASE_URL setting, "
+            f"{DEFAULT_BASE_URL} when unset).",
+        )
+
+    def handle(self, *args, base_url: str | None = None, **options) -> None:
+        base_url = base_url or getattr(settings, "PUBLIC_BASE_URL", "") or DEFAULT_BASE_URL
+        base_url = base_url.rstrip("/")
+
+        call_command("migrate", interactive=False, verbosity=0)
+        password, existed = self.reset_admin()
+        owner = get_user_model().objects.get(username=ADMIN_USERNAME)
+
+        campaigns = []
+        with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as tmp:
+            segments_only = segments_only_tsv(SAMPLE_PATH, Path(tmp) / "demo-segments.tsv")
+            for spec in DEMO_CAMPAIGNS:
+                existing = Campaign.objects.filter(name=spec.name).first()
+                if existing is not None:
+                    self.stdout.write(f"{spec.name}: already loaded (campaign {existing.pk}).")
+                    campaigns.append(existing)
+                    continue
+                path = SAMPLE_PATH if spec.with_outputs else segments_only
+                campaign = self.load(spec, path, owner)
+                self.stdout.write(f"{spec.name}: loaded ({self.counts(campaign)}).")
+                campaigns.append(campaign)
+
+        self.print_banner(base_url, password, existed, campaigns)
+
+    def reset_admin(self) -> tuple[str, bool]:
+        """Create the superuser ``admin`` or give the existing one a new password."""
+        password = secrets.token_urlsafe(12)
+        user_model = get_user_model()
+        user = user_model.objects.filter(username=ADMIN_USERNAME).first()
+        if user is None:
+            user_model.objects.create_superuser(ADMIN_USERNAME, "", password)
+            return password, False
+        user.set_password(password)
+        user.is_staff = user.is_superuser = user.is_active = True
+        user.save()
+        return password, True
+
+    def load(self, spec: DemoCampaign, path: Path, owner) -> Campaign:
+        """Create one campaign and import ``path`` into it, all or nothing."""
+        try:
+            with transaction.atomic():
+                campaign = Campaign(
+                    name=spec.name,
+                    kind=spec.kind,
+                    status=CampaignStatus.DRAFT,
+                    owner=owner,
+                    source_language="de",
+                    target_language="en",
+                    instructions=spec.instructions,
+                    instructions_language="en",
+                    title=spec.title,
+                    description=spec.description,
+                    keywords=spec.keywords,
+                    reward=spec.reward,
+                    **spec.options,
+                )
+                campaign.full_clean()
+                campaign.save()
+                run_import(campaign, "tsv", path)
+                # Loaded as a draft like any import, then opened to workers.
+                campaign.status = CampaignStatus.ACTIVE
+                campaign.save(update_fields=["status", "updated_at"])
+        except ImportFailed as failure:
+            problems = "\n".join(f"  {problem}" for problem in failure.problems)
+            raise CommandError(f"Could not load {spec.name} from {path}:\n{problems}") from None
+        return campaign
+
+    @staticmethod
+    def counts(campaign: Campaign) -> str:
+        return (
+            f"{campaign.documents.count()} documents, {campaign.segments.count()} segments, "
+            f"{campaign.systems.count()} systems, "
+            f"{Output.objects.filter(segment__campaign=campaign).count()} outputs"
+        )
+
+    def print_banner(
+        self, base_url: str, password: str, existed: bool, campaigns: list[Campaign]
+    ) -> None:
+        width = max(len(c.name) for c in campaigns)
+        rule = "=" * 78
+        lines = [
+            "",
+            rule,
+            "evalsite demo is ready.",
+            "",
+            f"Admin:     {base_url}{reverse('admin:index')}",
+            f"Username:  {ADMIN_USERNAME}",
+            f"Password:  {password}",
+        ]
+        if existed:
+            lines.append(
+                f"           (the user {ADMIN_USERNAME} already existed: its password was reset "
+                "to this new one)"
+            )
+        lines += ["", "Worker entry pages:"]
+        for campaign in campaigns:
+            path = reverse("judgments:campaign-entry", kwargs={"campaign_id": campaign.pk})
+            lines.append(f"  {campaign.name:<{width}}  {base_url}{path}")
+        lines += [rule, ""]
+        self.stdout.write("\n".join(lines))

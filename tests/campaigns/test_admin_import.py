@@ -1,0 +1,131 @@
+"""The admin's "Import segments" page: upload, see every problem, or import and go back."""
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from campaigns.models import Document, Output, Segment, System, TaskKind
+from tests.factories import CampaignFactory
+
+pytestmark = pytest.mark.django_db
+
+GOOD_TSV = (
+    "doc_id\tseg_id\tsource\treference\tsystem\toutput\n"
+    "d1\t1\tEins <b>\tOne & one\tA\tone-A\n"
+    "d1\t1\tEins <b>\tOne & one\tB\tone-B\n"
+)
+
+
+def counts(campaign):
+    return (
+        Document.objects.filter(campaign=campaign).count(),
+        Segment.objects.filter(campaign=campaign).count(),
+        System.objects.filter(campaign=campaign).count(),
+        Output.objects.filter(segment__campaign=campaign).count(),
+    )
+
+
+def tsv_upload(text: str, name: str = "demo.tsv") -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, text.encode("utf-8"), content_type="text/tab-separated-values")
+
+
+@pytest.fixture
+def campaign():
+    return CampaignFactory(name="news", kind=TaskKind.RANKING, assessment_mode="")
+
+
+@pytest.fixture
+def admin_client(client):
+    # No password: hashing one costs more than the whole test.
+    user = User.objects.create(username="root", is_staff=True, is_superuser=True)
+    client.force_login(user)
+    return client
+
+
+def url(campaign) -> str:
+    return reverse("admin:campaigns_campaign_import", args=[campaign.pk])
+
+
+def test_page_shows_the_form_and_the_format_help(admin_client, campaign):
+    response = admin_client.get(url(campaign))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Import segments into news" in html
+    assert 'enctype="multipart/form-data"' in html
+    assert "Appraise batch JSON" in html
+    assert 'name="systems"' in html and "multiple" in html
+
+
+def test_good_upload_imports_and_redirects_to_the_campaign(admin_client, campaign):
+    response = admin_client.post(url(campaign), {"format": "tsv", "file": tsv_upload(GOOD_TSV)})
+    change_url = reverse("admin:campaigns_campaign_change", args=[campaign.pk])
+    assert response.status_code == 302
+    assert response["Location"] == change_url
+    assert counts(campaign) == (1, 1, 2, 2)
+    assert Segment.objects.get().references == ["One & one"]
+    page = admin_client.get(change_url)
+    assert [str(m) for m in page.context["messages"]] == [
+        "Imported 1 new document, 1 segment and 2 outputs of 2 systems (2 new) from demo.tsv."
+    ]
+
+
+def test_bad_upload_lists_the_problems_and_writes_nothing(admin_client, campaign):
+    bad = GOOD_TSV + "d1\t2\tZwei\t\tA\t<script>x</script>\n"
+    response = admin_client.post(url(campaign), {"format": "tsv", "file": tsv_upload(bad)})
+    assert response.status_code == 200
+    assert [str(problem) for problem in response.context["problems"]] == [
+        'demo.tsv line 4, field "reference": empty reference; a ranking campaign needs a '
+        "reference for every segment",
+        'demo.tsv line 4, field "system": missing output: system "B" has no output for doc d1 '
+        "seg 2",
+    ]
+    html = response.content.decode()
+    assert "2 problems found; nothing was imported." in html
+    assert "<script>x</script>" not in html
+    assert counts(campaign) == (0, 0, 0, 0)
+
+
+def test_wmt_upload_with_several_system_files(admin_client, campaign):
+    def upload(name, text):
+        return SimpleUploadedFile(name, text.encode("utf-8"))
+
+    response = admin_client.post(
+        url(campaign),
+        {
+            "format": "wmt",
+            "source": upload("test.de", "Eins\nZwei\n"),
+            "references": [upload("test.ref.en", "One\nTwo\n"), upload("test.ref2.en", "1\n2\n")],
+            "systems": [
+                upload("test.de-en.UEDIN.1", "one U\ntwo U\n"),
+                upload("test.de-en.online-B.0", "one B\ntwo B\n"),
+            ],
+        },
+    )
+    assert response.status_code == 302
+    assert counts(campaign) == (1, 2, 2, 4)
+    assert sorted(System.objects.values_list("name", flat=True)) == ["UEDIN.1", "online-B.0"]
+    assert Segment.objects.get(external_id="2").references == ["Two", "2"]
+
+
+def test_form_asks_for_the_files_the_format_needs(admin_client, campaign):
+    response = admin_client.post(url(campaign), {"format": "wmt"})
+    assert response.status_code == 200
+    assert response.context["form"].errors == {"source": ["The WMT format needs a source file."]}
+    response = admin_client.post(url(campaign), {"format": "csv"})
+    assert response.context["form"].errors == {"file": ["Choose the file to import."]}
+
+
+def test_staff_without_change_permission_is_refused(client, campaign):
+    user = User.objects.create(username="viewer", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_campaign"))
+    client.force_login(user)
+    response = client.post(url(campaign), {"format": "tsv", "file": tsv_upload(GOOD_TSV)})
+    assert response.status_code == 403
+    assert counts(campaign) == (0, 0, 0, 0)
+
+
+def test_anonymous_is_sent_to_the_login_page(client, campaign):
+    response = client.get(url(campaign))
+    assert response.status_code == 302
+    assert "/login/" in response["Location"]
