@@ -168,7 +168,7 @@ if DEBUG:
     # In development static files come from the apps (WhiteNoise finders); STATIC_ROOT only
     # exists after collectstatic, and WhiteNoise's warning about it would only be noise.
     WHITENOISE_USE_FINDERS = True
-    warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
+    warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -1,0 +1,258 @@
+"""Agreement on a continuous scale (Graham et al. 2013, LAW, Section 6, Tables 1-3).
+
+Table 1: mean and sd of the absolute score difference for the same output scored twice by the
+same judge (repeat / "ask again" pairs) and by two distinct judges.
+Tables 2-3: Cohen's kappa after mapping scores to categories: 5, 4 or 2 equal-width intervals
+of the raw scale, and 5 categories by percentile of the z-scores ("use percentiles of the
+combined set of all scores to map z-scores to categories where a score falling in the bottom
+20th percentile corresponds to strongly disagree ...").
+
+kappa = (Pr(a) - Pr(e)) / (1 - Pr(e)).  The paper does not spell out Pr(e), but its tables pin
+it down as 1/k, chance agreement on k equally likely categories: Table 2's 59.7% -> 0.496,
+64.6% (4 categories) -> 0.528 and 85.2% (2) -> 0.704 all satisfy (Pr(a) - 1/k) / (1 - 1/k).
+That is the default ("uniform").  "pooled" takes Pr(e) = sum_c p_c**2 from the pooled category
+distribution of the paired judgments (Scott's pi), for chance corrected for a skewed use of
+the scale.
+
+Distinct-judge pairs: every unordered pair of different workers who scored the same output
+(``item``) as a SYSTEM slot, one judgment per (worker, item) (the first row if a worker met the
+same output in two HITs).  With k judges of an output that is k(k-1)/2 pairs; we never list
+them: counts of agreeing pairs, sums of |difference| and of squared differences are computed
+per output in closed form from sorted values (O(n log n) in judgments, not quadratic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from analytics.stats.direct_assessment.judgments import DAJudgments, Role
+from analytics.stats.direct_assessment.scores import ZScores
+
+__all__ = [
+    "Agreement",
+    "Binning",
+    "ChanceModel",
+    "KappaResult",
+    "PairAgreement",
+    "agreement",
+    "equal_width_categories",
+    "kappa_coefficient",
+    "percentile_categories",
+]
+
+ChanceModel = Literal["uniform", "pooled"]
+Binning = Literal["equal_width", "z_percentile"]
+
+
+@dataclass(frozen=True)
+class KappaResult:
+    binning: Binning
+    categories: int
+    pr_a: float
+    pr_e: float
+    kappa: float
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """Agreement over one kind of pair (same judge or distinct judges)."""
+
+    n_pairs: int
+    mean_abs_diff: float
+    sd_abs_diff: float
+    kappas: tuple[KappaResult, ...]
+
+    def kappa(self, categories: int, binning: Binning = "equal_width") -> KappaResult:
+        for result in self.kappas:
+            if result.categories == categories and result.binning == binning:
+                return result
+        raise KeyError(f"no kappa computed for {categories} {binning} categories")
+
+
+@dataclass(frozen=True)
+class Agreement:
+    same_judge: PairAgreement
+    distinct_judges: PairAgreement
+
+
+def kappa_coefficient(pr_a: float, pr_e: float) -> float:
+    """kappa = (Pr(a) - Pr(e)) / (1 - Pr(e)); NaN when Pr(e) = 1 (no room for agreement)."""
+    if np.isnan(pr_a) or np.isnan(pr_e) or pr_e >= 1:
+        return float("nan")
+    return float((pr_a - pr_e) / (1 - pr_e))
+
+
+def equal_width_categories(
+    scores: ArrayLike, k: int, scale_max: float = 100.0
+) -> NDArray[np.int64]:
+    """Map raw scores to k equal-width categories 0..k-1 of [0, scale_max].
+
+    Intervals are closed on the left, [0, 20), [20, 40), ... for k = 5; the top score
+    (scale_max itself) belongs to the top interval.  For k = 2 this is "below the midpoint"
+    vs "at or above it".
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    return np.minimum(np.floor(s * k / scale_max), k - 1).astype(np.int64)
+
+
+def percentile_categories(values: ArrayLike, k: int, reference: ArrayLike) -> NDArray[np.int64]:
+    """Map values to k categories by the percentiles of ``reference`` (2013 Section 6).
+
+    Edges are the 1/k, 2/k, ... quantiles of ``reference`` (numpy's default linear
+    interpolation); a value equal to an edge goes to the upper category.
+    """
+    ref = np.asarray(reference, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64)
+    if ref.size == 0:
+        return np.zeros(v.shape, dtype=np.int64)
+    edges = np.quantile(ref, np.arange(1, k) / k)
+    return np.searchsorted(edges, v, side="right").astype(np.int64)
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """Judgments grouped so that every within-group pair of members is one compared pair."""
+
+    group: NDArray[np.int64]  # per member, group code 0..n_groups-1
+    n_groups: int
+
+    @property
+    def sizes(self) -> NDArray[np.int64]:
+        return np.bincount(self.group, minlength=self.n_groups)
+
+    @property
+    def n_pairs(self) -> int:
+        n = self.sizes
+        return int(np.sum(n * (n - 1) // 2))
+
+    def diff_moments(self, x: NDArray[np.float64]) -> tuple[float, float, float]:
+        """(number of pairs, sum of |x_i - x_j|, sum of (x_i - x_j)**2) over within-group pairs.
+
+        For sorted values x_(1..n) of one group, sum_{i<j} |x_i - x_j| = sum_j x_(j) (2j - n - 1)
+        and sum_{i<j} (x_i - x_j)**2 = n * sum (x - mean)**2.
+        """
+        n = self.sizes
+        order = np.lexsort((x, self.group))
+        xs, gs = x[order], self.group[order]
+        starts = np.cumsum(n) - n
+        j = np.arange(xs.shape[0]) - starts[gs]  # 0-based rank within group
+        abs_sum = float(np.sum(xs * (2 * j - n[gs] + 1)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.bincount(gs, weights=xs, minlength=self.n_groups) / np.maximum(n, 1)
+        dev = xs - mean[gs]
+        ss = np.bincount(gs, weights=dev * dev, minlength=self.n_groups)
+        return float(self.n_pairs), abs_sum, float(np.sum(n * ss))
+
+    def agreeing_pairs(self, cats: NDArray[np.int64], k: int) -> int:
+        counts = np.bincount(self.group * k + cats, minlength=self.n_groups * k)
+        return int(np.sum(counts * (counts - 1) // 2))
+
+    def pooled_chance(self, cats: NDArray[np.int64], k: int) -> float:
+        """Sum_c p_c**2, each member weighted by the number of pairs it takes part in."""
+        weight = (self.sizes - 1)[self.group].astype(np.float64)
+        total = weight.sum()
+        if total == 0:
+            return float("nan")
+        p = np.bincount(cats, weights=weight, minlength=k) / total
+        return float(np.sum(p * p))
+
+
+def _pair_agreement(
+    groups: _Groups,
+    scores: NDArray[np.float64],
+    z: NDArray[np.float64] | None,
+    z_reference: NDArray[np.float64] | None,
+    categories: Sequence[int],
+    z_categories: Sequence[int],
+    chance: ChanceModel,
+    scale_max: float,
+) -> PairAgreement:
+    n_pairs, abs_sum, sq_sum = groups.diff_moments(scores)
+    if n_pairs > 0:
+        mean = abs_sum / n_pairs
+    else:
+        mean = float("nan")
+    if n_pairs > 1:
+        # Sample sd of |d| over pairs from its first two moments (clip rounding below 0).
+        sd = float(np.sqrt(max(sq_sum - n_pairs * mean * mean, 0.0) / (n_pairs - 1)))
+    else:
+        sd = float("nan")
+
+    binnings: list[tuple[Binning, int, NDArray[np.int64]]] = [
+        ("equal_width", k, equal_width_categories(scores, k, scale_max)) for k in categories
+    ]
+    if z is not None and z_reference is not None:
+        binnings += [
+            ("z_percentile", k, percentile_categories(z, k, z_reference)) for k in z_categories
+        ]
+    kappas = []
+    for binning, k, cats in binnings:
+        pr_a = groups.agreeing_pairs(cats, k) / n_pairs if n_pairs else float("nan")
+        pr_e = 1.0 / k if chance == "uniform" else groups.pooled_chance(cats, k)
+        kappas.append(KappaResult(binning, k, pr_a, pr_e, kappa_coefficient(pr_a, pr_e)))
+    return PairAgreement(int(n_pairs), mean, sd, tuple(kappas))
+
+
+def agreement(
+    judgments: DAJudgments,
+    z: NDArray[np.float64] | ZScores | None = None,
+    *,
+    include_workers: NDArray[np.bool_] | None = None,
+    categories: Sequence[int] = (5, 4, 2),
+    z_categories: Sequence[int] = (5,),
+    chance: ChanceModel = "uniform",
+) -> Agreement:
+    """Intra- and inter-annotator agreement as in 2013 Tables 1-3.
+
+    ``include_workers`` (mask aligned to ``judgments.workers``) restricts both kinds of pair
+    to those workers (the "filtered" columns); None = everyone ("unfiltered").  If ``z`` is
+    given, kappa is also reported for ``z_categories`` percentile bins of the z-scores of all
+    included judgments.  Mean/sd of |difference| are on the raw scale, as in Table 1.
+    """
+    if chance not in ("uniform", "pooled"):
+        raise ValueError("chance must be 'uniform' or 'pooled'")
+    rows_ok = judgments.worker_mask_to_rows(include_workers)
+    zz = None
+    z_reference = None
+    if z is not None:
+        zz = z.z if isinstance(z, ZScores) else np.asarray(z, dtype=np.float64)
+        z_reference = zz[rows_ok]
+
+    # Same judge: repeat pairs, as groups of two (original row, repeat row).
+    rep = judgments.control_pairs(Role.REPEAT)
+    keep = rows_ok[rep.control_row]
+    members = np.stack([rep.original_row[keep], rep.control_row[keep]], axis=1).reshape(-1)
+    same_groups = _Groups(np.repeat(np.arange(np.count_nonzero(keep)), 2), int(keep.sum()))
+
+    # Distinct judges: one SYSTEM judgment per (worker, item), grouped by item.
+    cand = np.flatnonzero(rows_ok & (judgments.role == Role.SYSTEM))
+    item_code = np.unique(judgments.item[cand], return_inverse=True)[1].reshape(-1)
+    worker_code = judgments.worker_index[cand]
+    pair_key = item_code.astype(np.int64) * max(judgments.n_workers, 1) + worker_code
+    _, first = np.unique(pair_key, return_index=True)
+    distinct_rows = cand[first]
+    item_of = item_code[first]
+    n_items = int(item_of.max()) + 1 if item_of.size else 0
+    distinct_groups = _Groups(item_of.astype(np.int64), n_items)
+
+    def measure(groups: _Groups, rows: NDArray[np.int64]) -> PairAgreement:
+        return _pair_agreement(
+            groups,
+            judgments.score[rows],
+            None if zz is None else zz[rows],
+            z_reference,
+            categories,
+            z_categories,
+            chance,
+            judgments.scale_max,
+        )
+
+    return Agreement(
+        same_judge=measure(same_groups, members),
+        distinct_judges=measure(distinct_groups, distinct_rows),
+    )

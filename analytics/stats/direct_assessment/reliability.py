@@ -1,0 +1,296 @@
+"""Per-worker reliability (judge-intrinsic quality control) for direct assessment.
+
+Graham et al. (2014, EACL), Section 3 "Assessor Consistency":
+  a paired test of the raw scores of bad references against their source system outputs; a
+  worker is reliable if the bad references score significantly lower (p < 0.05, one-sided).
+  WMT's later practice uses the Wilcoxon signed-rank test for this, which is our default.
+  Assumption A: for a reliable worker, the mean scores of initial and repeat judgments do not
+  differ significantly (Table 1: holds for ~99% of reliable workers).
+Graham et al. (2013, LAW), Section 5 "Judge-Intrinsic Quality Control" and Figure 3:
+  d1 = |score - repeat score| over ask-again (repeat) pairs, d2 = score(output) -
+  score(bad reference) over bad-reference pairs; H0 "d1 is not less than d2", tested with
+  Welch's t-test and, for comparison, the Mann-Whitney U test; p < 0.05 means reliable.
+
+All four p-values are computed for every worker (cheap: see ``_groups``); ``test`` only chooses
+which one decides the ``reliable`` flag.
+
+Minimum number of pairs (``min_pairs``, default 5, never below 2): a worker with fewer pairs
+than that for a test gets p = NaN, reliable = False and a reason string.  Why 5: the smallest
+one-sided p-value the exact Wilcoxon signed-rank test can produce from n pairs is 2**-n, so
+with 4 pairs (1/16 = 0.0625) a worker could never pass at 0.05 however careful; 5 pairs
+(1/32) is the first size at which the default test can say anything.  One 100-item HIT gives
+10 bad-reference and 10 repeat pairs, so half an abandoned HIT is enough.  The floor of 2 is
+what any variance (t-tests) needs.  For the two-sample 2013 tests the minimum applies to both
+the repeat and the bad-reference sample.
+
+Degenerate samples (all differences zero, all values tied, constant differences) are
+resolved without scipy warnings; see ``_groups`` for the reasoning behind each value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analytics.stats.direct_assessment._groups import (
+    Grouped,
+    mann_whitney_greater,
+    paired_t,
+    welch_t_greater,
+    wilcoxon_signed_rank,
+)
+from analytics.stats.direct_assessment.judgments import DAJudgments, Role
+
+__all__ = [
+    "DEFAULT_MIN_PAIRS",
+    "RELIABILITY_TESTS",
+    "AssumptionATest",
+    "ReliabilityTest",
+    "WorkerQC",
+    "WorkerReliability",
+    "worker_reliability",
+]
+
+ReliabilityTest = Literal["wilcoxon", "paired_t", "welch", "mann_whitney"]
+RELIABILITY_TESTS: tuple[ReliabilityTest, ...] = get_args(ReliabilityTest)
+AssumptionATest = Literal["paired_t", "wilcoxon"]
+DEFAULT_MIN_PAIRS = 5
+# Tests on bad-reference pairs alone (2014) vs tests of d1 (repeats) against d2 (2013).
+_PAIRED_TESTS = ("wilcoxon", "paired_t")
+
+
+@dataclass(frozen=True)
+class WorkerQC:
+    """One worker's quality-control result, as plain Python values (None for NaN).
+
+    ``n_pairs`` counts the pairs that entered the deciding test: bad-reference pairs for the
+    paired tests, bad-reference plus repeat pairs for Welch and Mann-Whitney.  ``reason`` is
+    empty unless the test could not run normally (too few pairs, a degenerate sample).
+    """
+
+    worker: int
+    test: str
+    p_value: float | None
+    reliable: bool
+    reason: str
+    n_pairs: int
+    n_bad_ref_pairs: int
+    n_repeat_pairs: int
+    n_judgments: int
+    mean_seconds: float | None
+    assumption_a_p: float | None
+    assumption_a_holds: bool | None
+
+
+def _none_if_nan(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
+
+
+@dataclass(frozen=True, eq=False)
+class WorkerReliability:
+    """Per-worker reliability, as arrays aligned to ``workers`` (sorted worker ids).
+
+    ``p_values[name]`` / ``reasons[name]`` hold every test's result; ``p_value`` / ``reason``
+    are those of the deciding ``test``.  ``reliable = p_value < alpha`` (False where NaN).
+    ``assumption_a_p`` is the two-sided paired test of first vs repeat scores;
+    ``assumption_a_holds`` = p >= alpha, and is only meaningful where ``assumption_a_tested``.
+    """
+
+    workers: NDArray[np.int64]
+    test: ReliabilityTest
+    alpha: float
+    min_pairs: int
+    p_value: NDArray[np.float64]
+    reliable: NDArray[np.bool_]
+    reason: NDArray[np.object_]
+    p_values: dict[str, NDArray[np.float64]]
+    reasons: dict[str, NDArray[np.object_]]
+    n_bad_ref_pairs: NDArray[np.int64]
+    n_repeat_pairs: NDArray[np.int64]
+    n_judgments: NDArray[np.int64]
+    mean_seconds: NDArray[np.float64]
+    assumption_a_test: AssumptionATest
+    assumption_a_p: NDArray[np.float64]
+    assumption_a_holds: NDArray[np.bool_]
+
+    @property
+    def n_pairs(self) -> NDArray[np.int64]:
+        if self.test in _PAIRED_TESTS:
+            return self.n_bad_ref_pairs
+        return self.n_bad_ref_pairs + self.n_repeat_pairs
+
+    @property
+    def assumption_a_tested(self) -> NDArray[np.bool_]:
+        return ~np.isnan(self.assumption_a_p)
+
+    @property
+    def assumption_a_share(self) -> float:
+        """Share of reliable workers (with enough repeat pairs) for whom Assumption A holds.
+
+        2014 Table 1 reports 98.8% (fluency) and 99.6% (adequacy).  NaN if no such worker.
+        """
+        considered = self.reliable & self.assumption_a_tested
+        if not considered.any():
+            return float("nan")
+        return float(np.mean(self.assumption_a_holds[considered]))
+
+    def row_mask(self, judgments: DAJudgments) -> NDArray[np.bool_]:
+        """Per judgment row: does it come from a reliable worker?"""
+        if not np.array_equal(judgments.workers, self.workers):
+            raise ValueError("judgments do not have the workers this result was computed for")
+        return self.reliable[judgments.worker_index]
+
+    def records(self) -> list[WorkerQC]:
+        """One :class:`WorkerQC` per worker, for storage (a Python step per worker, not row)."""
+        n_pairs = self.n_pairs
+        tested = self.assumption_a_tested
+        return [
+            WorkerQC(
+                worker=int(self.workers[i]),
+                test=self.test,
+                p_value=_none_if_nan(self.p_value[i]),
+                reliable=bool(self.reliable[i]),
+                reason=str(self.reason[i]),
+                n_pairs=int(n_pairs[i]),
+                n_bad_ref_pairs=int(self.n_bad_ref_pairs[i]),
+                n_repeat_pairs=int(self.n_repeat_pairs[i]),
+                n_judgments=int(self.n_judgments[i]),
+                mean_seconds=_none_if_nan(self.mean_seconds[i]),
+                assumption_a_p=_none_if_nan(self.assumption_a_p[i]),
+                assumption_a_holds=bool(self.assumption_a_holds[i]) if tested[i] else None,
+            )
+            for i in range(self.workers.shape[0])
+        ]
+
+
+def _reasons(n: int) -> NDArray[np.object_]:
+    out = np.empty(n, dtype=object)
+    out[:] = ""
+    return out
+
+
+def _set_reason(reason: NDArray[np.object_], mask: NDArray[np.bool_], text: str) -> None:
+    # Only rows without a reason yet: the first reason set (too few pairs) is the one shown.
+    reason[mask & (reason == "")] = text
+
+
+def _paired_test_result(
+    test: ReliabilityTest, d2: Grouped, min_pairs: int
+) -> tuple[NDArray[np.float64], NDArray[np.object_]]:
+    """2014: one-sided paired test that bad references score lower than their sources."""
+    n = d2.counts
+    enough = n >= min_pairs
+    p = wilcoxon_signed_rank(d2, "greater") if test == "wilcoxon" else paired_t(d2, "greater")
+    p = np.where(enough, p, np.nan)
+    reason = _reasons(d2.n_groups)
+    for i in np.flatnonzero(~enough):
+        reason[i] = f"too few bad-reference pairs ({n[i]} < {min_pairs})"
+    lo, hi = d2.minmax()
+    _set_reason(reason, enough & (lo == 0) & (hi == 0), "all bad-reference differences are zero")
+    if test == "paired_t":
+        _set_reason(reason, enough & (lo == hi), "constant bad-reference differences (sd = 0)")
+    return p, reason
+
+
+def _two_sample_test_result(
+    test: ReliabilityTest, d2: Grouped, d1: Grouped, min_pairs: int
+) -> tuple[NDArray[np.float64], NDArray[np.object_]]:
+    """2013: one-sided test that repeat differences d1 are smaller than bad-ref differences d2."""
+    nb, nr = d2.counts, d1.counts
+    enough = (nb >= min_pairs) & (nr >= min_pairs)
+    p = welch_t_greater(d2, d1) if test == "welch" else mann_whitney_greater(d2, d1)
+    p = np.where(enough, p, np.nan)
+    reason = _reasons(d2.n_groups)
+    for i in np.flatnonzero(~enough):
+        reason[i] = (
+            f"too few pairs: {nb[i]} bad-reference, {nr[i]} repeat (minimum {min_pairs} each)"
+        )
+    blo, bhi = d2.minmax()
+    rlo, rhi = d1.minmax()
+    if test == "welch":
+        _set_reason(reason, enough & (blo == bhi) & (rlo == rhi), "no variation in d1 or d2")
+    else:
+        tied = enough & (blo == bhi) & (rlo == rhi) & (blo == rlo)
+        _set_reason(reason, tied, "all d1 and d2 differences tied")
+    return p, reason
+
+
+def worker_reliability(
+    judgments: DAJudgments,
+    *,
+    test: ReliabilityTest = "wilcoxon",
+    alpha: float = 0.05,
+    min_pairs: int = DEFAULT_MIN_PAIRS,
+    assumption_a_test: AssumptionATest = "paired_t",
+) -> WorkerReliability:
+    """Quality control for every worker in ``judgments`` (pooled over all their HITs).
+
+    ``test`` decides reliability: "wilcoxon" (default; one-sided Wilcoxon signed-rank on
+    source - bad-reference differences, WMT practice), "paired_t" (2014 paper), "welch" or
+    "mann_whitney" (2013 paper: d1 repeat differences vs d2 bad-reference differences).
+    ``assumption_a_test`` is the two-sided paired test of initial vs repeat scores
+    ("paired_t" by default: Assumption A is about means; "wilcoxon" on request).
+    """
+    if test not in RELIABILITY_TESTS:
+        raise ValueError(f"test must be one of {RELIABILITY_TESTS}, got {test!r}")
+    if assumption_a_test not in get_args(AssumptionATest):
+        raise ValueError(f"assumption_a_test must be one of {get_args(AssumptionATest)}")
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must lie strictly between 0 and 1")
+    if min_pairs < 2:
+        raise ValueError("min_pairs must be at least 2 (a variance needs two values)")
+
+    g = judgments.n_workers
+    bad = judgments.control_pairs(Role.BAD_REFERENCE)
+    rep = judgments.control_pairs(Role.REPEAT)
+    d2 = Grouped.build(bad.original - bad.control, bad.worker, g)
+    d1 = Grouped.build(np.abs(rep.original - rep.control), rep.worker, g)
+    repeat_diff = Grouped.build(rep.original - rep.control, rep.worker, g)
+
+    p_values: dict[str, NDArray[np.float64]] = {}
+    reasons: dict[str, NDArray[np.object_]] = {}
+    for name in RELIABILITY_TESTS:
+        if name in _PAIRED_TESTS:
+            p_values[name], reasons[name] = _paired_test_result(name, d2, min_pairs)
+        else:
+            p_values[name], reasons[name] = _two_sample_test_result(name, d2, d1, min_pairs)
+    p = p_values[test]
+    # NaN < alpha is False, so workers without a p-value are never reliable.
+    reliable = np.less(p, alpha, where=~np.isnan(p), out=np.zeros(g, dtype=bool))
+
+    enough_repeats = repeat_diff.counts >= min_pairs
+    if assumption_a_test == "paired_t":
+        a_p = paired_t(repeat_diff, "two-sided")
+    else:
+        a_p = wilcoxon_signed_rank(repeat_diff, "two-sided")
+    a_p = np.where(enough_repeats, a_p, np.nan)
+    a_holds = np.greater_equal(a_p, alpha, where=~np.isnan(a_p), out=np.zeros(g, dtype=bool))
+
+    w = judgments.worker_index
+    timed = np.isfinite(judgments.seconds)
+    n_timed = np.bincount(w[timed], minlength=g)
+    total_seconds = np.bincount(w[timed], weights=judgments.seconds[timed], minlength=g)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_seconds = np.where(n_timed > 0, total_seconds / np.maximum(n_timed, 1), np.nan)
+
+    return WorkerReliability(
+        workers=judgments.workers,
+        test=test,
+        alpha=alpha,
+        min_pairs=min_pairs,
+        p_value=p,
+        reliable=reliable,
+        reason=reasons[test],
+        p_values=p_values,
+        reasons=reasons,
+        n_bad_ref_pairs=d2.counts,
+        n_repeat_pairs=d1.counts,
+        n_judgments=np.bincount(w, minlength=g).astype(np.int64),
+        mean_seconds=mean_seconds,
+        assumption_a_test=assumption_a_test,
+        assumption_a_p=a_p,
+        assumption_a_holds=a_holds,
+    )

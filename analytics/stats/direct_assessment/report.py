@@ -1,0 +1,133 @@
+"""One call for a whole campaign: reliability, z-scores, system scores, significance, agreement.
+
+This is what a Celery task calls after loading a campaign's :class:`DAJudgments`; every step
+is also available on its own (see the package docstring).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analytics.stats.direct_assessment.agreement import Agreement, ChanceModel, agreement
+from analytics.stats.direct_assessment.judgments import DAJudgments
+from analytics.stats.direct_assessment.reliability import (
+    DEFAULT_MIN_PAIRS,
+    AssumptionATest,
+    ReliabilityTest,
+    WorkerReliability,
+    worker_reliability,
+)
+from analytics.stats.direct_assessment.scores import (
+    SystemScores,
+    ZScores,
+    standardize,
+    system_samples,
+    system_scores,
+)
+from analytics.stats.significance import (
+    ClusterMethod,
+    pairwise_rank_sum,
+    rank_ranges,
+    significance_marks,
+    wmt_clusters,
+)
+
+__all__ = ["DAConfig", "DAReport", "analyse_campaign"]
+
+
+@dataclass(frozen=True)
+class DAConfig:
+    """Every knob of the analysis, with the papers' / WMT's defaults."""
+
+    alpha: float = 0.05  # worker reliability threshold (2013, 2014: p < 0.05)
+    reliability_test: ReliabilityTest = "wilcoxon"
+    min_pairs: int = DEFAULT_MIN_PAIRS
+    assumption_a_test: AssumptionATest = "paired_t"
+    include_unreliable: bool = False  # system scores over every worker, not only reliable ones
+    exclude_references_from_z: bool = False  # 2014 footnote 4
+    ddof: int = 1
+    significance_alpha: float = 0.05  # pairwise system tests and cluster boundaries
+    cluster_method: ClusterMethod = "wmt"
+    kappa_chance: ChanceModel = "uniform"
+    kappa_categories: tuple[int, ...] = field(default=(5, 4, 2))
+    kappa_z_categories: tuple[int, ...] = field(default=(5,))
+
+
+@dataclass(frozen=True, eq=False)
+class DAReport:
+    """Everything the dashboards show for one campaign.
+
+    ``systems`` is sorted best first; ``p_greater``, ``marks``, ``clusters``, ``rank_best`` and
+    ``rank_worst`` are aligned to it (``p_greater[i, j]``: system i better than system j).
+    ``included_workers`` is the worker mask the system scores used (aligned to
+    ``reliability.workers``).  ``agreement_all`` is unfiltered, ``agreement_included`` over the
+    included workers (2013 Tables 1-3, "unfiltered" vs "filtered" columns).
+    """
+
+    config: DAConfig
+    reliability: WorkerReliability
+    zscores: ZScores
+    included_workers: NDArray[np.bool_]
+    systems: SystemScores
+    p_greater: NDArray[np.float64]
+    marks: NDArray[np.object_]
+    clusters: NDArray[np.int64]
+    rank_best: NDArray[np.int64]
+    rank_worst: NDArray[np.int64]
+    agreement_all: Agreement
+    agreement_included: Agreement
+    n_unmatched_controls: int
+
+
+def analyse_campaign(judgments: DAJudgments, config: DAConfig | None = None) -> DAReport:
+    """Run the full direct-assessment analysis of one campaign (pure; no I/O)."""
+    cfg = config or DAConfig()
+    reliability = worker_reliability(
+        judgments,
+        test=cfg.reliability_test,
+        alpha=cfg.alpha,
+        min_pairs=cfg.min_pairs,
+        assumption_a_test=cfg.assumption_a_test,
+    )
+    z = standardize(judgments, exclude_references=cfg.exclude_references_from_z, ddof=cfg.ddof)
+    included = (
+        np.ones(judgments.n_workers, dtype=bool)
+        if cfg.include_unreliable
+        else reliability.reliable.copy()
+    )
+    systems = system_scores(judgments, z, include_workers=included)
+    samples = system_samples(judgments, z.z, systems.system, include_workers=included)
+    p = pairwise_rank_sum(samples)
+    clusters = wmt_clusters(
+        systems.mean_z, p, alpha=cfg.significance_alpha, method=cfg.cluster_method
+    )
+    best, worst = rank_ranges(clusters)
+
+    def agree(mask: NDArray[np.bool_] | None) -> Agreement:
+        return agreement(
+            judgments,
+            z,
+            include_workers=mask,
+            categories=cfg.kappa_categories,
+            z_categories=cfg.kappa_z_categories,
+            chance=cfg.kappa_chance,
+        )
+
+    return DAReport(
+        config=cfg,
+        reliability=reliability,
+        zscores=z,
+        included_workers=included,
+        systems=systems,
+        p_greater=p,
+        marks=significance_marks(p),
+        clusters=clusters,
+        rank_best=best,
+        rank_worst=worst,
+        agreement_all=agree(None),
+        agreement_included=agree(included),
+        n_unmatched_controls=judgments.n_unmatched_controls,
+    )

@@ -1,0 +1,177 @@
+"""Pairwise significance between systems and WMT-style clustering (generic: any scores).
+
+Direct assessment (Graham et al. 2014, EACL, Section 4 and Tables 4-5; WMT 2016 onwards):
+for each ordered pair of systems (i, j), a one-sided Wilcoxon rank-sum (Mann-Whitney U) test of
+"i's standardised scores are stochastically greater than j's", reported with marks for
+p < 0.05, 0.01 and 0.001.  Nothing here knows about direct assessment: the inputs are one
+sample per system, a score per system to order them, and a matrix of one-sided p-values, so
+ranking-based scores can reuse :func:`wmt_clusters` with their own p-value matrix.
+
+Clustering (``method="wmt"``, the default) follows the WMT findings papers for DA (2016 on),
+which order systems by mean standardised score and draw cluster lines so that the systems of a
+cluster significantly outperform (Wilcoxon rank-sum) all systems in lower-ranked clusters.
+Precisely:
+
+  Sort systems by score, best first (ties keep the input order).  Let beats(a, b) mean
+  p[a, b] < alpha.  Put a boundary between sorted positions k and k+1 if and only if every
+  system at positions 0..k beats every system at positions k+1..m-1.  Clusters are the runs
+  between boundaries, numbered 1, 2, ... from the top.
+
+Each boundary is decided independently, and together they guarantee that every system in a
+higher cluster significantly beats every system in every lower cluster, while splitting as
+finely as the tests allow.  Clusters are always contiguous in score order, so a system is
+never placed above one with a higher score.
+
+``method="unbeaten"`` is the peel-off reading of "the top cluster is the systems that no other
+system beats significantly": among the systems not yet clustered, the next cluster is every
+system that none of the others beats; remove it and repeat.  If significance is cyclic and
+every remaining system is beaten by another, the remaining systems form one last cluster.
+The two readings differ when significance is not transitive: with A > B > C, A beating C but
+neither B nor C beaten by its neighbour, "wmt" gives one cluster {A, B, C} (B does not beat C,
+so no boundary can go below B; A does not beat B, so none below A) while "unbeaten" gives
+{A, B}, {C}.  "unbeaten" clusters may also be non-contiguous in score order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+__all__ = [
+    "ClusterMethod",
+    "SIGNIFICANCE_LEVELS",
+    "pairwise_rank_sum",
+    "rank_ranges",
+    "significance_marks",
+    "wmt_clusters",
+]
+
+ClusterMethod = Literal["wmt", "unbeaten"]
+SIGNIFICANCE_LEVELS: tuple[float, ...] = (0.05, 0.01, 0.001)
+
+
+def _rank_sum_greater(x: NDArray[np.float64], y: NDArray[np.float64]) -> float:
+    """One-sided Mann-Whitney U p-value, H1: x stochastically greater than y.
+
+    scipy.stats.mannwhitneyu(x, y, alternative="greater") with its defaults (continuity
+    correction; exact for small untied samples, else the tie-corrected normal approximation).
+    Empty samples give NaN.  If every value in both samples is the same, every relabelling
+    gives U = n_x n_y / 2, so the conditional p-value P(U >= observed) is 1; we return it
+    directly because scipy would divide by a zero tie-corrected variance to get there.
+    """
+    if x.size == 0 or y.size == 0:
+        return float("nan")
+    lo = min(x.min(), y.min())
+    if lo == x.max() and lo == y.max():
+        return 1.0
+    return float(stats.mannwhitneyu(x, y, alternative="greater").pvalue)
+
+
+def pairwise_rank_sum(samples: Sequence[ArrayLike]) -> NDArray[np.float64]:
+    """Matrix P with P[i, j] = p-value of "system i scores higher than system j" (one-sided).
+
+    The diagonal is NaN.  Both directions are tested separately (P[i, j] and P[j, i] do not
+    sum to exactly 1 with the continuity correction).  m systems cost m(m-1) scipy calls;
+    m is the number of systems, not judgments.
+    """
+    arrays = [np.asarray(s, dtype=np.float64).reshape(-1) for s in samples]
+    m = len(arrays)
+    p = np.full((m, m), np.nan)
+    for i in range(m):
+        for j in range(m):
+            if i != j:
+                p[i, j] = _rank_sum_greater(arrays[i], arrays[j])
+    return p
+
+
+def significance_marks(
+    p: ArrayLike, levels: Sequence[float] = SIGNIFICANCE_LEVELS
+) -> NDArray[np.object_]:
+    """ "*", "**", "***" for p below the first, second, third level (2014 Tables 4-5); else "".
+
+    NaN gets "".  Works elementwise on any shape.
+    """
+    arr = np.asarray(p, dtype=np.float64)
+    count = np.zeros(arr.shape, dtype=np.int64)
+    valid = ~np.isnan(arr)
+    for level in levels:
+        count += np.less(arr, level, where=valid, out=np.zeros(arr.shape, dtype=bool))
+    marks = np.array(["*" * k for k in range(len(levels) + 1)], dtype=object)
+    return marks[count]
+
+
+def _validate(scores: ArrayLike, p_greater: ArrayLike) -> tuple[NDArray, NDArray]:
+    s = np.asarray(scores, dtype=np.float64).reshape(-1)
+    p = np.asarray(p_greater, dtype=np.float64)
+    if p.shape != (s.shape[0], s.shape[0]):
+        raise ValueError(f"p_greater must be {s.shape[0]}x{s.shape[0]}, got {p.shape}")
+    if np.isnan(s).any():
+        raise ValueError("scores must not be NaN (drop systems without judgments first)")
+    return s, p
+
+
+def _beats(p: NDArray[np.float64], alpha: float) -> NDArray[np.bool_]:
+    # NaN (no test possible) is never significant.
+    beats = np.less(p, alpha, where=~np.isnan(p), out=np.zeros(p.shape, dtype=bool))
+    np.fill_diagonal(beats, False)
+    return beats
+
+
+def wmt_clusters(
+    scores: ArrayLike,
+    p_greater: ArrayLike,
+    *,
+    alpha: float = 0.05,
+    method: ClusterMethod = "wmt",
+) -> NDArray[np.int64]:
+    """Cluster number per system (1 = top), aligned to the input order.
+
+    ``scores``: one score per system (higher is better; for DA the mean z).  ``p_greater``:
+    P[i, j] = p-value of "i better than j", e.g. from :func:`pairwise_rank_sum`.  See the
+    module docstring for the exact definitions of ``method`` "wmt" and "unbeaten".
+    """
+    s, p = _validate(scores, p_greater)
+    m = s.shape[0]
+    clusters = np.zeros(m, dtype=np.int64)
+    if m == 0:
+        return clusters
+    # Best first; stable so that tied scores keep the caller's order.
+    order = np.argsort(-s, kind="stable")
+    beats = _beats(p, alpha)[np.ix_(order, order)]
+    if method == "wmt":
+        boundary = np.array([beats[: k + 1, k + 1 :].all() for k in range(m - 1)], dtype=bool)
+        # Cluster number of sorted position k = 1 + boundaries above it.
+        sorted_cluster = 1 + np.concatenate([[0], np.cumsum(boundary)])
+        clusters[order] = sorted_cluster
+        return clusters
+    if method == "unbeaten":
+        remaining = np.ones(m, dtype=bool)
+        label = 0
+        while remaining.any():
+            label += 1
+            beaten = (beats & remaining[:, None]).any(axis=0)
+            top = remaining & ~beaten
+            if not top.any():  # cyclic significance: nothing left is unbeaten
+                top = remaining.copy()
+            clusters[order[top]] = label
+            remaining &= ~top
+        return clusters
+    raise ValueError(f"method must be 'wmt' or 'unbeaten', got {method!r}")
+
+
+def rank_ranges(clusters: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """WMT-style rank range per system from its cluster: (best rank, worst rank), 1-based.
+
+    A system in a cluster of size c with h systems in better clusters has range h+1 .. h+c
+    (a range of one rank for a cluster of one).
+    """
+    c = np.asarray(clusters, dtype=np.int64).reshape(-1)
+    if c.size == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    size = np.bincount(c)
+    above = np.cumsum(size) - size  # systems in strictly better clusters
+    return above[c] + 1, above[c] + size[c]
