@@ -144,6 +144,9 @@ def test_demo_loads_one_campaign_per_kind_with_the_whole_sample():
         else:
             assert campaign.systems.count() == 4, campaign
             assert outputs.count() == 112, campaign
+        # Direct assessment has its HIT builder: 112 outputs make two 100-item HITs.
+        expected_hits = 2 if campaign.kind == TaskKind.DIRECT_ASSESSMENT else 0
+        assert campaign.hits.count() == expected_hits, campaign
 
 
 @pytest.mark.django_db

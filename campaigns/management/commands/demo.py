@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.urls import reverse
 
+from campaigns.actions import build_hits, has_hit_builder
 from campaigns.importers import ImportFailed, run_import
 from campaigns.models import (
     AssessmentMode,
@@ -300,6 +301,8 @@ class Command(BaseCommand):
                 campaign.full_clean()
                 campaign.save()
                 run_import(campaign, "tsv", path)
+                if has_hit_builder(campaign.kind):
+                    build_hits(campaign)
                 # Loaded as a draft like any import, then opened to workers.
                 campaign.status = CampaignStatus.ACTIVE
                 campaign.save(update_fields=["status", "updated_at"])
@@ -313,7 +316,8 @@ class Command(BaseCommand):
         return (
             f"{campaign.documents.count()} documents, {campaign.segments.count()} segments, "
             f"{campaign.systems.count()} systems, "
-            f"{Output.objects.filter(segment__campaign=campaign).count()} outputs"
+            f"{Output.objects.filter(segment__campaign=campaign).count()} outputs, "
+            f"{campaign.hits.count()} HITs"
         )
 
     def print_banner(
