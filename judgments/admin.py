@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils import timezone
 
-from judgments.models import Assignment, Judgment, Worker
+from judgments import actions
+from judgments.models import Assignment, CampaignWorker, Judgment, Worker
 
 
 @admin.register(Worker)
@@ -74,3 +76,37 @@ class JudgmentAdmin(admin.ModelAdmin):
     @admin.display(description="Text")
     def short_text(self, judgment: Judgment) -> str:
         return judgment.text if len(judgment.text) <= 60 else judgment.text[:57] + "…"
+
+
+@admin.register(CampaignWorker)
+class CampaignWorkerAdmin(admin.ModelAdmin):
+    """Who worked in which campaign; tick ``excluded`` (or use the actions) to stop a worker
+    from getting further assignments there. The reason is for requesters, never shown."""
+
+    list_display = ("worker", "campaign", "excluded", "excluded_at", "created_at")
+    list_filter = ("excluded", "campaign")
+    search_fields = ("worker__external_id",)
+    list_select_related = ("worker", "campaign")
+    raw_id_fields = ("campaign", "worker")
+    readonly_fields = ("excluded_at", "created_at")
+    fields = ("campaign", "worker", "excluded", "excluded_reason", "excluded_at", "created_at")
+    actions = ("exclude_selected", "readmit_selected")
+    show_full_result_count = False
+
+    def save_model(self, request: HttpRequest, obj: CampaignWorker, form, change: bool) -> None:
+        # Ticking or unticking "excluded" stamps or clears the time, as set_excluded does.
+        if "excluded" in form.changed_data:
+            obj.excluded_at = timezone.now() if obj.excluded else None
+        super().save_model(request, obj, form, change)
+
+    @admin.action(description="Exclude the selected workers from their campaign")
+    def exclude_selected(self, request: HttpRequest, queryset) -> None:
+        count = actions.set_excluded(
+            queryset, True, f"Excluded by {request.user.get_username()} in the admin."
+        )
+        self.message_user(request, f"Excluded {count} worker(s); they get no new assignments.")
+
+    @admin.action(description="Re-admit the selected workers to their campaign")
+    def readmit_selected(self, request: HttpRequest, queryset) -> None:
+        count = actions.set_excluded(queryset, False)
+        self.message_user(request, f"Re-admitted {count} worker(s).")

@@ -85,6 +85,13 @@ class Assignment(models.Model):
     platform_hit_id = models.CharField(
         max_length=200, blank=True, help_text="MTurk HITId or Prolific STUDY_ID."
     )
+    current_served_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the server first sent the worker the next unanswered item; the next "
+        "judgment's served_at. Reset when that item is answered (or the assignment is handed "
+        "out again); a reload does not move it, so server time counts from the first showing.",
+    )
 
     class Meta:
         ordering = ["campaign", "hit", "started_at"]
@@ -111,6 +118,32 @@ class Assignment(models.Model):
     def clean(self) -> None:
         if self.hit_id and self.campaign_id and self.hit.campaign_id != self.campaign_id:
             raise ValidationError({"hit": "The HIT belongs to another campaign."})
+
+
+class CampaignWorker(models.Model):
+    """A worker's standing in one campaign: created at their first hand-out, and the row a
+    requester ticks to exclude them. An excluded worker gets no further assignment in the
+    campaign (the hand-out checks ``excluded``); what they already did stays stored."""
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="campaign_workers"
+    )
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="campaigns_joined")
+    excluded = models.BooleanField(default=False)
+    excluded_reason = models.TextField(
+        blank=True, help_text="Why the worker was excluded; never shown to the worker."
+    )
+    excluded_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "worker"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "worker"], name="campaign_worker_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.worker} in {self.campaign}"
 
 
 class Judgment(models.Model):

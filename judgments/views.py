@@ -1,9 +1,240 @@
-"""Worker-facing pages. Nothing here may reveal a slot's role, a system name or a gold answer."""
+"""Worker-facing pages. Nothing here may reveal a slot's role, a system name or a gold answer.
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+The flow for a direct visitor:
+  /work/<campaign_id>/          the campaign's entry page, with a Start button (POST, CSRF)
+  /work/<campaign_id>/start     creates a pseudonymous worker, redirects to their link
+  /work/w/<worker token>/       hands out the worker's next assignment, redirects to its page
+  /work/a/<assignment token>/   the task page (or the completion page once submitted)
+  /work/a/<token>/item          JSON: the current item and progress
+  /work/a/<token>/submit        JSON POST: one answer
+The task page and its endpoints are authorised by the assignment token alone: no session and
+no CSRF cookie (they must work inside MTurk's iframe, where cookies are not sent). Views stay
+thin: the hand-out, the state and the submission are judgments.actions functions.
+"""
 
-from campaigns.models import Campaign, CampaignStatus
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from campaigns.models import AssessmentMode, Campaign, CampaignStatus, HitSlot, HitTask
+from judgments import actions, tokens
+from judgments.actions import FINISHED_ASSIGNMENT_STATUSES, SubmissionError, TaskState
+from judgments.models import Assignment, Worker
+
+INVALID_LINK = (
+    "This link is not valid. Check that you opened the whole link, or ask whoever sent it to "
+    "you for a new one."
+)
+
+# --- Labels of the direct-assessment page ---------------------------------------------------
+# The Likert statements of 001 (2014 section 2), the scale's two anchors and the page's few
+# words, in the languages campaigns are run in most. "{language}" is the target language's
+# name, from Django's LANG_INFO, translated by Django's own catalog into the label language
+# (German "Englisch", Chinese "英语"); "lowercase" languages write it in lower case
+# ("inglés"). Czech names are adverbs in Django's catalog ("anglicky"), so its sentence is
+# built around one. Fallbacks: a campaign's instructions language that is not here is looked
+# up by its base ("de-AT" -> "de"), then English labels are used; a target language Django
+# does not know is shown by its code.
+ASSESS_LABELS: dict[str, dict[str, Any]] = {
+    "en": {
+        "prompt": "Read the text below and rate how much you agree that:",
+        "fluency": "The text is fluent {language}.",
+        "adequacy": "The black text adequately expresses the meaning of the gray text.",
+        "low": "strongly disagree",
+        "high": "strongly agree",
+        "hint": "Move the slider to give your answer",
+        "next": "Next",
+        "progress": "{n} of {total}",
+        "lowercase": False,
+    },
+    "de": {
+        "prompt": "Lesen Sie den Text unten und geben Sie an, wie sehr Sie zustimmen:",
+        "fluency": "Der Text ist flüssiges {language}.",
+        "adequacy": "Der schwarze Text gibt die Bedeutung des grauen Textes angemessen wieder.",
+        "low": "stimme überhaupt nicht zu",
+        "high": "stimme voll und ganz zu",
+        "hint": "Bewegen Sie den Schieberegler, um zu antworten",
+        "next": "Weiter",
+        "progress": "{n} von {total}",
+        "lowercase": False,
+    },
+    "es": {
+        "prompt": "Lea el texto de abajo e indique en qué medida está de acuerdo:",
+        "fluency": "El texto está escrito en {language} fluido.",
+        "adequacy": "El texto negro expresa adecuadamente el significado del texto gris.",
+        "low": "totalmente en desacuerdo",
+        "high": "totalmente de acuerdo",
+        "hint": "Mueva la barra deslizante para responder",
+        "next": "Siguiente",
+        "progress": "{n} de {total}",
+        "lowercase": True,
+    },
+    "fr": {
+        "prompt": "Lisez le texte ci-dessous et indiquez dans quelle mesure vous êtes d'accord :",
+        "fluency": "Le texte est écrit dans un {language} courant.",
+        "adequacy": "Le texte noir exprime correctement le sens du texte gris.",
+        "low": "pas du tout d'accord",
+        "high": "tout à fait d'accord",
+        "hint": "Déplacez le curseur pour répondre",
+        "next": "Suivant",
+        "progress": "{n} sur {total}",
+        "lowercase": True,
+    },
+    "cs": {
+        "prompt": "Přečtěte si text níže a ohodnoťte, nakolik souhlasíte s tvrzením:",
+        "fluency": "Text je napsán plynule {language}.",
+        "adequacy": "Černý text vhodně vyjadřuje význam šedého textu.",
+        "low": "rozhodně nesouhlasím",
+        "high": "rozhodně souhlasím",
+        "hint": "Odpovězte posunutím posuvníku",
+        "next": "Další",
+        "progress": "{n} z {total}",
+        "lowercase": True,
+    },
+    "zh": {
+        "prompt": "请阅读下面的文字，并评价您在多大程度上同意：",
+        "fluency": "这段文字是流利的{language}。",
+        "adequacy": "黑色文字充分表达了灰色文字的意思。",
+        "low": "非常不同意",
+        "high": "非常同意",
+        "hint": "请移动滑块给出您的回答",
+        "next": "下一个",
+        "progress": "{n} / {total}",
+        "lowercase": False,
+    },
+    "ru": {
+        "prompt": "Прочитайте текст ниже и оцените, насколько вы согласны:",
+        "fluency": "Язык текста — беглый {language}.",
+        "adequacy": "Чёрный текст адекватно передаёт смысл серого текста.",
+        "low": "совершенно не согласен",
+        "high": "полностью согласен",
+        "hint": "Передвиньте ползунок, чтобы ответить",
+        "next": "Далее",
+        "progress": "{n} из {total}",
+        "lowercase": True,
+    },
+}
+# Language codes Django's LANG_INFO and catalogs know under another name.
+DJANGO_LANGUAGE_CODES = {"zh": "zh-hans"}
+
+
+def labels_language(code: str) -> str:
+    """The ASSESS_LABELS key for a campaign's instructions language (blank: English)."""
+    code = (code or "en").lower()
+    for candidate in (code, code.split("-")[0]):
+        if candidate in ASSESS_LABELS:
+            return candidate
+    return "en"
+
+
+def language_name(code: str, in_language: str) -> str:
+    """The name of language ``code`` written in ``in_language`` (a labels language)."""
+    code = code.lower()
+    try:
+        info = translation.get_language_info(DJANGO_LANGUAGE_CODES.get(code, code))
+    except KeyError:
+        return code
+    with translation.override(DJANGO_LANGUAGE_CODES.get(in_language, in_language)):
+        name = gettext(info["name"])
+    return name.lower() if ASSESS_LABELS[in_language]["lowercase"] else name
+
+
+def assess_labels(campaign: Campaign) -> dict[str, str]:
+    """Everything the direct-assessment page says, in the campaign's instructions language."""
+    lang = labels_language(campaign.instructions_language)
+    labels = dict(ASSESS_LABELS[lang], code=lang)
+    if campaign.assessment_mode == AssessmentMode.ADEQUACY:
+        labels["statement"] = labels["adequacy"]
+    else:
+        language = language_name(campaign.target_language, lang)
+        labels["statement"] = labels["fluency"].format(language=language)
+    return labels
+
+
+# --- What the endpoints send --------------------------------------------------------------
+
+
+def _assess_item(slot: HitSlot, campaign: Campaign) -> dict[str, Any]:
+    """A direct-assessment item: its position (the only handle), the text to judge and, for
+    adequacy, the main reference shown in gray. Nothing else about the slot leaves the server."""
+    item = {"position": slot.position, "text": slot.shown_text}
+    if campaign.assessment_mode == AssessmentMode.ADEQUACY:
+        item["gray_text"] = slot.segment.reference if slot.segment else ""
+    return item
+
+
+# One presenter per HIT task; later task kinds add theirs.
+ITEM_PRESENTERS = {HitTask.ASSESS: _assess_item}
+TASK_TEMPLATES = {HitTask.ASSESS: "judgments/assess.html"}
+
+
+def _state_json(state: TaskState, **extra: Any) -> JsonResponse:
+    assignment = state.assignment
+    item = None
+    if state.next_slot is not None:
+        item = ITEM_PRESENTERS[assignment.hit.task](state.next_slot, assignment.campaign)
+    body = {
+        "ok": True,
+        "next": item,
+        "done": state.finished,
+        "progress": {"done": state.done, "total": state.total},
+        **extra,
+    }
+    return JsonResponse(body, json_dumps_params={"ensure_ascii": False})
+
+
+def _error_json(message: str, status: int, field: str | None = None) -> JsonResponse:
+    return JsonResponse(
+        {"ok": False, "error": message, "field": field},
+        status=status,
+        json_dumps_params={"ensure_ascii": False},
+    )
+
+
+def _message_page(
+    request: HttpRequest,
+    message: str,
+    *,
+    title: str = "evalsite",
+    status: int = 200,
+    link: tuple[str, str] | None = None,
+) -> HttpResponse:
+    """A polite page: a title, one message and at most one link onwards."""
+    context = {"title": title, "message": message, "link": link}
+    return render(request, "judgments/message.html", context, status=status)
+
+
+def _see_other(url: str) -> HttpResponse:
+    """303: after a POST, the browser fetches the target with GET."""
+    return HttpResponse(status=303, headers={"Location": url})
+
+
+def _campaign_title(campaign: Campaign) -> str:
+    return campaign.title or campaign.get_kind_display()
+
+
+def _worker_url(worker_id: int, campaign_id: int) -> str:
+    return reverse("judgments:worker-link", args=[tokens.worker_token(worker_id, campaign_id)])
+
+
+def _task_url(assignment: Assignment) -> str:
+    token = tokens.assignment_token(assignment.pk, assignment.worker_id)
+    return reverse("judgments:task", args=[token])
+
+
+# --- Entry and hand-out ---------------------------------------------------------------------
+
+SESSION_WORKERS = "judgments.direct_workers"
 
 
 def campaign_entry(request: HttpRequest, campaign_id: int) -> HttpResponse:
@@ -16,7 +247,142 @@ def campaign_entry(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "judgments/entry.html",
         {
             "campaign": campaign,
-            "title": campaign.title or campaign.get_kind_display(),
+            "title": _campaign_title(campaign),
             "hit_count": campaign.hits.count(),
         },
     )
+
+
+@require_POST
+def campaign_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The entry page's Start button: a pseudonymous worker and a redirect to their link.
+
+    The entry page is for direct visitors, who have a session; it remembers the worker this
+    browser started as in each campaign, so pressing Start again (or coming back) continues as
+    the same worker instead of splitting one person into many. The worker's link itself is
+    the identity: the task pages never read the session.
+    """
+    campaign = get_object_or_404(
+        Campaign.objects.exclude(status=CampaignStatus.DRAFT), pk=campaign_id
+    )
+    if not campaign.accepts_work:
+        return _see_other(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    started = request.session.get(SESSION_WORKERS, {})
+    worker = Worker.objects.filter(pk=started.get(str(campaign.pk))).first()
+    if worker is None:
+        worker = actions.create_pseudonymous_worker()
+        request.session[SESSION_WORKERS] = {**started, str(campaign.pk): worker.pk}
+    return _see_other(_worker_url(worker.pk, campaign.pk))
+
+
+@never_cache
+@require_GET
+def worker_link(request: HttpRequest, token: str) -> HttpResponse:
+    """A worker's own link: hand out their next assignment and send them to its page.
+
+    A GET with a side effect, since it is a link people click; the hand-out resumes a started
+    assignment, so opening the link twice (or a link preview fetching it) hands out nothing
+    new while one is open.
+    """
+    try:
+        link = tokens.read_worker_token(token)
+    except tokens.BadToken:
+        return _message_page(request, INVALID_LINK, title="Invalid link", status=404)
+    worker = Worker.objects.filter(pk=link.worker_id).first()
+    campaign = Campaign.objects.filter(pk=link.campaign_id).first()
+    if worker is None or campaign is None:
+        return _message_page(request, INVALID_LINK, title="Invalid link", status=404)
+    hand_out = actions.next_assignment_for(worker, campaign)
+    if hand_out.assignment is None:
+        return _message_page(request, hand_out.reason.label, title=_campaign_title(campaign))
+    return redirect(_task_url(hand_out.assignment))
+
+
+# --- The task page and its endpoints --------------------------------------------------------
+
+
+def _read_task_token(token: str) -> tokens.AssignmentLink | None:
+    try:
+        return tokens.read_assignment_token(token)
+    except tokens.BadToken:
+        return None
+
+
+@never_cache
+@require_GET
+def task_page(request: HttpRequest, token: str) -> HttpResponse:
+    """The HTML shell of the task (no item in it; the page fetches items), or the completion
+    page once the assignment is submitted, or a page saying why the task cannot go on."""
+    link = _read_task_token(token)
+    if link is None:
+        return _message_page(request, INVALID_LINK, title="Invalid link", status=404)
+    try:
+        assignment = actions.get_assignment(link.assignment_id, link.worker_id)
+    except SubmissionError:
+        return _message_page(request, INVALID_LINK, title="Invalid link", status=404)
+    campaign = assignment.campaign
+    title = _campaign_title(campaign)
+    restart = (_worker_url(assignment.worker_id, campaign.pk), "Get a task")
+    if assignment.status in FINISHED_ASSIGNMENT_STATUSES:
+        more = campaign.accepts_work
+        context = {"title": title, "link": (restart[0], "Do another task") if more else None}
+        return render(request, "judgments/done.html", context)
+    try:
+        actions.check_open(assignment)
+    except SubmissionError as error:
+        return _message_page(request, error.message, title=title, status=410, link=restart)
+    template = TASK_TEMPLATES.get(assignment.hit.task)
+    if template is None:
+        return _message_page(
+            request, "This kind of task cannot be shown yet.", title=title, status=501
+        )
+    context = {
+        "campaign": campaign,
+        "title": title,
+        "labels": assess_labels(campaign),
+        "show_gray": campaign.assessment_mode == AssessmentMode.ADEQUACY,
+        "page_url": request.path,
+        "item_url": reverse("judgments:task-item", args=[token]),
+        "submit_url": reverse("judgments:task-submit", args=[token]),
+        "restart_url": restart[0],
+    }
+    return render(request, template, context)
+
+
+@never_cache
+@require_GET
+def task_item(request: HttpRequest, token: str) -> JsonResponse:
+    """JSON: {"ok", "next": the current item or null, "done", "progress": {"done", "total"}}."""
+    link = _read_task_token(token)
+    if link is None:
+        return _error_json(INVALID_LINK, 404)
+    try:
+        state = actions.current_task_state(link.assignment_id, link.worker_id)
+    except SubmissionError as error:
+        return _error_json(error.message, error.status, error.field)
+    return _state_json(state)
+
+
+@csrf_exempt  # authorised by the signed token in the URL; MTurk's iframe sends no cookies
+@never_cache
+@require_POST
+def task_submit(request: HttpRequest, token: str) -> JsonResponse:
+    """JSON POST of one answer. Success: the same body as the item endpoint, with the next
+    item; an identical retry also gets "already_recorded": true. Errors: {"ok": false,
+    "error", "field"} with 400 (bad input, out of order), 404 (bad link), 409 (an answered
+    item answered differently, or a finished task) or 410 (expired or returned)."""
+    link = _read_task_token(token)
+    if link is None:
+        return _error_json(INVALID_LINK, 404)
+    try:
+        payload = json.loads(request.body)
+    except ValueError:
+        return _error_json(
+            'The answer could not be read: send JSON such as {"position": 1, "score": 50}.', 400
+        )
+    try:
+        result = actions.record_judgment(link.assignment_id, link.worker_id, payload)
+    except SubmissionError as error:
+        return _error_json(error.message, error.status, error.field)
+    extra = {} if result.created else {"already_recorded": True}
+    return _state_json(result.state, **extra)

@@ -1,0 +1,13 @@
+"""Signals other apps connect to. Sent only after the database commit that stored the rows."""
+
+from django.dispatch import Signal
+
+# Sent by judgments.actions.record_judgment through transaction.on_commit, once per committed
+# submission that stored new judgments (an idempotent retry stores nothing and sends nothing).
+#   sender:        judgments.models.Judgment
+#   campaign_id:   int, the campaign the judgments belong to
+#   worker_id:     int, the worker who gave them
+#   judgment_ids:  list[int], the ids of the new Judgment rows
+# Receivers run after the commit; one that raises is logged and does not fail the worker's
+# request (the judgments are stored; analytics' periodic sweep repairs what a receiver missed).
+judgments_recorded = Signal()

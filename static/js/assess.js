@@ -1,0 +1,226 @@
+/*
+ * Direct-assessment task page: one item at a time, no way back.
+ *
+ * The page's HTML holds no item. This script fetches the current item from the item URL,
+ * shows it (with textContent only, never as HTML), and posts each answer to the submit URL;
+ * the answer's response carries the next item. An item is {position, text, gray_text?}:
+ * the position is its only handle. Vanilla JS, no build step, no cookies sent.
+ *
+ * The slider must be moved (an input event) before Next is enabled. Keyboard: the arrow keys
+ * move the slider (it gets the focus on each new item) and Enter sends the answer.
+ */
+(function () {
+  "use strict";
+
+  var root = document.getElementById("task");
+  if (!root) {
+    return;
+  }
+  var el = {
+    progressText: document.getElementById("progress-text"),
+    progressBar: document.getElementById("progress-bar"),
+    progressFill: document.getElementById("progress-fill"),
+    gray: document.getElementById("gray-text"),
+    main: document.getElementById("main-text"),
+    slider: document.getElementById("score"),
+    hint: document.getElementById("hint"),
+    error: document.getElementById("error"),
+    next: document.getElementById("next"),
+  };
+  var urls = {
+    item: root.dataset.itemUrl,
+    submit: root.dataset.submitUrl,
+    page: root.dataset.pageUrl,
+    restart: root.dataset.restartUrl,
+  };
+  var MIDDLE = "50";
+  var TIMEOUT_MS = 30000;
+  var NETWORK_ERROR =
+    "Your answer could not be sent (no connection?). It is kept: press Next again to retry.";
+  var UNREADABLE = "The server answered unexpectedly. Please reload the page.";
+
+  var current = {
+    position: null, // the item on screen
+    moved: false, // the slider was moved for it
+    busy: false, // a request is in flight
+    shownAt: 0, // performance.now() when it was shown
+    startedAt: null, // the same moment as an ISO date, for the server
+  };
+
+  function updateNext() {
+    el.next.disabled = current.position === null || !current.moved || current.busy;
+  }
+
+  function showError(message, restartUrl) {
+    el.error.textContent = message;
+    if (restartUrl) {
+      var link = document.createElement("a");
+      link.href = restartUrl;
+      link.className = "button-primary";
+      link.textContent = "Get a task";
+      el.error.appendChild(document.createTextNode(" "));
+      el.error.appendChild(link);
+    }
+    el.error.hidden = false;
+  }
+
+  function clearError() {
+    el.error.hidden = true;
+    el.error.textContent = "";
+  }
+
+  function showProgress(progress) {
+    var total = progress.total;
+    var number = Math.min(progress.done + 1, total);
+    var text = root.dataset.progressFormat
+      .replace("{n}", String(number))
+      .replace("{total}", String(total));
+    el.progressText.textContent = text;
+    el.progressBar.setAttribute("aria-valuemax", String(total));
+    el.progressBar.setAttribute("aria-valuenow", String(number));
+    el.progressBar.setAttribute("aria-valuetext", text);
+    el.progressFill.style.width = (total ? (100 * number) / total : 0) + "%";
+  }
+
+  function finish() {
+    // The task page shows the completion page once the assignment is submitted.
+    window.location.replace(urls.page);
+  }
+
+  function show(data) {
+    if (data.done || !data.next) {
+      finish();
+      return;
+    }
+    var item = data.next;
+    clearError();
+    current.position = item.position;
+    current.moved = false;
+    current.busy = false;
+    el.main.textContent = item.text;
+    if (el.gray) {
+      el.gray.textContent = item.gray_text || "";
+    }
+    el.slider.value = MIDDLE;
+    el.slider.disabled = false;
+    el.slider.classList.add("untouched");
+    el.hint.classList.remove("is-answered");
+    showProgress(data.progress);
+    root.dataset.position = String(item.position);
+    updateNext();
+    el.slider.focus();
+    current.shownAt = performance.now();
+    current.startedAt = new Date().toISOString();
+  }
+
+  // fetch, then {status, body}; the body of a non-JSON answer becomes a readable error.
+  function call(url, options) {
+    options.credentials = "omit";
+    options.cache = "no-store";
+    if (window.AbortSignal && AbortSignal.timeout) {
+      options.signal = AbortSignal.timeout(TIMEOUT_MS);
+    }
+    return fetch(url, options).then(function (response) {
+      return response.json().then(
+        function (body) {
+          return { status: response.status, body: body };
+        },
+        function () {
+          return { status: response.status, body: { ok: false, error: UNREADABLE } };
+        }
+      );
+    });
+  }
+
+  function handle(answer) {
+    var body = answer.body;
+    if (body.ok) {
+      show(body);
+      return;
+    }
+    current.busy = false;
+    if (answer.status === 410) {
+      // Expired or returned: nothing more can be answered here.
+      current.position = null;
+      el.slider.disabled = true;
+      showError(body.error, urls.restart);
+    } else if (answer.status === 409 || body.field === "position") {
+      // The page is out of step (another tab?): say why, then show the current item.
+      showError(body.error);
+      load(false);
+    } else {
+      el.slider.disabled = current.position === null;
+      showError(body.error);
+    }
+    updateNext();
+  }
+
+  function load(clear) {
+    call(urls.item, { headers: { Accept: "application/json" } }).then(
+      function (answer) {
+        if (clear === false && answer.body.ok) {
+          var message = el.error.textContent;
+          show(answer.body);
+          showError(message);
+        } else {
+          handle(answer);
+        }
+      },
+      function () {
+        showError(NETWORK_ERROR.replace("press Next again", "reload the page"));
+      }
+    );
+  }
+
+  function submit() {
+    if (current.position === null || !current.moved || current.busy) {
+      return;
+    }
+    current.busy = true;
+    el.slider.disabled = true;
+    updateNext();
+    var payload = {
+      position: current.position,
+      score: Number(el.slider.value),
+      client_started_at: current.startedAt,
+      client_duration_ms: Math.max(0, Math.round(performance.now() - current.shownAt)),
+    };
+    call(urls.submit, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(payload),
+    }).then(handle, function () {
+      // Kept as it was: the same answer can be sent again (the server is idempotent).
+      current.busy = false;
+      el.slider.disabled = false;
+      showError(NETWORK_ERROR);
+      updateNext();
+    });
+  }
+
+  el.slider.addEventListener("input", function () {
+    if (current.position === null || current.busy) {
+      return;
+    }
+    current.moved = true;
+    el.slider.classList.remove("untouched");
+    el.hint.classList.add("is-answered");
+    updateNext();
+  });
+
+  el.next.addEventListener("click", submit);
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" || event.isComposing) {
+      return;
+    }
+    var tag = event.target && event.target.tagName;
+    if (tag === "A" || tag === "BUTTON" || tag === "TEXTAREA") {
+      return; // their own Enter (a button's Enter is a click, which submits)
+    }
+    event.preventDefault();
+    submit();
+  });
+
+  load(true);
+})();

@@ -1,0 +1,253 @@
+"""The direct-assessment page in Chromium: a worker does a whole 100-item HIT by keyboard, and
+a phone-sized screen works by tapping without horizontal scrolling."""
+
+import statistics
+
+import pytest
+from playwright.sync_api import expect
+
+from campaigns.models import AssessmentMode, SlotRole
+from judgments.models import Assignment, AssignmentStatus, Judgment
+from tests.factories import (
+    CampaignFactory,
+    DocumentFactory,
+    HitFactory,
+    HitSlotFactory,
+    OutputFactory,
+    SegmentFactory,
+    SystemFactory,
+)
+
+pytestmark = pytest.mark.e2e
+
+NASTY = '<script>alert(1)</script> & "x"'
+ARABIC = "هذه جملة عربية للاختبار."
+LONG_WORD = "Donaudampfschifffahrtsgesellschaftskapitänswitwenrentenversicherungsanstalt" * 2
+
+# Records, in the page itself, the time from each Enter (or tap on Next) to the next item
+# appearing: a MutationObserver on the progress text, which changes when an item is shown.
+TIMING_SCRIPT = """
+window.__roundTrips = [];
+window.__sentAt = null;
+function __markSent(event) {
+  if ((event.type === "keydown" && event.key === "Enter") || event.type === "click") {
+    window.__sentAt = performance.now();
+  }
+}
+document.addEventListener("keydown", __markSent, true);
+document.addEventListener("click", __markSent, true);
+document.addEventListener("DOMContentLoaded", function () {
+  var progress = document.getElementById("progress-text");
+  if (!progress) { return; }
+  new MutationObserver(function () {
+    if (window.__sentAt !== null) {
+      window.__roundTrips.push(performance.now() - window.__sentAt);
+      window.__sentAt = null;
+    }
+  }).observe(progress, {childList: true, characterData: true, subtree: true});
+});
+"""
+
+
+def build_da_hit(campaign, special_texts=None):
+    """A 100-slot HIT in the 2014 shape by role counts: 70 system outputs of 7 systems, 10
+    degraded copies, 10 second showings and 10 human translations (one of each per set of 10).
+    ``special_texts`` replaces the text shown at some positions. Returns the shown texts."""
+    special_texts = special_texts or {}
+    systems = [SystemFactory(campaign=campaign, name=f"SECRET-SYSTEM-{n}") for n in range(7)]
+    document = DocumentFactory(campaign=campaign)
+    hit = HitFactory(campaign=campaign, number=1)
+    shown = {}
+    position = 0
+    for set_index in range(10):
+        first_of_set = None
+        for n in range(7):
+            position += 1
+            number = set_index * 7 + n + 1
+            segment = SegmentFactory(
+                document=document,
+                campaign=campaign,
+                references=[f"Reference sentence {number} in gray."],
+            )
+            output = OutputFactory(
+                segment=segment,
+                system=systems[n],
+                text=special_texts.get(position, f"Output sentence {number} in black."),
+            )
+            slot = HitSlotFactory(
+                hit=hit, position=position, group=set_index + 1, output=output, segment=segment
+            )
+            first_of_set = first_of_set or slot
+            shown[position] = (slot.shown_text, segment.reference)
+        source_text, reference = shown[first_of_set.position]
+        controls = [
+            (SlotRole.BAD_REFERENCE, " ".join(source_text.split()[:-2])),
+            (SlotRole.REPEAT, source_text),
+            (SlotRole.REFERENCE, reference),
+        ]
+        for role, text in controls:
+            position += 1
+            HitSlotFactory(
+                hit=hit,
+                position=position,
+                group=set_index + 1,
+                role=role,
+                output=first_of_set.output,
+                segment=first_of_set.segment,
+                shown_text=text,
+                controls=first_of_set,
+            )
+            shown[position] = (text, reference)
+    assert position == 100
+    return hit, shown
+
+
+def moves_for(position):
+    """The keys pressed for an item, and the score they make from the middle (50)."""
+    count = position % 9 + 1
+    key = "ArrowRight" if position % 2 else "ArrowLeft"
+    return key, count, 50 + count if key == "ArrowRight" else 50 - count
+
+
+def test_a_worker_does_a_whole_hit_with_the_keyboard(page, live_server, transactional_db):
+    campaign = CampaignFactory(
+        title="Rate English translations",
+        instructions="Read both texts, then move the slider.",
+        assessment_mode=AssessmentMode.ADEQUACY,
+        redundancy=1,
+    )
+    hit, shown = build_da_hit(campaign, {2: NASTY, 3: ARABIC})
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.add_init_script(TIMING_SCRIPT)
+
+    page.goto(f"/work/{campaign.pk}/")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_url("**/work/a/*/")
+    task_url = page.url
+
+    progress = page.locator("#progress-text")
+    main, gray = page.locator("#main-text"), page.locator("#gray-text")
+    slider, next_button, hint = page.locator("#score"), page.locator("#next"), page.locator("#hint")
+    expect(progress).to_have_text("1 of 100")
+    expect(page.locator(".statement")).to_have_text(
+        "The black text adequately expresses the meaning of the gray text."
+    )
+
+    # Before the slider moves: Next disabled, the hint visible, Enter does nothing.
+    expect(next_button).to_be_disabled()
+    expect(hint).to_be_visible()
+    expect(hint).to_have_text("Move the slider to give your answer")
+    expect(slider).to_be_focused()
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(200)
+    expect(progress).to_have_text("1 of 100")
+    assert Judgment.objects.count() == 0
+
+    round_trips = []  # collected before each page load, which resets the page's own list
+    reloaded = False
+    position = 1
+    while position <= 100:
+        expect(progress).to_have_text(f"{position} of 100")
+        text, reference = shown[position]
+        assert main.text_content() == text  # literally, including markup characters
+        assert gray.text_content() == reference
+        expect(slider).to_be_focused()
+        expect(next_button).to_be_disabled()
+        if position == 37:
+            bar = page.locator("[role=progressbar]")
+            expect(bar).to_have_attribute("aria-valuenow", "37")
+            expect(bar).to_have_attribute("aria-valuemax", "100")
+        if position == 51 and not reloaded:
+            # Move without answering, then reload: the page resumes at item 51, unanswered.
+            page.keyboard.press("ArrowRight")
+            expect(next_button).to_be_enabled()
+            round_trips += page.evaluate("window.__roundTrips")
+            page.reload()
+            reloaded = True
+            continue
+
+        key, count, _ = moves_for(position)
+        for _ in range(count):
+            page.keyboard.press(key)
+        expect(next_button).to_be_enabled()
+        expect(hint).to_be_hidden()
+        if position == 100:
+            round_trips += page.evaluate("window.__roundTrips")
+        page.keyboard.press("Enter")
+        position += 1
+
+    page.wait_for_url(task_url)
+    expect(page.locator("h1")).to_have_text("Thank you!")
+    expect(page.locator("#done-message")).to_have_text(
+        "You have finished this task. Your answers are saved."
+    )
+
+    # Item 2's markup was shown as text: no script ran.
+    assert dialogs == []
+    assignment = Assignment.objects.get()
+    assert assignment.status == AssignmentStatus.SUBMITTED
+    stored = list(
+        Judgment.objects.filter(assignment=assignment)
+        .order_by("slot__position")
+        .values_list("slot__position", "score", "client_duration_ms", "server_duration_ms")
+    )
+    assert [row[0] for row in stored] == list(range(1, 101))
+    assert {row[0]: row[1] for row in stored} == {p: float(moves_for(p)[2]) for p in range(1, 101)}
+    assert all(row[2] is not None and row[2] >= 0 for row in stored)
+    assert all(row[3] is not None and row[3] >= 0 for row in stored)
+    assert len(round_trips) == 99  # every answer but the last, which loads a new page
+    median = statistics.median(round_trips)
+    print(
+        f"\nDA page submission round trip (Enter to next item shown), "
+        f"{live_server.url}: median {median:.1f} ms, "
+        f"p90 {statistics.quantiles(round_trips, n=10)[-1]:.1f} ms over {len(round_trips)} items"
+    )
+
+
+def test_a_phone_sized_screen_has_no_horizontal_scroll_and_works_by_tapping(
+    browser, live_server, transactional_db
+):
+    campaign = CampaignFactory(
+        title=LONG_WORD[:128],  # the longest title a campaign takes, in one word
+        instructions="Tap the line to answer. " + LONG_WORD,
+        assessment_mode=AssessmentMode.FLUENCY,
+        redundancy=1,
+    )
+    build_da_hit(campaign, {1: LONG_WORD, 2: "Short.", 3: ARABIC})
+    context = browser.new_context(
+        base_url=live_server.url,
+        viewport={"width": 360, "height": 640},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"/work/{campaign.pk}/")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.get_by_role("button", name="Start").tap()
+        page.wait_for_url("**/work/a/*/")
+        progress = page.locator("#progress-text")
+        slider, next_button = page.locator("#score"), page.locator("#next")
+        expect(page.locator(".statement")).to_have_text("The text is fluent English.")
+        assert page.locator("#gray-text").count() == 0
+
+        for position, fraction in ((1, 0.85), (2, 0.15), (3, 0.6)):
+            expect(progress).to_have_text(f"{position} of 100")
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360
+            box = slider.bounding_box()
+            assert box["height"] >= 44 and box["width"] >= 300  # big enough for a thumb
+            assert next_button.bounding_box()["height"] >= 44
+            expect(next_button).to_be_disabled()
+            slider.tap(position={"x": box["width"] * fraction, "y": box["height"] / 2})
+            expect(next_button).to_be_enabled()
+            next_button.tap()
+        expect(progress).to_have_text("4 of 100")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    finally:
+        context.close()
+
+    scores = list(Judgment.objects.order_by("slot__position").values_list("score", flat=True))
+    assert len(scores) == 3
+    assert scores[0] > 75 and scores[1] < 25 and 50 < scores[2] < 70
