@@ -4,3 +4,16 @@ from django.apps import AppConfig
 class AnalyticsConfig(AppConfig):
     name = "analytics"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Live statistics: every committed submission schedules a (coalesced) recompute.
+        from analytics.actions import on_exclusions_changed, on_judgments_recorded
+        from judgments.signals import exclusions_changed, judgments_recorded
+
+        judgments_recorded.connect(
+            on_judgments_recorded, dispatch_uid="analytics.recompute_on_judgments_recorded"
+        )
+        # Excluding or re-admitting a worker (admin, API or task) changes who is in the scores.
+        exclusions_changed.connect(
+            on_exclusions_changed, dispatch_uid="analytics.recompute_on_exclusions_changed"
+        )

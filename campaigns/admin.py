@@ -1,14 +1,31 @@
-"""The requester's side of evalsite: campaigns and their content, in the Django admin."""
+"""The requester's side of evalsite: campaigns and their content, in the Django admin.
+
+A direct-assessment campaign's change page also shows its live results (the panel at the top,
+``change_form.html``): progress, the worker table with a recommendation per worker and a form
+to exclude workers from the scores, and the system table for reliable workers (default) or
+every worker (``?include_unreliable=1``). The figures are read from analytics' stored results
+(``analytics.models``), never computed on a page view.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from django.contrib import admin, messages
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from analytics import actions as analytics_actions
+from analytics.models import CampaignResult, SystemScore, WorkerStat
+from campaigns import actions as campaign_actions
 from campaigns.models import (
     Campaign,
     CampaignStatus,
@@ -18,7 +35,12 @@ from campaigns.models import (
     Output,
     Segment,
     System,
+    TaskKind,
 )
+from judgments.models import LIVE_ASSIGNMENT_STATUSES, CampaignWorker, Judgment
+
+# Campaign settings whose change makes the stored results out of date.
+RESULT_SETTINGS = ("reliability_test", "reliability_alpha")
 
 
 def _count_of(model, field: str = "campaign") -> Coalesce:
@@ -31,6 +53,114 @@ def _count_of(model, field: str = "campaign") -> Coalesce:
         .values("n")
     )
     return Coalesce(Subquery(counted), 0)
+
+
+# --- Direct-assessment results panel ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Judgments done and needed. Needed: every slot of every HIT, times the campaign's
+    redundancy (the sum over HITs of slots x redundancy; control slots count, since workers
+    judge them like any item). Done: judgments in assignments that hold one of a HIT's
+    redundancy places (started, submitted or approved); judgments of expired, returned or
+    rejected assignments stay stored but their place is open again, so they do not count."""
+
+    done: int
+    needed: int
+
+    @property
+    def percent(self) -> float:
+        return min(100.0, 100.0 * self.done / self.needed) if self.needed else 0.0
+
+
+def _number(value: float | None, spec: str) -> str:
+    return "–" if value is None else format(value, spec)
+
+
+def _worker_row(stat: WorkerStat, excluded_now: set[int]) -> dict[str, Any]:
+    excluded = stat.worker_id in excluded_now
+    return {
+        "id": stat.worker_id,
+        "worker": stat.worker.external_id,
+        "platform": stat.worker.get_platform_display(),
+        "n_judgments": stat.n_judgments,
+        "p_value": _number(stat.p_value, ".3g"),
+        "test": stat.test,
+        "n_pairs": stat.n_pairs,
+        "mean_seconds": _number(stat.mean_seconds, ".1f"),
+        "reliable": stat.reliable,
+        "reason": stat.reason,
+        # The requester's current decision; the scores may still reflect the previous one.
+        "excluded": excluded,
+        "excluded_pending": excluded != stat.excluded,
+        "n_rejected": stat.n_rejected_judgments,
+        "recommendation": stat.recommendation,
+        "recommendation_label": stat.get_recommendation_display(),
+    }
+
+
+def _system_row(score: SystemScore) -> dict[str, Any]:
+    return {
+        "system": score.system.name,
+        "mean_score": _number(score.mean_score, ".2f"),
+        "mean_z": _number(score.mean_z, "+.3f"),
+        "n": score.n,
+        "cluster": score.cluster,
+        "rank_range": score.rank_range,
+    }
+
+
+def _significance_matrix(result: CampaignResult, include_unreliable: bool, names: dict) -> dict:
+    """The marks of the pairwise tests (row system beats column system), best first."""
+    variant = result.variant(include_unreliable)
+    systems = [names.get(pk, str(pk)) for pk in variant.get("systems", [])]
+    marks = variant.get("marks", [])
+    return {"systems": systems, "rows": list(zip(systems, marks, strict=True))}
+
+
+def da_results_context(campaign: Campaign, include_unreliable: bool) -> dict[str, Any]:
+    """What the results panel shows (six queries whatever the campaign's size)."""
+    result = CampaignResult.objects.filter(campaign=campaign).first()
+    counts = Judgment.objects.filter(campaign=campaign).aggregate(
+        scored=Count("pk", filter=Q(score__isnull=False)),
+        live=Count("pk", filter=Q(assignment__status__in=LIVE_ASSIGNMENT_STATUSES)),
+    )
+    n_slots = HitSlot.objects.filter(hit__campaign=campaign).count()
+    excluded_now = set(
+        CampaignWorker.objects.filter(campaign=campaign, excluded=True).values_list(
+            "worker_id", flat=True
+        )
+    )
+    workers = [
+        _worker_row(stat, excluded_now)
+        for stat in WorkerStat.objects.filter(campaign=campaign)
+        .select_related("worker")
+        .order_by("reliable", "worker__external_id", "worker_id")
+    ]
+    scores = list(
+        SystemScore.objects.filter(campaign=campaign, include_unreliable=include_unreliable)
+        .select_related("system")
+        .order_by("position")
+    )
+    names = {score.system_id: score.system.name for score in scores}
+    return {
+        "result": result,
+        "progress": Progress(done=counts["live"], needed=n_slots * campaign.redundancy),
+        "n_judgments_now": counts["scored"],
+        "pending": result is None
+        or result.n_judgments != counts["scored"]
+        or any(row["excluded_pending"] for row in workers),
+        "assumption_a": None
+        if result is None or result.assumption_a_share is None
+        else f"{result.assumption_a_share:.0%}",
+        "include_unreliable": include_unreliable,
+        "workers": workers,
+        "n_reliable": sum(1 for row in workers if row["reliable"]),
+        "systems": [_system_row(score) for score in scores],
+        "significance": _significance_matrix(result, include_unreliable, names) if result else None,
+        "workers_url": reverse("admin:campaigns_campaign_results_workers", args=[campaign.pk]),
+    }
 
 
 class SystemInline(admin.TabularInline):
@@ -57,7 +187,7 @@ class CampaignAdmin(admin.ModelAdmin):
     search_fields = ("name", "title")
     readonly_fields = ("created_at", "updated_at", "content_counts", "worker_entry_link")
     inlines = [SystemInline]
-    actions = ["activate", "pause", "finish"]
+    actions = ["activate", "pause", "finish", "build_hits"]
     fieldsets = (
         (None, {"fields": ("name", "kind", "status", "status_reason", "owner")}),
         ("Content", {"fields": ("content_counts", "worker_entry_link")}),
@@ -130,8 +260,78 @@ class CampaignAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.import_segments),
                 name="campaigns_campaign_import",
             ),
+            path(
+                "<int:campaign_id>/results/workers/",
+                self.admin_site.admin_view(self.results_workers),
+                name="campaigns_campaign_results_workers",
+            ),
             *super().get_urls(),
         ]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ):
+        extra_context = dict(extra_context or {})
+        campaign = self.get_object(request, unquote(object_id))
+        if campaign is not None and campaign.kind == TaskKind.DIRECT_ASSESSMENT:
+            include_unreliable = request.GET.get("include_unreliable") == "1"
+            extra_context["da_results"] = da_results_context(campaign, include_unreliable)
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def save_model(self, request: HttpRequest, obj: Campaign, form, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if (
+            change
+            and obj.kind == TaskKind.DIRECT_ASSESSMENT
+            and any(name in form.changed_data for name in RESULT_SETTINGS)
+        ):
+            # New reliability settings: the stored results are out of date.
+            transaction.on_commit(lambda: analytics_actions.schedule_recompute(obj.pk))
+
+    def results_workers(self, request: HttpRequest, campaign_id: int) -> HttpResponse:
+        """The results panel's form: exclude or re-admit the ticked workers (the campaign
+        is recomputed at once), or recompute now. POST only."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        campaign = get_object_or_404(Campaign, pk=campaign_id)
+        if not self.has_change_permission(request, campaign):
+            raise PermissionDenied
+        back = reverse("admin:campaigns_campaign_change", args=[campaign.pk])
+        if request.POST.get("include_unreliable") == "1":
+            back += "?include_unreliable=1"
+        back += "#da-results"
+        action = request.POST.get("action")
+        if action == "recompute":
+            result = analytics_actions.recompute_campaign(campaign)
+            n = 0 if result is None else result.n_judgments
+            self.message_user(request, f"Results recomputed over {n} judgment(s).")
+            return HttpResponseRedirect(back)
+        if action not in ("exclude", "readmit"):
+            self.message_user(request, "Choose to exclude or to re-admit.", messages.ERROR)
+            return HttpResponseRedirect(back)
+        try:
+            worker_ids = [int(pk) for pk in request.POST.getlist("worker")]
+        except ValueError:
+            worker_ids = []
+        if not worker_ids:
+            self.message_user(request, "Tick at least one worker first.", messages.WARNING)
+            return HttpResponseRedirect(back)
+        excluded = action == "exclude"
+        reason = request.POST.get("reason", "").strip()
+        if excluded and not reason:
+            reason = f"Excluded by {request.user.get_username()} from the results panel."
+        changed = analytics_actions.set_workers_excluded(campaign, worker_ids, excluded, reason)
+        done = "excluded from" if excluded else "re-admitted to"
+        self.message_user(
+            request,
+            f"{changed} worker(s) {done} the campaign; the results are recomputed.",
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(back)
 
     def import_segments(self, request: HttpRequest, campaign_id: int):
         from campaigns import admin_import  # the upload form pulls in every importer
@@ -200,6 +400,18 @@ class CampaignAdmin(admin.ModelAdmin):
     @admin.action(description="Finish")
     def finish(self, request: HttpRequest, queryset: QuerySet[Campaign]) -> None:
         self._set_status(request, queryset, CampaignStatus.FINISHED)
+
+    @admin.action(description="Build HITs")
+    def build_hits(self, request: HttpRequest, queryset: QuerySet[Campaign]) -> None:
+        """Build (or rebuild, while nobody has started) the selected campaigns' HITs; one
+        message per campaign with the count or the reason nothing was built."""
+        for campaign in queryset.order_by("pk"):
+            try:
+                count = campaign_actions.build_hits(campaign)
+            except campaign_actions.HitBuildError as error:
+                self.message_user(request, f"{campaign}: no HITs built. {error}", messages.ERROR)
+            else:
+                self.message_user(request, f"{campaign}: built {count} HIT(s).", messages.SUCCESS)
 
 
 @admin.register(System)

@@ -135,6 +135,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "judgments.tasks.expire_abandoned_assignments",
         "schedule": 60.0,
     },
+    # Repairs what a lost recompute message missed (results reflect fewer judgments than exist,
+    # are older than the newest judgment, or predate an exclusion or rejection).
+    "recompute-stale-campaign-results": {
+        "task": "analytics.tasks.recompute_stale_campaigns",
+        "schedule": 300.0,
+    },
 }
 
 if REDIS_URL:
@@ -196,6 +202,11 @@ if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # --- evalsite -------------------------------------------------------------------------------
+# Live statistics: a burst of submissions is gathered for this many seconds into one
+# recompute of its campaign (analytics.actions.schedule_recompute).
+ANALYTICS_RECOMPUTE_COUNTDOWN = env_int("ANALYTICS_RECOMPUTE_COUNTDOWN", 5, minimum=0)
+# The Celery queue of the recompute task; empty: Celery's default queue.
+ANALYTICS_RECOMPUTE_QUEUE = env_str("ANALYTICS_RECOMPUTE_QUEUE")
 # An assignment nobody has touched for this long is expired and its HIT returns to the pool.
 ASSIGNMENT_TIMEOUT_SECONDS = env_int("ASSIGNMENT_TIMEOUT_SECONDS", 2 * 60 * 60, minimum=60)
 

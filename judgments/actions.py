@@ -21,6 +21,7 @@ from typing import Any
 
 from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -34,7 +35,7 @@ from judgments.models import (
     Platform,
     Worker,
 )
-from judgments.signals import judgments_recorded
+from judgments.signals import exclusions_changed, judgments_recorded
 
 logger = logging.getLogger(__name__)
 
@@ -85,12 +86,25 @@ def set_excluded(
     the reason and the time.
     """
     if excluded:
-        return memberships.filter(excluded=False).update(
-            excluded=True, excluded_reason=reason, excluded_at=now or timezone.now()
-        )
-    return memberships.filter(excluded=True).update(
-        excluded=False, excluded_reason="", excluded_at=None
-    )
+        changing = memberships.filter(excluded=False)
+        values = {"excluded": True, "excluded_reason": reason, "excluded_at": now or timezone.now()}
+    else:
+        changing = memberships.filter(excluded=True)
+        values = {"excluded": False, "excluded_reason": "", "excluded_at": None}
+    with transaction.atomic():
+        campaign_ids = sorted(set(changing.values_list("campaign_id", flat=True)))
+        changed = changing.update(**values)
+        if changed:
+            transaction.on_commit(
+                partial(
+                    _send_logged,
+                    "exclusions_changed",
+                    exclusions_changed,
+                    CampaignWorker,
+                    campaign_ids=campaign_ids,
+                )
+            )
+    return changed
 
 
 def exclude_worker(campaign: Campaign, worker: Worker, reason: str) -> CampaignWorker:
@@ -459,15 +473,23 @@ class SubmissionResult:
     state: TaskState = field(repr=False)
 
 
-def _announce(campaign_id: int, worker_id: int, judgment_ids: list[int]) -> None:
-    """Send judgments_recorded; a failing receiver is logged, never raised into the request
-    (the judgments are committed; analytics' periodic sweep repairs what it missed)."""
-    responses = judgments_recorded.send_robust(
-        sender=Judgment, campaign_id=campaign_id, worker_id=worker_id, judgment_ids=judgment_ids
-    )
-    for receiver, response in responses:
+def _send_logged(name: str, signal: Signal, sender: type, **kwargs: Any) -> None:
+    """Send a signal after a commit; a failing receiver is logged, never raised into the
+    request (the rows are committed; analytics' periodic sweep repairs what it missed)."""
+    for receiver, response in signal.send_robust(sender=sender, **kwargs):
         if isinstance(response, Exception):
-            logger.error("judgments_recorded receiver %r failed", receiver, exc_info=response)
+            logger.error("%s receiver %r failed", name, receiver, exc_info=response)
+
+
+def _announce(campaign_id: int, worker_id: int, judgment_ids: list[int]) -> None:
+    _send_logged(
+        "judgments_recorded",
+        judgments_recorded,
+        Judgment,
+        campaign_id=campaign_id,
+        worker_id=worker_id,
+        judgment_ids=judgment_ids,
+    )
 
 
 def record_judgment(

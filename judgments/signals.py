@@ -11,3 +11,9 @@ from django.dispatch import Signal
 # Receivers run after the commit; one that raises is logged and does not fail the worker's
 # request (the judgments are stored; analytics' periodic sweep repairs what a receiver missed).
 judgments_recorded = Signal()
+
+# Sent by judgments.actions.set_excluded through transaction.on_commit when exclusions changed
+# (an excluded worker's judgments leave the scores; a re-admitted worker's come back).
+#   sender:        judgments.models.CampaignWorker
+#   campaign_ids:  list[int], the campaigns whose exclusions changed
+exclusions_changed = Signal()

@@ -42,6 +42,8 @@ SETTINGS_VARIABLES = (
     "HTTPS",
     "PUBLIC_BASE_URL",
     "ASSIGNMENT_TIMEOUT_SECONDS",
+    "ANALYTICS_RECOMPUTE_COUNTDOWN",
+    "ANALYTICS_RECOMPUTE_QUEUE",
 )
 
 
@@ -76,7 +78,7 @@ def test_no_environment_gives_the_embedded_default():
     assert values["cache"] == "django.core.cache.backends.locmem.LocMemCache"
     assert values["secret_len"] >= 50
     assert values["allowed_hosts"] == ["localhost", "127.0.0.1", "[::1]", "testserver"]
-    assert values["beat"] == ["expire-abandoned-assignments"]
+    assert values["beat"] == ["expire-abandoned-assignments", "recompute-stale-campaign-results"]
 
 
 def test_dev_secret_is_generated_once_and_reused():

@@ -1,0 +1,211 @@
+"""Glue: load one direct-assessment campaign's judgments as numpy arrays.
+
+A fixed number of queries whatever the size of the campaign: one ``values_list`` per table
+(Judgment, HitSlot, Output, plus the ids of rejected assignments and of excluded workers), no
+query per judgment, no model instances. Judgments are joined to their slots and outputs in
+numpy (sorted ids + ``searchsorted``), never row by row in Python.
+
+What is loaded: every judgment of the campaign that has a score, on a slot whose role is one
+of direct assessment's four (system, repeat, bad reference, reference). Judgments on other
+slots (none in a campaign built by the DA builder) are counted in ``n_skipped`` and left out.
+Seconds per judgment: the browser's ``client_duration_ms`` when present, else the server's
+``server_duration_ms``, else NaN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analytics.stats.direct_assessment import DAJudgments, Role
+from campaigns.models import HitSlot, Output
+from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
+
+__all__ = ["LoadedCampaign", "load_da_judgments", "subset"]
+
+# Judgment columns read, in this order (all numeric or NULL, so one float array holds them;
+# ids stay exact in float64 up to 2**53).
+_JUDGMENT_COLUMNS = (
+    "worker_id",
+    "assignment_id",
+    "slot_id",
+    "score",
+    "client_duration_ms",
+    "server_duration_ms",
+)
+_ROLE_CODES = {member.name.lower(): member.value for member in Role}
+_NO_ROLE = -1
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedCampaign:
+    """A campaign's DA judgments and what keeps some of them out of the scores.
+
+    ``judgments`` holds every loaded judgment; ``rejected`` and ``excluded`` are per-row masks
+    over it (the row's assignment was rejected; its worker is excluded from the campaign by
+    the requester). ``scored`` is the rows that count in system scores: neither.
+    ``excluded_workers`` are the sorted ids of the campaign's excluded workers (also those
+    without judgments). ``n_read`` counts every judgment with a score that was read,
+    ``n_rejected_read`` those in rejected assignments, ``n_skipped`` those left out for being
+    on a slot of another task kind (both counts include them).
+    """
+
+    campaign_id: int
+    judgments: DAJudgments
+    rejected: NDArray[np.bool_]
+    excluded: NDArray[np.bool_]
+    excluded_workers: NDArray[np.int64]
+    n_read: int
+    n_rejected_read: int
+    n_skipped: int
+
+    @property
+    def scored(self) -> NDArray[np.bool_]:
+        return ~(self.rejected | self.excluded)
+
+    def __len__(self) -> int:
+        return len(self.judgments)
+
+
+def _ids(values: list) -> NDArray[np.int64]:
+    return np.array(values, dtype=np.int64).reshape(-1)
+
+
+def _nullable_ids(values: tuple) -> NDArray[np.int64]:
+    """Ids with NULLs (None) as -1, converted in C (None becomes NaN in a float array)."""
+    as_float = np.array(values, dtype=np.float64).reshape(-1)
+    return np.where(np.isnan(as_float), -1, as_float).astype(np.int64)
+
+
+def _role_codes(names: tuple) -> NDArray[np.int8]:
+    """Role names to Role codes; roles outside direct assessment become -1."""
+    distinct, inverse = np.unique(np.array(names, dtype=str), return_inverse=True)
+    table = np.array([_ROLE_CODES.get(name, _NO_ROLE) for name in distinct], dtype=np.int8)
+    return table[inverse.reshape(-1)] if distinct.size else np.zeros(0, dtype=np.int8)
+
+
+def _lookup(sorted_ids: NDArray[np.int64], wanted: NDArray[np.int64], what: str) -> NDArray:
+    """Positions of ``wanted`` in ``sorted_ids``; every id must be there."""
+    pos = np.searchsorted(sorted_ids, wanted)
+    pos = np.minimum(pos, max(sorted_ids.shape[0] - 1, 0))
+    found = sorted_ids[pos] == wanted if sorted_ids.size else np.zeros(wanted.shape, dtype=bool)
+    if not found.all():
+        missing = wanted[~found][:5].tolist()
+        raise ValueError(f"{what} {missing} not found in the campaign")
+    return pos
+
+
+def load_da_judgments(campaign_id: int) -> LoadedCampaign:
+    """Load campaign ``campaign_id``'s direct-assessment judgments (five queries in all)."""
+    judgment_rows = list(
+        Judgment.objects.filter(campaign_id=campaign_id, score__isnull=False)
+        # By id, for a deterministic order (the default ordering would join HitSlot).
+        .order_by("id")
+        .values_list(*_JUDGMENT_COLUMNS)
+    )
+    slot_rows = list(
+        HitSlot.objects.filter(hit__campaign_id=campaign_id)
+        .order_by("id")
+        .values_list("id", "role", "output_id", "controls_id")
+    )
+    output_rows = list(
+        Output.objects.filter(system__campaign_id=campaign_id)
+        .order_by("id")
+        .values_list("id", "system_id")
+    )
+    rejected_assignments = _ids(
+        list(
+            Assignment.objects.filter(campaign_id=campaign_id, status=AssignmentStatus.REJECTED)
+            .order_by()
+            .values_list("id", flat=True)
+        )
+    )
+    excluded_workers = np.sort(
+        _ids(
+            list(
+                CampaignWorker.objects.filter(campaign_id=campaign_id, excluded=True)
+                .order_by()
+                .values_list("worker_id", flat=True)
+            )
+        )
+    )
+
+    table = np.array(judgment_rows, dtype=np.float64).reshape(-1, len(_JUDGMENT_COLUMNS))
+    worker, assignment, slot = (table[:, i].astype(np.int64) for i in range(3))
+    score = table[:, 3]
+    client_ms, server_ms = table[:, 4], table[:, 5]
+    seconds = np.where(np.isnan(client_ms), server_ms, client_ms) / 1000.0
+
+    if slot_rows:
+        slot_ids, slot_roles, slot_outputs, slot_controls = zip(*slot_rows, strict=True)
+        slot_id = _ids(list(slot_ids))
+        slot_role = _role_codes(slot_roles)
+        slot_output = _nullable_ids(slot_outputs)
+        slot_control = _nullable_ids(slot_controls)
+    else:
+        slot_id = np.zeros(0, dtype=np.int64)
+        slot_role = np.zeros(0, dtype=np.int8)
+        slot_output = slot_control = slot_id
+    n_read = int(worker.shape[0])
+    rejected = np.isin(assignment, rejected_assignments)
+    n_rejected_read = int(np.count_nonzero(rejected))
+    at = _lookup(slot_id, slot, "judged slot(s)")
+    role = slot_role[at]
+    keep = role != _NO_ROLE
+    n_skipped = int(np.count_nonzero(~keep))
+    if n_skipped:
+        worker, assignment, slot, score, seconds, at, role, rejected = (
+            column[keep]
+            for column in (worker, assignment, slot, score, seconds, at, role, rejected)
+        )
+    item = slot_output[at]
+    # Links on system slots are ignored by the statistics; -1 keeps the arrays clean.
+    pair_slot = np.where(role != Role.SYSTEM, slot_control[at], -1)
+
+    output = np.array(output_rows, dtype=np.int64).reshape(-1, 2)
+    system = np.full(item.shape[0], -1, dtype=np.int64)
+    scored_output = np.isin(role, (Role.SYSTEM, Role.REPEAT)) & (item >= 0)
+    if scored_output.any():
+        out_at = _lookup(output[:, 0], item[scored_output], "judged output(s)")
+        system[scored_output] = output[out_at, 1]
+
+    judgments = DAJudgments(
+        worker=worker,
+        assignment=assignment,
+        slot=slot,
+        role=role,
+        system=system,
+        item=item,
+        pair_slot=pair_slot,
+        score=score,
+        seconds=seconds,
+    )
+    return LoadedCampaign(
+        campaign_id=campaign_id,
+        judgments=judgments,
+        rejected=rejected,
+        excluded=np.isin(worker, excluded_workers),
+        excluded_workers=excluded_workers,
+        n_read=n_read,
+        n_rejected_read=n_rejected_read,
+        n_skipped=n_skipped,
+    )
+
+
+def subset(judgments: DAJudgments, rows: NDArray[np.bool_]) -> DAJudgments:
+    """The judgments of the rows where ``rows`` is True (whole assignments, so that control
+    pairs stay within the subset)."""
+    return DAJudgments(
+        worker=judgments.worker[rows],
+        assignment=judgments.assignment[rows],
+        slot=judgments.slot[rows],
+        role=judgments.role[rows],
+        system=judgments.system[rows],
+        item=judgments.item[rows],
+        pair_slot=judgments.pair_slot[rows],
+        score=judgments.score[rows],
+        seconds=judgments.seconds[rows],
+        scale_max=judgments.scale_max,
+    )

@@ -1,0 +1,345 @@
+#!/usr/bin/env python
+"""Direct-assessment statistics at scale: 10 systems, 500 workers, 100,000 judgments.
+
+    .venv/bin/python bench/da_stats.py [--systems 10] [--workers 500] [--judgments 100000]
+                                       [--redundancy 5] [--keep]
+
+Builds a direct-assessment campaign the way production does (outputs, then
+campaigns.actions.build_hits: 100-item HITs of 10 sets of 10 with bad references, repeats and
+references linked to the outputs they control), hands each worker HITs (every HIT done by
+``--redundancy`` workers), and bulk-creates one judgment per slot: 90% careful workers (output
+quality by system, a personal leniency, noise; bad references 30 lower), 10% random clickers
+(uniform scores, fast). 2% of the assignments are rejected and 5 workers excluded, as a
+requester would. Then it times what a recompute does, separately and in total:
+
+- load:    analytics.loading.load_da_judgments (and counts its queries);
+- compute: the pure statistics (worker reliability, z, both system-score variants,
+           significance, clusters, agreement);
+- store:   replacing the stored results in one transaction;
+- total:   analytics.actions.recompute_campaign end to end (a second time: rows replaced);
+
+plus the admin panel's reads, the sweep's query, and peak memory (the process's maximum RSS,
+and tracemalloc's peak during one extra recompute). With DATABASE_URL set, it runs against
+that database (the campaign and its workers are deleted afterwards unless --keep); without it,
+against a temporary SQLite file with the project's default SQLite settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import sys
+import tempfile
+import time
+import tracemalloc
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+
+WORDS = (
+    "the of and to in a is that for it as was with be by on not he this are or his from at "
+    "which but have an they you were her she there been one all we their has would when if so"
+).split()
+RANDOM_SHARE = 0.10
+REJECTED_SHARE = 0.02
+EXCLUDED_WORKERS = 5
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 25))) + "."
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+
+    def __call__(self) -> float:
+        now = time.perf_counter()
+        elapsed, self.started = now - self.started, now
+        return elapsed
+
+
+def build(args, tag: str):
+    """The campaign, its HITs, workers, assignments and judgments; returns (campaign, info)."""
+    import numpy as np
+    from django.db import transaction
+
+    from campaigns.actions import build_hits
+    from campaigns.models import Campaign, Document, HitSlot, Output, Segment, System
+    from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment, Worker
+
+    rng = random.Random(2014)
+    n_assignments = args.judgments // 100
+    n_hits = n_assignments // args.redundancy
+    segments = n_hits * 70 // args.systems  # every system's outputs fill its HIT shares
+    campaign = Campaign.objects.create(
+        name=f"bench-da-{tag}",
+        kind="direct_assessment",
+        assessment_mode="adequacy",
+        source_language="de",
+        target_language="en",
+        redundancy=args.redundancy,
+        status="active",
+    )
+    with transaction.atomic():
+        document = Document.objects.create(campaign=campaign, external_id="doc", position=1)
+        systems = System.objects.bulk_create(
+            System(campaign=campaign, name=f"system-{n:02d}") for n in range(args.systems)
+        )
+        segs = Segment.objects.bulk_create(
+            (
+                Segment(
+                    campaign=campaign,
+                    document=document,
+                    external_id=str(n + 1),
+                    position=n + 1,
+                    source=sentence(rng),
+                    references=[sentence(rng)],
+                )
+                for n in range(segments)
+            ),
+            batch_size=2000,
+        )
+        Output.objects.bulk_create(
+            (Output(system=s, segment=g, text=sentence(rng)) for g in segs for s in systems),
+            batch_size=5000,
+        )
+    hits = build_hits(campaign)
+
+    workers = Worker.objects.bulk_create(
+        Worker(platform="direct", external_id=f"bench-{tag}-{n:04d}") for n in range(args.workers)
+    )
+    CampaignWorker.objects.bulk_create(
+        CampaignWorker(campaign=campaign, worker=w, excluded=n < EXCLUDED_WORKERS)
+        for n, w in enumerate(workers)
+    )
+    hit_ids = list(campaign.hits.order_by("number").values_list("pk", flat=True))
+    # HIT h goes to workers h*r .. h*r + r-1 (mod the worker count): distinct per HIT.
+    pairs = [
+        (hit_ids[h], workers[(h * args.redundancy + j) % len(workers)])
+        for h in range(len(hit_ids))
+        for j in range(args.redundancy)
+    ]
+    far = campaign.created_at.replace(year=campaign.created_at.year + 1)
+    assignments = Assignment.objects.bulk_create(
+        (
+            Assignment(
+                campaign=campaign,
+                hit_id=hit,
+                worker=worker,
+                status=AssignmentStatus.REJECTED
+                if rng.random() < REJECTED_SHARE
+                else AssignmentStatus.SUBMITTED,
+                expires_at=far,
+            )
+            for hit, worker in pairs
+        ),
+        batch_size=2000,
+    )
+
+    # Slots in (HIT, position) order, with the quality of the output behind each.
+    slots = list(
+        HitSlot.objects.filter(hit__campaign=campaign)
+        .order_by("hit__number", "position")
+        .values_list("hit_id", "pk", "role", "output_id", "output__system_id")
+    )
+    np_rng = np.random.default_rng(2014)
+    system_ids = [s.pk for s in systems]
+    system_quality = dict(zip(system_ids, np.linspace(75, 40, len(system_ids)), strict=True))
+    output_ids = sorted({row[3] for row in slots})
+    output_quality = dict(
+        zip(output_ids, np_rng.normal(0, 10, len(output_ids)).tolist(), strict=True)
+    )
+    by_hit: dict[int, list] = {}
+    for hit, pk, role, output, system in slots:
+        base = system_quality[system] + output_quality[output]
+        by_hit.setdefault(hit, []).append((pk, role, base))
+    random_workers = {w.pk for w in workers if rng.random() < RANDOM_SHARE}
+
+    judgments = []
+    for assignment in assignments:
+        items = by_hit[assignment.hit_id]
+        n = len(items)
+        if assignment.worker_id in random_workers:
+            scores = np_rng.integers(0, 101, n).astype(float)
+            ms = np_rng.lognormal(np.log(1500), 0.3, n)
+        else:
+            leniency = np_rng.normal(0, 8)
+            base = np.array([item[2] for item in items])
+            role = np.array([item[1] for item in items])
+            base = np.where(role == "reference", 88.0, base)
+            base = np.where(role == "bad_reference", base - 30, base)
+            scores = np.clip(np.rint(base + leniency + np_rng.normal(0, 7, n)), 0, 100)
+            ms = np_rng.lognormal(np.log(12000), 0.5, n)
+        judgments.extend(
+            Judgment(
+                campaign=campaign,
+                worker_id=assignment.worker_id,
+                assignment=assignment,
+                slot_id=item[0],
+                score=float(score),
+                client_duration_ms=int(duration),
+                server_duration_ms=int(duration) + 150,
+            )
+            for item, score, duration in zip(items, scores, ms, strict=True)
+        )
+    Judgment.objects.bulk_create(judgments, batch_size=5000)
+    return campaign, {
+        "hits": hits,
+        "segments": segments,
+        "outputs": segments * args.systems,
+        "slots": len(slots),
+        "assignments": len(assignments),
+        "judgments": len(judgments),
+        "random_workers": len(random_workers),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--systems", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=500)
+    parser.add_argument("--judgments", type=int, default=100_000)
+    parser.add_argument("--redundancy", type=int, default=5)
+    parser.add_argument("--keep", action="store_true", help="Keep the campaign (DATABASE_URL).")
+    args = parser.parse_args()
+    if args.judgments % (100 * args.redundancy):
+        parser.error("--judgments must be a multiple of 100 x --redundancy")
+
+    with tempfile.TemporaryDirectory(prefix="evalsite-bench-") as tmp:
+        from django.conf import settings
+
+        temporary_db = not os.environ.get("DATABASE_URL")
+        if temporary_db:
+            settings.DATABASES["default"]["NAME"] = str(Path(tmp) / "bench.sqlite3")
+        # Inline and quiet: this measures the computation, not a broker; no signal fires here.
+        settings.CELERY_TASK_ALWAYS_EAGER = True
+
+        import django
+
+        django.setup()
+        import logging
+
+        logging.getLogger("analytics").setLevel(logging.WARNING)
+        logging.getLogger("campaigns").setLevel(logging.WARNING)
+        from django.core.management import call_command
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        from analytics import actions
+        from analytics.loading import load_da_judgments
+        from analytics.models import SystemScore, WorkerStat
+        from campaigns.admin import da_results_context
+        from judgments.models import Worker
+
+        if temporary_db:
+            call_command("migrate", verbosity=0)
+        tag = uuid.uuid4().hex[:8]
+        clock = Clock()
+        campaign, info = build(args, tag)
+        generated = clock()
+        try:
+            database = connection.vendor + (
+                f" {connection.Database.sqlite_version} (temporary file)"
+                if connection.vendor == "sqlite" and temporary_db
+                else f" {connection.pg_version // 10000}"
+                if connection.vendor == "postgresql"
+                else ""
+            )
+            print(f"database:      {database}")
+            print(
+                f"campaign:      {args.systems} systems, {info['segments']:,} segments, "
+                f"{info['outputs']:,} outputs, {info['hits']} HITs x 100 slots "
+                f"({info['slots']:,}), redundancy {args.redundancy}"
+            )
+            print(
+                f"work:          {args.workers} workers ({info['random_workers']} random "
+                f"clickers, {5} excluded), {info['assignments']:,} assignments "
+                f"({REJECTED_SHARE:.0%} rejected), {info['judgments']:,} judgments; "
+                f"built in {generated:.1f} s"
+            )
+
+            clock()
+            with CaptureQueriesContext(connection) as queries:
+                loaded = load_da_judgments(campaign.pk)
+            load_s = clock()
+            analysis = actions.analyse_loaded(loaded, actions.da_config_for(campaign))
+            compute_s = clock()
+            from django.utils import timezone
+
+            actions.store_results(campaign, loaded, analysis, timezone.now())
+            store_s = clock()
+            print(f"load:          {load_s:.3f} s  ({len(queries)} queries, {len(loaded):,} rows)")
+            print(f"compute:       {compute_s:.3f} s")
+            n_worker_rows = WorkerStat.objects.filter(campaign=campaign).count()
+            n_system_rows = SystemScore.objects.filter(campaign=campaign).count()
+            print(
+                f"store:         {store_s:.3f} s  ({n_worker_rows} worker rows, "
+                f"{n_system_rows} system rows)"
+            )
+            print(f"sum:           {load_s + compute_s + store_s:.3f} s")
+
+            totals = []
+            for _ in range(3):
+                clock()
+                result = actions.recompute_campaign(campaign)
+                totals.append(clock())
+            print(
+                "total:         recompute_campaign end to end, rows replaced: "
+                + ", ".join(f"{t:.3f}" for t in totals)
+                + " s"
+            )
+
+            clock()
+            with CaptureQueriesContext(connection) as queries:
+                context = da_results_context(campaign, include_unreliable=False)
+            panel_s = clock()
+            print(
+                f"admin panel:   {panel_s:.3f} s ({len(queries)} queries, "
+                f"{len(context['workers'])} worker rows)"
+            )
+            clock()
+            stale = list(actions.stale_campaigns().values_list("pk", flat=True))
+            sweep_s = clock()
+            print(f"sweep query:   {sweep_s:.3f} s (stale campaigns: {len(stale)})")
+
+            reliable = WorkerStat.objects.filter(campaign=campaign, reliable=True).count()
+            print(
+                f"results:       {reliable} of {result.n_workers} workers reliable; "
+                f"{result.n_scored_judgments:,} judgments in scores; "
+                f"{result.compute_seconds:.3f} s load+compute in the last recompute"
+            )
+            top = (
+                SystemScore.objects.filter(campaign=campaign, include_unreliable=False)
+                .select_related("system")
+                .order_by("position")
+            )
+            print(
+                "ranking:       "
+                + ", ".join(f"{s.system.name} {s.mean_z:+.3f} (c{s.cluster})" for s in top)
+            )
+
+            tracemalloc.start()
+            actions.recompute_campaign(campaign)
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(
+                f"memory:        recompute peak {peak / 2**20:.1f} MiB (tracemalloc); "
+                f"process max RSS {max_rss:.0f} MiB (includes building the data)"
+            )
+        finally:
+            if not temporary_db and not args.keep:
+                clock()
+                campaign.delete()
+                Worker.objects.filter(external_id__startswith=f"bench-{tag}-").delete()
+                print(f"cleanup:       {clock():.1f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""analytics.loading: a campaign's DA judgments as exact arrays, in a fixed number of queries."""
+
+import numpy as np
+import pytest
+
+from analytics.loading import load_da_judgments, subset
+from analytics.stats.direct_assessment import Role
+from campaigns.models import SlotRole
+from judgments.models import AssignmentStatus, CampaignWorker
+from tests.factories import (
+    AssignmentFactory,
+    CampaignFactory,
+    DocumentFactory,
+    HitFactory,
+    HitSlotFactory,
+    JudgmentFactory,
+    OutputFactory,
+    SegmentFactory,
+    SystemFactory,
+    WorkerFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+S, R, B, F = Role.SYSTEM, Role.REPEAT, Role.BAD_REFERENCE, Role.REFERENCE
+
+
+@pytest.fixture
+def small():
+    """Two systems, three segments, one HIT of seven slots, three workers.
+
+    Slots: 1 system A/seg1, 2 system B/seg1, 3 system A/seg2, 4 bad reference of slot 1,
+    5 repeat of slot 2, 6 reference controlling slot 3, 7 a gold slot (not direct
+    assessment: skipped). Worker 1 judges every slot; worker 2's assignment is rejected;
+    worker 3 is excluded. Another campaign's judgment must not be read.
+    """
+    campaign = CampaignFactory()
+    document = DocumentFactory(campaign=campaign)
+    seg = [SegmentFactory(document=document, position=i + 1) for i in range(3)]
+    a = SystemFactory(campaign=campaign, name="A")
+    b = SystemFactory(campaign=campaign, name="B")
+    out = {
+        "a1": OutputFactory(segment=seg[0], system=a),
+        "b1": OutputFactory(segment=seg[0], system=b),
+        "a2": OutputFactory(segment=seg[1], system=a),
+        "b3": OutputFactory(segment=seg[2], system=b),
+    }
+    hit = HitFactory(campaign=campaign, number=1)
+
+    def slot(position, role, output, controls=None):
+        return HitSlotFactory(
+            hit=hit, position=position, role=role, output=output, controls=controls
+        )
+
+    s1 = slot(1, SlotRole.SYSTEM, out["a1"])
+    s2 = slot(2, SlotRole.SYSTEM, out["b1"])
+    s3 = slot(3, SlotRole.SYSTEM, out["a2"])
+    s4 = slot(4, SlotRole.BAD_REFERENCE, out["a1"], s1)
+    s5 = slot(5, SlotRole.REPEAT, out["b1"], s2)
+    s6 = slot(6, SlotRole.REFERENCE, out["a2"], s3)
+    s7 = slot(7, SlotRole.GOLD, out["b3"])
+    slots = [s1, s2, s3, s4, s5, s6, s7]
+
+    w1, w2, w3 = (WorkerFactory() for _ in range(3))
+    a1 = AssignmentFactory(hit=hit, worker=w1, status=AssignmentStatus.SUBMITTED)
+    a2 = AssignmentFactory(hit=hit, worker=w2, status=AssignmentStatus.REJECTED)
+    a3 = AssignmentFactory(hit=hit, worker=w3, status=AssignmentStatus.STARTED)
+    CampaignWorker.objects.create(campaign=campaign, worker=w3, excluded=True)
+    CampaignWorker.objects.create(campaign=campaign, worker=w1, excluded=False)
+
+    # (assignment, slot, score, client ms, server ms)
+    rows = [
+        (a1, s1, 80.0, 4000, 4500),
+        (a1, s2, 60.0, None, 7250),
+        (a1, s3, 70.5, None, None),
+        (a1, s4, 20.0, 3000, None),
+        (a1, s5, 62.0, 2500, 9999),
+        (a1, s6, 95.0, 1000, 1100),
+        (a1, s7, 50.0, 1000, 1100),  # gold: skipped
+        (a2, s1, 10.0, 500, 600),
+        (a2, s4, 90.0, 400, 500),
+        (a3, s2, 33.0, 2000, 2100),
+        (a3, s7, None, 2000, 2100),  # no score: not read
+    ]
+    judgments = [
+        JudgmentFactory(
+            assignment=assignment,
+            slot=slot_,
+            score=score,
+            client_duration_ms=client,
+            server_duration_ms=server,
+        )
+        for assignment, slot_, score, client, server in rows
+    ]
+    JudgmentFactory(score=12.0)  # another campaign
+    return {
+        "campaign": campaign,
+        "systems": (a, b),
+        "outputs": out,
+        "slots": slots,
+        "workers": (w1, w2, w3),
+        "assignments": (a1, a2, a3),
+        "judgments": judgments,
+    }
+
+
+def test_loads_exact_arrays_of_a_hand_built_campaign(small):
+    loaded = load_da_judgments(small["campaign"].pk)
+    j = loaded.judgments
+    s1, s2, s3, s4, s5, s6, _ = (slot.pk for slot in small["slots"])
+    w1, w2, w3 = (worker.pk for worker in small["workers"])
+    a1, a2, a3 = (assignment.pk for assignment in small["assignments"])
+    a, b = (system.pk for system in small["systems"])
+    o = {name: output.pk for name, output in small["outputs"].items()}
+
+    # Judgment id order; the gold judgment and the unscored one are left out.
+    np.testing.assert_array_equal(j.worker, [w1, w1, w1, w1, w1, w1, w2, w2, w3])
+    np.testing.assert_array_equal(j.assignment, [a1, a1, a1, a1, a1, a1, a2, a2, a3])
+    np.testing.assert_array_equal(j.slot, [s1, s2, s3, s4, s5, s6, s1, s4, s2])
+    np.testing.assert_array_equal(j.role, [S, S, S, B, R, F, S, B, S])
+    np.testing.assert_array_equal(j.system, [a, b, a, -1, b, -1, a, -1, b])
+    np.testing.assert_array_equal(
+        j.item, [o["a1"], o["b1"], o["a2"], o["a1"], o["b1"], o["a2"], o["a1"], o["a1"], o["b1"]]
+    )
+    np.testing.assert_array_equal(j.pair_slot, [-1, -1, -1, s1, s2, s3, -1, s1, -1])
+    np.testing.assert_array_equal(j.score, [80.0, 60.0, 70.5, 20.0, 62.0, 95.0, 10.0, 90.0, 33.0])
+    # Client time when present, else server time, else NaN.
+    np.testing.assert_array_equal(j.seconds, [4.0, 7.25, np.nan, 3.0, 2.5, 1.0, 0.5, 0.4, 2.0])
+    np.testing.assert_array_equal(j.partner, [-1, -1, -1, 0, 1, 2, -1, 6, -1])
+
+    np.testing.assert_array_equal(loaded.rejected, [0, 0, 0, 0, 0, 0, 1, 1, 0])
+    np.testing.assert_array_equal(loaded.excluded, [0, 0, 0, 0, 0, 0, 0, 0, 1])
+    np.testing.assert_array_equal(loaded.scored, [1, 1, 1, 1, 1, 1, 0, 0, 0])
+    np.testing.assert_array_equal(loaded.excluded_workers, [w3])
+    assert (loaded.n_read, loaded.n_rejected_read, loaded.n_skipped) == (10, 2, 1)
+
+
+def test_subset_keeps_control_pairs_of_the_rows_kept(small):
+    loaded = load_da_judgments(small["campaign"].pk)
+    scored = subset(loaded.judgments, loaded.scored)
+    assert len(scored) == 6
+    np.testing.assert_array_equal(scored.partner, [-1, -1, -1, 0, 1, 2])
+    assert scored.n_workers == 1
+
+
+def test_an_empty_campaign_loads_empty_arrays():
+    campaign = CampaignFactory()
+    loaded = load_da_judgments(campaign.pk)
+    assert len(loaded) == 0
+    assert loaded.judgments.n_workers == 0
+    assert (loaded.n_read, loaded.n_rejected_read, loaded.n_skipped) == (0, 0, 0)
+
+
+def _campaign_with_workers(n_workers):
+    """One HIT of a system slot, its bad reference and a repeat, judged by n workers."""
+    campaign = CampaignFactory()
+    hit = HitFactory(campaign=campaign)
+    first = HitSlotFactory(hit=hit, position=1)
+    bad = HitSlotFactory(
+        hit=hit, position=2, role=SlotRole.BAD_REFERENCE, output=first.output, controls=first
+    )
+    repeat = HitSlotFactory(
+        hit=hit, position=3, role=SlotRole.REPEAT, output=first.output, controls=first
+    )
+    for _ in range(n_workers):
+        assignment = AssignmentFactory(hit=hit)
+        for slot in (first, bad, repeat):
+            JudgmentFactory(assignment=assignment, slot=slot, client_duration_ms=1500)
+    return campaign
+
+
+LOAD_QUERIES = 5  # Judgment, HitSlot, Output, rejected Assignment ids, excluded workers
+
+
+@pytest.mark.parametrize("n_workers", [1, 3])
+def test_loading_runs_a_fixed_number_of_queries(django_assert_num_queries, n_workers):
+    campaign = _campaign_with_workers(n_workers)
+    with django_assert_num_queries(LOAD_QUERIES):
+        loaded = load_da_judgments(campaign.pk)
+    assert len(loaded) == 3 * n_workers
+    assert loaded.judgments.n_workers == n_workers
+
+
+def test_a_judged_slot_of_another_campaign_is_a_data_error():
+    campaign = _campaign_with_workers(1)
+    stray = JudgmentFactory(score=40.0)
+    type(stray).objects.filter(pk=stray.pk).update(campaign=campaign)
+    with pytest.raises(ValueError, match="judged slot"):
+        load_da_judgments(campaign.pk)

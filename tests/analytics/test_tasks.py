@@ -1,0 +1,232 @@
+"""Live recomputation: the signal receiver, coalescing, the Celery tasks and the sweep."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from decimal import Decimal
+from unittest import mock
+
+import pytest
+from django.utils import timezone
+
+from analytics import actions, tasks
+from analytics.models import CampaignResult, WorkerStat
+from campaigns.models import Campaign, TaskKind
+from evalsite.celery import app as celery_app
+from judgments.actions import record_judgment
+from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
+from judgments.signals import judgments_recorded
+from tests.analytics.test_actions import build_small_campaign
+from tests.factories import AssignmentFactory, CampaignFactory, WorkerFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def small():
+    built = build_small_campaign()
+    yield built
+    actions.clear_recompute_flag(built.campaign.pk)
+
+
+@pytest.fixture
+def broker(monkeypatch):
+    """As in production: tasks are sent, not run inline; apply_async is the network edge."""
+    saved = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = False
+    sent = mock.Mock(name="apply_async")
+    monkeypatch.setattr(tasks.recompute_campaign_results, "apply_async", sent)
+    yield sent
+    celery_app.conf.task_always_eager = saved
+
+
+def announce(campaign_id, judgment_ids=(1,)):
+    judgments_recorded.send(
+        sender=Judgment, campaign_id=campaign_id, worker_id=1, judgment_ids=list(judgment_ids)
+    )
+
+
+# --- Coalescing ------------------------------------------------------------------------------
+
+
+def test_a_burst_of_100_submissions_enqueues_one_recompute(small, broker):
+    for i in range(100):
+        announce(small.campaign.pk, [i])
+
+    broker.assert_called_once_with(args=[small.campaign.pk], countdown=5.0)
+    assert not CampaignResult.objects.exists()  # nothing ran: the task is only queued
+
+
+def test_after_the_task_runs_the_next_submission_enqueues_again(small, broker):
+    announce(small.campaign.pk)
+    announce(small.campaign.pk)
+    assert broker.call_count == 1
+
+    assert tasks.recompute_campaign_results(small.campaign.pk) == 52  # the worker runs it
+
+    announce(small.campaign.pk)
+    announce(small.campaign.pk)
+    assert broker.call_count == 2
+
+
+def test_a_submission_during_the_computation_schedules_another_run(small, broker, monkeypatch):
+    announce(small.campaign.pk)
+    real_load = actions.load_da_judgments
+
+    def load_while_a_judgment_arrives(campaign_id):
+        announce(campaign_id)  # committed after the flag was cleared
+        return real_load(campaign_id)
+
+    monkeypatch.setattr(actions, "load_da_judgments", load_while_a_judgment_arrives)
+    tasks.recompute_campaign_results(small.campaign.pk)
+    assert broker.call_count == 2
+
+
+def test_campaigns_are_coalesced_separately(small, broker):
+    other = build_small_campaign(suffix="-2")
+    try:
+        for _ in range(3):
+            announce(small.campaign.pk)
+            announce(other.campaign.pk)
+        assert sorted(call.kwargs["args"][0] for call in broker.call_args_list) == sorted(
+            [small.campaign.pk, other.campaign.pk]
+        )
+    finally:
+        actions.clear_recompute_flag(other.campaign.pk)
+
+
+def test_countdown_and_queue_come_from_the_settings(small, broker, settings):
+    settings.ANALYTICS_RECOMPUTE_COUNTDOWN = 0.5
+    settings.ANALYTICS_RECOMPUTE_QUEUE = "analytics-test"
+    announce(small.campaign.pk)
+    broker.assert_called_once_with(args=[small.campaign.pk], countdown=0.5, queue="analytics-test")
+
+
+def test_a_failed_enqueue_lets_the_next_submission_retry(small, broker):
+    broker.side_effect = [ConnectionError("broker down"), None]
+    with pytest.raises(ConnectionError):
+        actions.schedule_recompute(small.campaign.pk)
+    assert actions.schedule_recompute(small.campaign.pk) is True
+    assert broker.call_count == 2
+
+
+def test_without_a_broker_every_submission_recomputes_inline(small):
+    # The embedded default (eager): the task runs in the submission's on_commit.
+    announce(small.campaign.pk)
+    assert CampaignResult.objects.get(campaign=small.campaign).n_judgments == 52
+    announce(small.campaign.pk)  # the flag was cleared by the inline run: runs again
+    assert CampaignResult.objects.get(campaign=small.campaign).n_judgments == 52
+
+
+def test_a_recorded_judgment_updates_the_results_through_the_real_submission_path(
+    small, django_capture_on_commit_callbacks
+):
+    newcomer = AssignmentFactory(
+        hit=small.slots[0].hit,
+        worker=WorkerFactory(external_id="newcomer"),
+        current_served_at=timezone.now() - timedelta(seconds=3),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        record_judgment(newcomer.pk, newcomer.worker_id, {"position": 1, "score": 70})
+
+    result = CampaignResult.objects.get(campaign=small.campaign)
+    assert (result.n_judgments, result.n_workers) == (53, 3)
+    stat = WorkerStat.objects.get(worker=newcomer.worker)
+    assert (stat.n_judgments, stat.reliable, stat.recommendation) == (1, False, "wait")
+
+
+# --- The task ------------------------------------------------------------------------------
+
+
+def test_the_task_returns_early_with_a_log_line_when_the_campaign_is_gone(caplog):
+    with caplog.at_level(logging.INFO, logger="analytics.tasks"):
+        assert tasks.recompute_campaign_results(987654321) is None
+    assert "Campaign 987654321 is gone; nothing to recompute" in caplog.text
+
+
+def test_the_task_skips_campaigns_of_other_kinds():
+    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    assert tasks.recompute_campaign_results(campaign.pk) is None
+    assert not CampaignResult.objects.exists()
+
+
+# --- The sweep -------------------------------------------------------------------------------
+
+
+def stale_ids():
+    return list(actions.stale_campaigns().values_list("pk", flat=True))
+
+
+@pytest.fixture
+def fresh_and_stale(small):
+    """Two campaigns with up-to-date results."""
+    other = build_small_campaign(suffix="-2")
+    actions.recompute_campaign(small.campaign)
+    actions.recompute_campaign(other.campaign)
+    assert stale_ids() == []
+    yield small, other
+    actions.clear_recompute_flag(other.campaign.pk)
+
+
+def test_the_sweep_recomputes_a_stale_campaign_and_leaves_a_fresh_one(fresh_and_stale):
+    stale, fresh = fresh_and_stale
+    fresh_computed_at = CampaignResult.objects.get(campaign=fresh.campaign).computed_at
+    # A judgment whose message was lost: stored, but no recompute ran.
+    Judgment.objects.filter(assignment=stale.careful, slot=stale.slots[0]).delete()
+    assert stale_ids() == [stale.campaign.pk]
+
+    assert tasks.recompute_stale_campaigns() == 1
+
+    assert CampaignResult.objects.get(campaign=stale.campaign).n_judgments == 51
+    assert CampaignResult.objects.get(campaign=fresh.campaign).computed_at == fresh_computed_at
+    assert stale_ids() == []
+
+
+def test_results_older_than_the_newest_judgment_are_stale(fresh_and_stale):
+    small, _ = fresh_and_stale
+    Judgment.objects.filter(assignment=small.careful, slot=small.slots[0]).update(
+        submitted_at=timezone.now() + timedelta(seconds=5)
+    )
+    assert stale_ids() == [small.campaign.pk]
+
+
+def test_a_campaign_with_judgments_but_no_results_is_stale(small):
+    empty = CampaignFactory()
+    assert stale_ids() == [small.campaign.pk]
+    assert empty.pk not in stale_ids()
+
+
+def test_an_exclusion_or_readmission_since_the_results_makes_them_stale(fresh_and_stale):
+    small, _ = fresh_and_stale
+    membership = CampaignWorker.objects.create(
+        campaign=small.campaign, worker=small.random.worker, excluded=True
+    )
+    assert stale_ids() == [small.campaign.pk]
+    actions.recompute_campaign(small.campaign)
+    assert stale_ids() == []
+    CampaignWorker.objects.filter(pk=membership.pk).update(excluded=False)
+    assert stale_ids() == [small.campaign.pk]
+
+
+def test_a_rejection_since_the_results_makes_them_stale(fresh_and_stale):
+    small, _ = fresh_and_stale
+    Assignment.objects.filter(pk=small.random.pk).update(status=AssignmentStatus.REJECTED)
+    assert stale_ids() == [small.campaign.pk]
+    actions.recompute_campaign(small.campaign)
+    assert stale_ids() == []
+
+
+def test_new_reliability_settings_make_the_results_stale(fresh_and_stale):
+    small, other = fresh_and_stale
+    Campaign.objects.filter(pk=small.campaign.pk).update(reliability_alpha=Decimal("0.010"))
+    Campaign.objects.filter(pk=other.campaign.pk).update(reliability_test="welch")
+    assert stale_ids() == sorted([small.campaign.pk, other.campaign.pk])
+
+
+def test_the_sweep_does_not_enqueue_a_campaign_already_pending(fresh_and_stale, broker):
+    small, _ = fresh_and_stale
+    Judgment.objects.filter(assignment=small.careful, slot=small.slots[0]).delete()
+    announce(small.campaign.pk)  # the live path already queued it
+    assert actions.recompute_stale_campaigns() == [small.campaign.pk]
+    assert broker.call_count == 1
