@@ -123,7 +123,10 @@ def redis_url() -> str:
     import redis
 
     try:
-        redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3).ping()
+        # Closed at once: a socket left to the garbage collector raises a ResourceWarning in
+        # whichever later test happens to run the collection.
+        with redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3) as client:
+            client.ping()
     except redis.RedisError as error:
         require_services(f"Redis at {url} does not answer a PING ({error})", remedy)
     return url

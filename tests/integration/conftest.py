@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -133,3 +134,17 @@ def start_service(transactional_db, tmp_path: Path) -> Iterator[Callable[..., Se
             os.killpg(service.process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+@pytest.fixture
+def unique_queue(redis_url):
+    """A Celery queue of this test's own, so that a stray worker on the same Redis cannot take
+    its messages; the queue's Redis keys (the list and kombu's bindings) are removed after."""
+    queue = f"evalsite-test-{uuid.uuid4().hex}"
+    yield queue
+    import redis
+
+    with redis.Redis.from_url(redis_url) as client:
+        stale = list(client.scan_iter(match=f"*{queue}*"))
+        if stale:
+            client.delete(*stale)

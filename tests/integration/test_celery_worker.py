@@ -3,11 +3,9 @@ through Redis and changes rows in PostgreSQL."""
 
 import re
 import time
-import uuid
 from datetime import timedelta
 
 import pytest
-import redis
 from django.utils import timezone
 
 from evalsite.celery import app as celery_app
@@ -24,18 +22,6 @@ SUCCESS_LINE = re.compile(
     r"Task judgments\.tasks\.expire_abandoned_assignments\[[0-9a-f-]+\] succeeded in \S+: 1$",
     re.MULTILINE,
 )
-
-
-@pytest.fixture
-def unique_queue(redis_url):
-    """A queue of our own, so that a stray worker on the same Redis cannot take the message;
-    its Redis keys (the list and kombu's bindings) are removed afterwards."""
-    queue = f"evalsite-test-{uuid.uuid4().hex}"
-    yield queue
-    client = redis.Redis.from_url(redis_url)
-    stale = list(client.scan_iter(match=f"*{queue}*"))
-    if stale:
-        client.delete(*stale)
 
 
 def test_worker_expires_abandoned_assignment_sent_through_redis(

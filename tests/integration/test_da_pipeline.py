@@ -11,12 +11,10 @@ from __future__ import annotations
 import random
 import re
 import statistics
-import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 
 import pytest
-import redis
 
 from analytics import actions as analytics_actions
 from analytics.models import CampaignResult, SystemScore, WorkerStat
@@ -131,17 +129,6 @@ TASK_LINE = re.compile(
     r"Task analytics\.tasks\.recompute_campaign_results\[[0-9a-f-]+\] succeeded in \S+: (\d+)$",
     re.MULTILINE,
 )
-
-
-@pytest.fixture
-def unique_queue(redis_url):
-    """A queue of our own (as in test_celery_worker.py), removed from Redis afterwards."""
-    queue = f"evalsite-test-{uuid.uuid4().hex}"
-    yield queue
-    client = redis.Redis.from_url(redis_url)
-    stale = list(client.scan_iter(match=f"*{queue}*"))
-    if stale:
-        client.delete(*stale)
 
 
 def do_hit(worker, campaign, choose, seconds):

@@ -31,7 +31,11 @@ from analytics.stats.direct_assessment import (
 )
 
 # Any warning (scipy dividing by zero on degenerate samples, ...) is a failure.
-pytestmark = pytest.mark.filterwarnings("error")
+# Every warning of the statistics (scipy's small-sample and division warnings) is an error here;
+# a socket some earlier test left to the garbage collector is not this module's business.
+pytestmark = pytest.mark.filterwarnings(
+    "error", "ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning"
+)
 
 REL = 1e-12  # tight tolerance: expectations are exact formulas, not simulations
 

@@ -17,7 +17,11 @@ from analytics.stats.significance import (
     wmt_clusters,
 )
 
-pytestmark = pytest.mark.filterwarnings("error")
+# Every warning of the statistics (scipy's small-sample and division warnings) is an error here;
+# a socket some earlier test left to the garbage collector is not this module's business.
+pytestmark = pytest.mark.filterwarnings(
+    "error", "ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning"
+)
 
 SIG, NOT = 0.01, 0.5  # p-values for "significantly better" / "not"
 
