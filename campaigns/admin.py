@@ -476,7 +476,16 @@ class HitSlotInline(admin.TabularInline):
     model = HitSlot
     fk_name = "hit"
     extra = 0
-    fields = ("position", "group", "role", "output", "shown_text", "controls", "expected_rank")
+    fields = (
+        "position",
+        "group",
+        "role",
+        "output",
+        "shown_text",
+        "controls",
+        "expected_rank_min",
+        "expected_rank_max",
+    )
     raw_id_fields = ("output", "controls", "segment", "about_judgment")
     readonly_fields = fields
     can_delete = False

@@ -419,6 +419,11 @@ class Hit(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hits")
     task = models.CharField(max_length=16, choices=HitTask.choices)
     number = models.PositiveIntegerField(help_text="1-based number of the HIT in its campaign.")
+    is_qualification = models.BooleanField(
+        default=False,
+        help_text="A qualification test: taken once by every worker who must qualify before "
+        "any HIT; outside the redundancy and the scores.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -494,8 +499,14 @@ class HitSlot(models.Model):
         on_delete=models.PROTECT,
         related_name="follow_up_slots",
     )
-    expected_rank = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Gold units: the rank this output must get (1 = best)."
+    # Gold and qualification-test slots: the ranks that count as right, from best (1). The
+    # best-only scheme asks for exactly 1 (min = max = 1); best+worst accepts a small range
+    # (002 section 4: "rank 1 or 2" for the gold output, "3 or 4" of 4 for the known worst).
+    expected_rank_min = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Gold units: the best rank that counts as right."
+    )
+    expected_rank_max = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Gold units: the worst rank that counts as right."
     )
 
     class Meta:
@@ -506,6 +517,16 @@ class HitSlot(models.Model):
             models.CheckConstraint(condition=Q(position__gte=1), name="slot_position_gte_1"),
             models.CheckConstraint(
                 condition=~Q(controls=models.F("id")), name="slot_does_not_control_itself"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(expected_rank_min__isnull=True, expected_rank_max__isnull=True)
+                    | Q(
+                        expected_rank_min__gte=1,
+                        expected_rank_max__gte=models.F("expected_rank_min"),
+                    )
+                ),
+                name="slot_expected_rank_range_valid",
             ),
         ]
         indexes = [models.Index(fields=["output"]), models.Index(fields=["hit", "role"])]
