@@ -231,6 +231,34 @@ class Campaign(models.Model):
         decimal_places=3,
         default=Decimal("0.800"),
         validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
+        help_text="Share of qualification-test answers a worker must get right.",
+    )
+    qualification_sets = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(1), MaxValueValidator(50)],
+        help_text="Ranking: training sets in the qualification test.",
+    )
+    gold_count = models.PositiveSmallIntegerField(
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(10000)],
+        help_text="Ranking: segments chosen automatically as gold units (the top 30 in 002).",
+    )
+    gold_best_system = models.ForeignKey(
+        "System",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Ranking: the best system, which an automatic gold translation must beat "
+        "(002: the oracle-best system). Not needed when gold answers are given per segment.",
+    )
+    gold_worst_system = models.ForeignKey(
+        "System",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Ranking, best+worst gold: the system whose output is the known worst.",
     )
 
     # --- Payment and publishing -----------------------------------------------------------
@@ -286,6 +314,17 @@ class Campaign(models.Model):
                 )
         elif self.assessment_mode:
             errors["assessment_mode"] = "Only direct-assessment campaigns have a mode."
+        if self.pk and self.kind == TaskKind.RANKING:
+            systems = self.systems.count()
+            if systems and self.outputs_per_set > systems:
+                errors["outputs_per_set"] = (
+                    f"A ranking set shows outputs of different systems, and this campaign has "
+                    f"{systems}; use at most {systems}."
+                )
+            for field in ("gold_best_system", "gold_worst_system"):
+                chosen = getattr(self, field)
+                if chosen is not None and chosen.campaign_id != self.pk:
+                    errors[field] = "Choose a system of this campaign."
         if self.kind == TaskKind.POST_EDITING and self.segments_per_hit > 15:
             errors["segments_per_hit"] = "Post-editing HITs hold at most 15 segments (003)."
         if errors:
@@ -385,6 +424,52 @@ class Segment(models.Model):
             raise ValidationError({"references": "References must be a list of non-empty texts."})
         if self.document_id and self.campaign_id and self.document.campaign_id != self.campaign_id:
             raise ValidationError({"document": "The document belongs to another campaign."})
+
+
+class GoldAnswer(models.Model):
+    """A requester's known answer for one segment's ranking gold unit (002 section 4).
+
+    Either the output that must be ranked best, or a gold translation of the requester's own
+    (shown in place of one output), and optionally the output known to be worst (best+worst
+    scheme). Never shown to a worker as such.
+    """
+
+    segment = models.OneToOneField(Segment, on_delete=models.CASCADE, related_name="gold_answer")
+    best_output = models.ForeignKey(
+        "Output", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    gold_text = models.TextField(blank=True, help_text="A gold translation of your own.")
+    worst_output = models.ForeignKey(
+        "Output", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["segment"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(best_output__isnull=False, gold_text="")
+                    | (Q(best_output__isnull=True) & ~Q(gold_text=""))
+                ),
+                name="gold_answer_best_output_or_text",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Gold answer for {self.segment}"
+
+    def clean(self) -> None:
+        errors = {}
+        for field in ("best_output", "worst_output"):
+            output = getattr(self, field)
+            if output is not None and output.segment_id != self.segment_id:
+                errors[field] = "Choose an output of this segment."
+        if (self.best_output_id is None) == (not self.gold_text.strip()):
+            errors["gold_text"] = "Give either the best output or a gold translation, not both."
+        if self.worst_output_id and self.worst_output_id == self.best_output_id:
+            errors["worst_output"] = "The worst output cannot also be the best."
+        if errors:
+            raise ValidationError(errors)
 
 
 class Output(models.Model):

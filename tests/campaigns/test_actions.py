@@ -3,9 +3,10 @@
 from collections import Counter
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from campaigns.actions import HitBuildError, build_hits
-from campaigns.models import HitSlot, SlotRole, TaskKind
+from campaigns.models import GoldAnswer, HitSlot, SlotRole, TaskKind
 from tests.factories import (
     AssignmentFactory,
     CampaignFactory,
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 def da_campaign(systems: int = 4, segments: int = 28, **fields):
-    campaign = CampaignFactory(kind=TaskKind.DIRECT_ASSESSMENT, **fields)
+    campaign = CampaignFactory(**{"kind": TaskKind.DIRECT_ASSESSMENT, **fields})
     document = DocumentFactory(campaign=campaign)
     system_rows = [SystemFactory(campaign=campaign, name=f"sys{i}") for i in range(systems)]
     for position in range(1, segments + 1):
@@ -113,12 +114,115 @@ def test_clear_errors_when_hits_cannot_be_built():
         build_hits(empty)
     assert str(caught.value) == "The campaign has no system outputs yet. Import segments first."
 
-    ranking = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    post_editing = CampaignFactory(kind=TaskKind.POST_EDITING, assessment_mode="")
     with pytest.raises(HitBuildError) as caught:
-        build_hits(ranking)
-    assert str(caught.value) == "Building HITs for Ranking campaigns is not available yet."
+        build_hits(post_editing)
+    assert (
+        str(caught.value) == "Building HITs for Post-editing (HTER) campaigns is not available yet."
+    )
 
     odd = da_campaign(systems=1, segments=1, items_per_hit=50)
     with pytest.raises(HitBuildError, match="follow the 2014 design of 100 items"):
         build_hits(odd)
     assert odd.hits.count() == 0
+
+
+def ranking_campaign(systems: int = 6, segments: int = 20, **fields):
+    fields = {"kind": TaskKind.RANKING, "assessment_mode": "", **fields}
+    campaign = da_campaign(systems=systems, segments=segments, **fields)
+    return campaign
+
+
+def test_ranking_sets_show_one_segment_in_different_systems_and_gold_from_answers():
+    campaign = ranking_campaign(outputs_per_set=5, sets_per_hit=3)
+    for segment in campaign.segments.order_by("position")[:5]:
+        best = segment.outputs.order_by("system__name").first()
+        GoldAnswer.objects.create(segment=segment, best_output=best)
+
+    hits = build_hits(campaign)
+
+    slots = list(HitSlot.objects.filter(hit__campaign=campaign).select_related("output", "hit"))
+    assert hits == campaign.hits.count() and not any(s.hit.is_qualification for s in slots)
+    sets: dict[tuple[int, int], list[HitSlot]] = {}
+    for slot in slots:
+        sets.setdefault((slot.hit_id, slot.group), []).append(slot)
+    assert {len(members) for members in sets.values()} == {5}
+    assert len({group for _, group in sets}) == 3
+    for members in sets.values():
+        assert len({slot.segment_id for slot in members}) == 1
+        systems = [slot.output.system_id for slot in members if slot.output is not None]
+        assert len(systems) == len(set(systems))
+    gold = [slot for slot in slots if slot.role == SlotRole.GOLD]
+    assert gold, "a 10% gold rate gives gold sets"
+    assert {(slot.expected_rank_min, slot.expected_rank_max) for slot in gold} == {(1, 1)}
+    golden_segments = set(
+        GoldAnswer.objects.filter(segment__campaign=campaign).values_list("segment_id", flat=True)
+    )
+    assert {slot.segment_id for slot in gold} <= golden_segments
+    shown = {slot.output_id for slot in slots if slot.role == SlotRole.SYSTEM}
+    assert len(shown) == 6 * 20  # every output is ranked at least once
+
+
+def test_ranking_gold_is_chosen_from_alternative_references_when_the_best_system_is_named():
+    campaign = ranking_campaign(systems=5, segments=12, outputs_per_set=4, gold_count=3)
+    for segment in campaign.segments.all():
+        segment.references = [segment.references[0], segment.references[0].replace("is", "was")]
+        segment.save()
+    campaign.gold_best_system = campaign.systems.get(name="sys0")
+    campaign.save()
+
+    build_hits(campaign)
+
+    gold = HitSlot.objects.filter(hit__campaign=campaign, role=SlotRole.GOLD)
+    assert gold.exists()
+    assert all(slot.shown_text == slot.segment.references[1] for slot in gold)
+    assert len({slot.segment_id for slot in gold}) <= 3
+
+
+def test_ranking_qualification_test_is_one_extra_hit_of_training_sets():
+    campaign = ranking_campaign(
+        outputs_per_set=4, qualification_required=True, qualification_sets=3
+    )
+    for segment in campaign.segments.order_by("position")[:8]:
+        outputs = list(segment.outputs.order_by("system__name"))
+        GoldAnswer.objects.create(segment=segment, best_output=outputs[0], worst_output=outputs[-1])
+
+    regular = build_hits(campaign)
+
+    qualification = campaign.hits.get(is_qualification=True)
+    assert campaign.hits.count() == regular + 1
+    assert qualification.number == regular + 1
+    roles = Counter(qualification.slots.values_list("role", flat=True))
+    assert roles == {SlotRole.TRAINING: 3 * 4}
+    assert qualification.slots.filter(expected_rank_min=1).count() == 3
+    training_segments = set(qualification.slots.values_list("segment_id", flat=True))
+    gold_segments = set(
+        HitSlot.objects.filter(hit__campaign=campaign, role=SlotRole.GOLD).values_list(
+            "segment_id", flat=True
+        )
+    )
+    assert not training_segments & gold_segments  # no answer seen in the test comes back
+
+
+def test_ranking_without_gold_answers_says_what_to_do():
+    campaign = ranking_campaign()
+    with pytest.raises(HitBuildError) as caught:
+        build_hits(campaign)
+    assert str(caught.value) == (
+        "The gold rate is 10% but the campaign has no gold answers. Give gold answers per "
+        "segment (admin: Gold answers), or choose the best system so that gold translations "
+        "are chosen from alternative references (002), or set the gold rate to 0."
+    )
+    campaign.gold_rate = 0
+    campaign.save()
+    assert build_hits(campaign) > 0
+    assert not HitSlot.objects.filter(hit__campaign=campaign, role=SlotRole.GOLD).exists()
+
+
+def test_ranking_set_size_cannot_exceed_the_number_of_systems():
+    campaign = ranking_campaign(systems=4, segments=2, outputs_per_set=5)
+    with pytest.raises(ValidationError) as caught:
+        campaign.full_clean()
+    assert caught.value.message_dict["outputs_per_set"] == [
+        "A ranking set shows outputs of different systems, and this campaign has 4; use at most 4."
+    ]

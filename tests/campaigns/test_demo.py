@@ -16,8 +16,11 @@ from campaigns.models import (
     Campaign,
     CampaignStatus,
     Document,
+    GoldAnswer,
+    HitSlot,
     Output,
     Segment,
+    SlotRole,
     System,
     TaskKind,
 )
@@ -144,9 +147,14 @@ def test_demo_loads_one_campaign_per_kind_with_the_whole_sample():
         else:
             assert campaign.systems.count() == 4, campaign
             assert outputs.count() == 112, campaign
-        # Direct assessment has its HIT builder: 112 outputs make two 100-item HITs.
-        expected_hits = 2 if campaign.kind == TaskKind.DIRECT_ASSESSMENT else 0
+        # Direct assessment: 112 outputs make two 100-item HITs. Ranking: 28 segments of 4
+        # systems in sets of 4, 3 sets a page, plus gold sets (7 gold answers, 10% rate).
+        expected_hits = {TaskKind.DIRECT_ASSESSMENT: 2, TaskKind.RANKING: 11}.get(campaign.kind, 0)
         assert campaign.hits.count() == expected_hits, campaign
+        if campaign.kind == TaskKind.RANKING:
+            gold = HitSlot.objects.filter(hit__campaign=campaign, role=SlotRole.GOLD)
+            assert gold.count() == 3
+            assert GoldAnswer.objects.filter(segment__campaign=campaign).count() == 7
 
 
 @pytest.mark.django_db

@@ -29,6 +29,7 @@ from campaigns.models import (
     AssessmentMode,
     Campaign,
     CampaignStatus,
+    GoldAnswer,
     Output,
     TaskKind,
 )
@@ -77,7 +78,7 @@ DEMO_CAMPAIGNS: tuple[DemoCampaign, ...] = (
         reward=Decimal("0.30"),
         keywords="translation, ranking, English, German",
         # 4 outputs per set and 3 sets per page as in Paul et al. 2013 (002).
-        options={"outputs_per_set": 4, "sets_per_hit": 3},
+        options={"outputs_per_set": 4, "sets_per_hit": 3, "gold_scheme": "best_worst"},
     ),
     DemoCampaign(
         name="Demo: direct assessment, fluency (de-en)",
@@ -203,6 +204,31 @@ DEMO_CAMPAIGNS: tuple[DemoCampaign, ...] = (
 )
 
 
+# The sample's strongest and weakest systems (see campaigns/sample/README.md).
+DEMO_BEST_SYSTEM = "Lindenbaum-NMT"
+DEMO_WORST_SYSTEM = "RuleBased-Classic"
+
+
+def add_demo_gold_answers(campaign: Campaign) -> None:
+    """Every fourth segment becomes a gold unit whose best and worst outputs are known (002's
+    best+worst scheme): in the sample, the strongest and the weakest system."""
+    outputs = {
+        (segment_id, system): pk
+        for pk, segment_id, system in Output.objects.filter(
+            segment__campaign=campaign, system__name__in=[DEMO_BEST_SYSTEM, DEMO_WORST_SYSTEM]
+        ).values_list("pk", "segment_id", "system__name")
+    }
+    segments = campaign.segments.order_by("document__position", "position")
+    GoldAnswer.objects.bulk_create(
+        GoldAnswer(
+            segment=segment,
+            best_output_id=outputs[(segment.pk, DEMO_BEST_SYSTEM)],
+            worst_output_id=outputs[(segment.pk, DEMO_WORST_SYSTEM)],
+        )
+        for segment in list(segments)[::4]
+    )
+
+
 def segments_only_tsv(sample: Path, destination: Path) -> Path:
     """Write ``sample`` with one row per segment and the system and output columns empty.
 
@@ -301,6 +327,8 @@ class Command(BaseCommand):
                 campaign.full_clean()
                 campaign.save()
                 run_import(campaign, "tsv", path)
+                if campaign.kind == TaskKind.RANKING:
+                    add_demo_gold_answers(campaign)
                 if has_hit_builder(campaign.kind):
                     build_hits(campaign)
                 # Loaded as a draft like any import, then opened to workers.

@@ -1,0 +1,900 @@
+"""HIT assembly for ranking campaigns: pure, seedable, no Django.
+
+Sources: Callison-Burch 2009 (``papers/000``, section 4: WMT08's screens of 5 outputs of the
+same source sentence, ranked best to worst with ties) and Paul et al. 2013 (``papers/002``,
+sections 3.4 to 4.2: "ranking sets" of a source sentence, the main reference and 4 outputs in
+a random order, 3 ranking sets per HIT page, about 10% gold units, the best-only and
+best+worst gold schemes). ``METHODS.md`` sections 1 and 5 summarise them.
+
+A *ranking set* is one segment's source and main reference (the page reads both from the
+segment) with ``N = outputs_per_set`` outputs of **different systems** of that segment, in a
+random order. A HIT is a page of ``sets_per_hit`` sets (3 in 002). Slot positions run over
+the HIT (1-based, set after set); ``set_index`` (0-based) is the set in the HIT, stored as
+``HitSlot.group``.
+
+Choices this module makes, and why (tested in ``tests/campaigns/test_ranking_layout.py``):
+
+* **Every output is ranked at least once.** WMT08 ranked random subsets of 5 of a segment's
+  systems, leaving most outputs unranked; here a segment with ``k`` outputs gets
+  ``ceil(k / N)`` *coverage sets*, the fewest that show each of its outputs, so every segment
+  and every output is judged. The ``ceil(k / N) * N - k`` spare places re-show outputs of the
+  same segment (always in another set than their first showing), chosen by the pair balance.
+  A segment with fewer than ``N`` outputs cannot fill a set: ``ValueError`` (lower
+  ``outputs_per_set``); so ``N`` must not exceed the number of systems.
+* **Pairs of systems are compared about equally often.** Each set contributes its
+  ``N (N - 1) / 2`` system pairs to the pairwise scores (METHODS.md 1). Sets are filled one
+  system at a time, greedily: the next system is the one with the fewest comparisons so far
+  with the systems already in the set, then the least-shown system, then a seeded random tie
+  break; a coverage set first takes the not-yet-shown systems of its segment that the later
+  sets could not all show. A local search then moves systems between and into sets while
+  that evens the pair counts out (:class:`_Balancer`). Greedy choice alone can end far from
+  even (with ``N = 2`` the last pair of every segment is forced: 20 apart on 6 systems).
+  Measured on complete data (every system translates every segment; 2..15 systems, ``N``
+  2..10, 1..40 segments, 1..4 sets per HIT; several thousand random campaigns; the test's
+  bounds): the pair counts differ by at most 4 from 13 segments on and by at most 5 below
+  (one segment already forces 2: 4 systems in sets of 3 make a second set that repeats a
+  pair of the first); by at most 3 except where ``N`` is half the number of systems, where
+  each segment splits its systems in two halves, only exchanges between the halves are
+  possible, and even counts would need Hadamard-like designs that exist for few sizes; with
+  ``N <= 5`` and 100 segments mostly by 1 or 2. Each system is shown within 3 of every
+  other. A perfectly balanced design is not attempted: the coverage rule fixes the shape of
+  each segment's sets, and a difference of 4 between counts of 30 or more is small next to
+  the noise of the judgments.
+  All this is over the *regular* sets (coverage and extra sets): gold sets are quality
+  control and are balanced separately (their systems spread evenly among gold sets). They
+  cannot join the balance: best+worst pins the known-worst system, in 002 always
+  the same (ORACLE-worst) one, in every gold set, which would skew its pairs (3 systems in
+  sets of 3: every gold set compares the worst system with one other and never the other
+  two). For the same reason system scores should leave gold sets out (the whole set: the
+  pinned system's comparisons there are not a random sample), as DA leaves out QC items.
+* **Gold sets.** A gold set is an *extra* set of a gold unit's segment (``campaigns.gold``)
+  in which the gold translation takes the place of one output, as 002 does ("a random MT
+  output was replaced in the ranking set with the gold translation"); being extra, it never
+  costs an output its coverage. With ``H`` HITs of ``P`` sets the number of gold sets is
+  ``G = round(gold_rate * H * P)`` (half up, in exact decimal arithmetic), and ``H`` is the
+  fewest HITs whose ``H * P - G`` regular sets hold all coverage sets
+  (:func:`ranking_counts`). Gold units are used in a seeded shuffled order, cycled when
+  ``G`` exceeds their number (each then used ``floor(G / K)`` or ``ceil(G / K)`` times).
+  HIT ``h`` holds ``floor((h' + 1) G / H) - floor(h' G / H)`` gold sets with
+  ``h' = (h + offset) mod H`` for a seeded offset: every HIT has ``floor(G / H)`` or
+  ``ceil(G / H)``, evenly spaced along the HITs (never bunched at the end).
+  A gold set is laid out like any other (its place in the HIT and the gold slot's place in
+  the set are shuffled like the rest), so neither position gives it away.
+* **Expected ranks** (:func:`expected_ranks`). Best-only: the gold slot must be ranked 1.
+  Best+worst: the gold slot within the top ``w`` ranks and the known-worst output within the
+  bottom ``w``, ``w = min(2, N // 2)``. For ``N = 4`` this is 002's "1 or 2" and "3 or 4";
+  for larger sets it keeps 002's margin of two ranks; for ``N = 2, 3`` it is 1, so that the
+  two ranges stay disjoint (with ``w = 2`` and ``N = 3`` both would accept rank 2, with
+  ``N = 2`` any answer would pass). Plans carry the range as ``expected_rank_min`` /
+  ``expected_rank_max`` (1 = best); ``None`` where no answer is known. A requester-given
+  gold unit whose gold is an existing output shows that output in the gold slot (its system
+  is then not shown again in the set).
+* **Completing the last HIT.** ``H * P - G`` regular sets may exceed the coverage sets (by
+  fewer than ``P``): the difference is made of *extra sets*, each on one of the segments
+  with the fewest sets so far (seeded choice), systems by the same pair balance, so the last
+  HIT is as full as the others and the balance is not disturbed.
+* **One segment per HIT where possible.** Seeing a source twice on a page (or a gold set
+  next to a regular set of the same segment) lets a worker compare the two and spot the
+  gold. Regular sets are dealt out across the HITs (all sets of a segment one after the
+  other, each to the next HIT), then swaps of regular sets between HITs undo what remains.
+  Measured: no HIT shows a segment twice once there are at least ``2 P`` segments and no
+  segment has more sets than there are HITs; below that it is a preference.
+
+Randomness comes from ``random.Random(seed)`` only: the same input and seed give the same
+HITs whatever the order of the input lists; another seed gives other HITs.
+
+:func:`build_training_sets` makes a qualification test (002 section 4.1, "training ranking
+sets") from gold units with the same set structure, and :func:`split_gold_units` keeps the
+test's units apart from the on-the-fly gold.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+
+from campaigns.gold import GoldUnit
+
+__all__ = [
+    "BEST_ONLY",
+    "BEST_WORST",
+    "GOLD_SCHEMES",
+    "MAX_OUTPUTS_PER_SET",
+    "MIN_OUTPUTS_PER_SET",
+    "ROLE_GOLD",
+    "ROLE_SYSTEM",
+    "ROLE_TRAINING",
+    "RankingCounts",
+    "RankingOutput",
+    "SlotPlan",
+    "build_ranking_hits",
+    "build_training_sets",
+    "expected_ranks",
+    "gold_set_count",
+    "ranking_counts",
+    "split_gold_units",
+]
+
+# Slot roles, spelled as campaigns.models.SlotRole (this module may not import Django).
+ROLE_SYSTEM = "system"
+ROLE_GOLD = "gold"
+ROLE_TRAINING = "training"
+
+# Gold schemes, spelled as campaigns.models.GoldScheme.
+BEST_ONLY = "best_only"
+BEST_WORST = "best_worst"
+GOLD_SCHEMES = (BEST_ONLY, BEST_WORST)
+
+# Campaign.outputs_per_set's validators: 2..10 (5 in 000/WMT08, 4 in 002).
+MIN_OUTPUTS_PER_SET = 2
+MAX_OUTPUTS_PER_SET = 10
+
+# The best+worst margin of 002 ("1 or 2" / "3 or 4" of 4).
+_BEST_WORST_MARGIN = 2
+
+# Passes of swaps between HITs when separating segments.
+_REPAIR_PASSES = 4
+# Local search on pair counts: at most this many passes over all sets, ending after this many
+# passes without a more even state.
+_MAX_PASSES = 40
+_STALE_PASSES = 8
+# ... and on large campaigns (where the greedy choice is already even) about this many set
+# visits in all, but at least _MIN_PASSES passes, so that building stays fast.
+_VISIT_BUDGET = 150_000
+_MIN_PASSES = 4
+# The steeper cost's exponent is clipped (no overflow); moves within this of zero are ties.
+_STEEP_CLIP = 60.0
+# The steeper phase runs only when the counts still differ by more than this.
+_STEEP_FROM = 2
+_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class RankingOutput:
+    """One system's translation of one segment, as the builder needs it."""
+
+    output_id: int
+    system_id: int
+    segment_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SlotPlan:
+    """One slot of a ranking HIT plan.
+
+    ``output_id`` / ``system_id`` are the output shown and its system; both ``None`` in a
+    gold slot that shows a gold translation which is no output. ``expected_rank_min`` /
+    ``expected_rank_max`` give the ranks a correct answer lies in (1 = best), for the gold
+    slot and for the known-worst output of a best+worst gold set; ``None`` elsewhere.
+    """
+
+    position: int  # 1-based over the HIT
+    set_index: int  # 0-based set within the HIT (HitSlot.group)
+    role: str
+    segment_id: int
+    output_id: int | None
+    system_id: int | None
+    shown_text: str
+    expected_rank_min: int | None = None
+    expected_rank_max: int | None = None
+
+
+@dataclass(frozen=True)
+class RankingCounts:
+    """How many HITs and sets :func:`build_ranking_hits` makes."""
+
+    hits: int
+    sets: int  # hits * sets_per_hit
+    gold_sets: int
+    coverage_sets: int
+    extra_sets: int  # regular sets beyond coverage, completing the last HIT
+
+
+# --- counts ----------------------------------------------------------------------------------
+
+
+def _rate(gold_rate: float | Decimal | Fraction | int) -> Fraction:
+    # str() of a float is its shortest decimal spelling, so 0.1 means 1/10 exactly.
+    rate = Fraction(str(gold_rate)) if isinstance(gold_rate, float) else Fraction(gold_rate)
+    if not 0 <= rate < 1:
+        raise ValueError(f"gold_rate must be at least 0 and below 1, not {gold_rate}")
+    return rate
+
+
+def gold_set_count(total_sets: int, gold_rate: float | Decimal | Fraction | int) -> int:
+    """Gold sets among ``total_sets``: ``gold_rate * total_sets`` rounded half up."""
+    return math.floor(_rate(gold_rate) * total_sets + Fraction(1, 2))
+
+
+def ranking_counts(
+    outputs_per_segment: Sequence[int],
+    *,
+    outputs_per_set: int,
+    sets_per_hit: int,
+    gold_rate: float | Decimal | Fraction | int,
+) -> RankingCounts:
+    """The fewest HITs whose regular sets (all but the gold ones) hold every segment's
+    ``ceil(k / N)`` coverage sets; see the module docstring."""
+    coverage = sum(-(-k // outputs_per_set) for k in outputs_per_segment)
+    hits = max(1, -(-coverage // sets_per_hit))
+    while hits * sets_per_hit - gold_set_count(hits * sets_per_hit, gold_rate) < coverage:
+        hits += 1
+    sets = hits * sets_per_hit
+    gold = gold_set_count(sets, gold_rate)
+    return RankingCounts(hits, sets, gold, coverage, sets - gold - coverage)
+
+
+def expected_ranks(
+    scheme: str, outputs_per_set: int
+) -> tuple[tuple[int, int], tuple[int, int] | None]:
+    """``((gold_min, gold_max), (worst_min, worst_max))`` for a set of ``outputs_per_set``;
+    the worst range is ``None`` in best-only (see the module docstring)."""
+    n = outputs_per_set
+    if scheme == BEST_ONLY:
+        return (1, 1), None
+    if scheme == BEST_WORST:
+        margin = min(_BEST_WORST_MARGIN, n // 2)
+        return (1, margin), (n - margin + 1, n)
+    raise ValueError(f"unknown gold scheme {scheme!r}; expected one of {', '.join(GOLD_SCHEMES)}")
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+def _validate(
+    outputs: Sequence[RankingOutput],
+    outputs_per_set: int,
+    sets_per_hit: int,
+    gold_scheme: str,
+) -> None:
+    if not MIN_OUTPUTS_PER_SET <= outputs_per_set <= MAX_OUTPUTS_PER_SET:
+        raise ValueError(
+            f"outputs_per_set must be {MIN_OUTPUTS_PER_SET}..{MAX_OUTPUTS_PER_SET}, "
+            f"not {outputs_per_set}"
+        )
+    if sets_per_hit < 1:
+        raise ValueError("sets_per_hit must be at least 1")
+    if gold_scheme not in GOLD_SCHEMES:
+        raise ValueError(
+            f"unknown gold scheme {gold_scheme!r}; expected one of {', '.join(GOLD_SCHEMES)}"
+        )
+    if not outputs:
+        raise ValueError("no outputs to build ranking HITs from")
+    duplicates = [oid for oid, n in Counter(o.output_id for o in outputs).items() if n > 1]
+    if duplicates:
+        raise ValueError(f"output ids appear more than once: {sorted(duplicates)[:10]}")
+    pairs = Counter((o.system_id, o.segment_id) for o in outputs)
+    twice = sorted(pair for pair, n in pairs.items() if n > 1)
+    if twice:
+        raise ValueError(f"(system, segment) with more than one output: {twice[:10]}")
+    per_segment = Counter(o.segment_id for o in outputs)
+    short = sorted(seg for seg, n in per_segment.items() if n < outputs_per_set)
+    if short:
+        raise ValueError(
+            f"a ranking set shows {outputs_per_set} outputs of different systems; segments "
+            f"{short[:10]} have fewer outputs: lower outputs_per_set or import their outputs"
+        )
+
+
+def _validate_units(
+    units: Sequence[GoldUnit],
+    by_segment: dict[int, dict[int, RankingOutput]],
+    scheme: str,
+) -> None:
+    problems: defaultdict[str, list[int]] = defaultdict(list)
+    for unit in units:
+        outputs = by_segment.get(unit.segment_id)
+        if outputs is None:
+            problems["gold units of segments without outputs"].append(unit.segment_id)
+            continue
+        ids = {o.output_id: o for o in outputs.values()}
+        if unit.best_output_id is not None and unit.best_output_id not in ids:
+            problems["best outputs not of their segment"].append(unit.segment_id)
+        if unit.worst_output_id is not None:
+            if unit.worst_output_id not in ids:
+                problems["worst outputs not of their segment"].append(unit.segment_id)
+            elif unit.worst_output_id == unit.best_output_id:
+                problems["worst output equal to the best"].append(unit.segment_id)
+            elif " ".join(ids[unit.worst_output_id].text.split()) == " ".join(unit.text.split()):
+                problems["worst output with the gold text"].append(unit.segment_id)
+        if scheme == BEST_WORST and unit.worst_output_id is None:
+            problems["best+worst gold units without a worst output"].append(unit.segment_id)
+        if not unit.text.strip():
+            problems["gold units without a text"].append(unit.segment_id)
+    if problems:
+        raise ValueError(
+            "; ".join(f"{what}: segments {sorted(ids)[:10]}" for what, ids in problems.items())
+        )
+
+
+# --- choosing the systems of each set ----------------------------------------------------------
+
+
+_COVERAGE, _EXTRA, _GOLD = "coverage", "extra", "gold"
+
+
+@dataclass
+class _Set:
+    """A set before layout: its segment, the systems whose outputs it shows, and for a gold
+    set its unit. ``pool`` maps each system of the segment to its output."""
+
+    segment_id: int
+    kind: str  # coverage, extra or gold
+    systems: list[int]
+    pool: dict[int, RankingOutput]
+    gold: GoldUnit | None = None
+    fixed: frozenset[int] = frozenset()  # systems the set must keep (known-worst output)
+    excluded: int | None = None  # the gold output's own system: not shown again
+
+    @property
+    def outputs(self) -> list[RankingOutput]:
+        return [self.pool[s] for s in self.systems]
+
+
+class _Balancer:
+    """Pair and appearance counts over all sets: the greedy choice of a set's systems, then
+    a local search that evens the pair counts out.
+
+    The local search lowers the sum of squared pair counts (the total number of pairs is fixed
+    by the sets, so the sum of squares is least when the counts are equal) by two kinds of move
+    inside one segment, both keeping every output covered: *replace* a system of a set by
+    another system of the segment (if the one taken out is shown in another coverage set of
+    the segment, or the set is an extra or a gold set, and is not its known-worst output),
+    and *exchange* two systems between two coverage sets of the segment. Each segment's sets
+    are polished as soon as they are made (strict descent); then passes over all sets take,
+    per set, the best move that does not raise the sum (sideways moves let the search cross
+    plateaus), keep the most even state seen (smallest max - min, then sum of squares), and
+    stop when the counts differ by at most 1, after ``_STALE_PASSES`` passes without a
+    better state, or after half of ``_MAX_PASSES`` passes (fewer on large campaigns: about
+    ``_VISIT_BUDGET`` set visits in all, at least ``_MIN_PASSES`` passes). If the counts
+    still differ by more than ``_STEEP_FROM``, a second phase does the same with a steeper
+    cost, ``f(c) = 2^(c - m) + 2^(m - c)`` per pair (``m`` the mean count), which weighs the
+    extremes far more than the sum of squares does (that one can leave a single pair at 0).
+
+    With ``c`` a pair count, a move that takes ``x`` out of a set (the other members ``T``)
+    and puts ``y`` in changes the sum of squares by ``2 * (sum_T c(y, t) - sum_T c(x, t)) +
+    2 |T|`` (the steeper cost likewise, from ``f(c + 1) - f(c)`` and ``f(c - 1) - f(c)``):
+    each move is scored in closed form, vectorised over all its candidates.
+    """
+
+    def __init__(self, systems: list[int], rng: random.Random) -> None:
+        self.rng = rng
+        self.index = {s: i for i, s in enumerate(systems)}
+        self.pairs = np.zeros((len(systems), len(systems)), dtype=np.int64)
+        self.shown = np.zeros(len(systems), dtype=np.int64)
+        self._steep = False  # which cost the local search lowers (see improve)
+        self._mean = 0.0
+
+    def _ids(self, systems: Sequence[int]) -> np.ndarray:
+        return np.array([self.index[s] for s in systems], dtype=np.int64)
+
+    def _pick(self, scores: np.ndarray) -> int:
+        """The position of the least score, ties broken by the seeded generator."""
+        ties = np.flatnonzero(scores == scores.min())
+        return int(ties[self.rng.randrange(len(ties))])
+
+    def count(self, systems: Sequence[int], step: int) -> None:
+        ids = self._ids(systems)
+        self.shown[ids] += step
+        self.pairs[np.ix_(ids, ids)] += step
+        self.pairs[ids, ids] -= step  # no pair of a system with itself
+
+    def choose(
+        self,
+        available: Sequence[int],
+        size: int,
+        *,
+        fixed: Sequence[int] = (),
+        uncovered: set[int] | None = None,
+        min_uncovered: int = 0,
+    ) -> list[int]:
+        """``size`` distinct systems from ``available``, ``fixed`` ones first, at least
+        ``min_uncovered`` of them from ``uncovered``; then count their pairs. Each next
+        system has the fewest comparisons with those already chosen, then the fewest
+        showings, then a seeded random tie break."""
+        chosen = list(fixed)
+        uncovered = uncovered or set()
+        # Systems the set must take go in first, so that the free choices see them.
+        need = min_uncovered - sum(1 for s in chosen if s in uncovered)
+        for _ in range(need):
+            chosen.append(self._cheapest(sorted(uncovered - set(chosen)), chosen))
+        while len(chosen) < size:
+            chosen.append(self._cheapest([s for s in available if s not in chosen], chosen))
+        self.count(chosen, 1)
+        return chosen
+
+    def _cheapest(self, pool: list[int], chosen: list[int]) -> int:
+        ids = self._ids(pool)
+        compared = self.pairs[np.ix_(ids, self._ids(chosen))].sum(axis=1) if chosen else 0
+        # Comparisons first, showings second (showings < total + 1 <= the weight).
+        weight = int(self.shown.sum()) + 1
+        return pool[self._pick(compared * weight + self.shown[ids])]
+
+    # Local search.
+    def polish(self, sets: list[_Set]) -> None:
+        """Strict descent on one segment's coverage sets, right after they are made."""
+        cover: Counter[int] = Counter(s for item in sets for s in item.systems)
+        for _ in range(_MAX_PASSES):
+            improved = False
+            for item in sets:
+                improved |= self._replace(item, cover, sideways=False)
+                for other in sets:
+                    if other is not item:
+                        improved |= self._exchange(item, other, sideways=False)
+            if not improved:
+                return
+
+    def improve(self, sets: list[_Set]) -> None:
+        """Passes over all sets with sideways moves, first on the sum of squares, then (if
+        the counts still differ by more than ``_STEEP_FROM``) on the steeper cost; ends in
+        the most even state seen."""
+        by_segment: dict[int, list[_Set]] = defaultdict(list)
+        cover: dict[int, Counter[int]] = defaultdict(Counter)
+        for item in sets:
+            by_segment[item.segment_id].append(item)
+            if item.kind == _COVERAGE:
+                cover[item.segment_id].update(item.systems)
+        order = list(sets)
+        best_key = self.spread()
+        best_state = [list(item.systems) for item in sets]
+        budget = min(_MAX_PASSES, max(_MIN_PASSES, _VISIT_BUDGET // max(1, len(sets))))
+        for steep in (False, True):
+            self._steep = steep
+            if steep and best_key[0] <= _STEEP_FROM:
+                break
+            if steep:
+                counts = self.pairs[np.triu_indices(len(self.shown), k=1)]
+                self._mean = float(counts.mean())
+            stale = 0
+            for _ in range(budget // 2):
+                if best_key[0] <= 1 or stale >= _STALE_PASSES:
+                    break
+                self.rng.shuffle(order)
+                for item in order:
+                    self._replace(item, cover[item.segment_id], sideways=True)
+                    if item.kind == _COVERAGE:
+                        siblings = by_segment[item.segment_id]
+                        # Each pair of sets once a pass: with the sets after this one.
+                        for other in siblings[siblings.index(item) + 1 :]:
+                            if other.kind == _COVERAGE:
+                                self._exchange(item, other, sideways=True)
+                key = self.spread()
+                if key < best_key:
+                    best_key, stale = key, 0
+                    best_state = [list(item.systems) for item in sets]
+                else:
+                    stale += 1
+        self._steep = False
+        for item, systems in zip(sets, best_state, strict=True):
+            if item.systems != systems:
+                self.count(item.systems, -1)
+                item.systems[:] = systems
+                self.count(item.systems, 1)
+
+    def spread(self) -> tuple[int, int]:
+        """(max - min, sum of squares) of the pair counts over all pairs of systems."""
+        if len(self.shown) < 2:
+            return (0, 0)
+        counts = self.pairs[np.triu_indices(len(self.shown), k=1)]
+        return (int(counts.max() - counts.min()), int((counts * counts).sum()))
+
+    def _up(self, counts: np.ndarray) -> np.ndarray:
+        """Cost change of each pair count going up by one: ``2c + 1`` for the sum of
+        squares; for the steeper cost ``f(c) = 2^(c - m) + 2^(m - c)`` (``m`` the mean
+        count) ``2^(c - m) - 2^(m - c - 1)``."""
+        if not self._steep:
+            return 2 * counts + 1
+        e = np.clip(counts - self._mean, -_STEEP_CLIP, _STEEP_CLIP)
+        return np.exp2(e) - np.exp2(-e - 1)
+
+    def _down(self, counts: np.ndarray) -> np.ndarray:
+        """Cost change of each pair count going down by one: ``1 - 2c``, or
+        ``2^(m - c) - 2^(c - m - 1)``."""
+        if not self._steep:
+            return 1 - 2 * counts
+        e = np.clip(counts - self._mean, -_STEEP_CLIP, _STEEP_CLIP)
+        return np.exp2(-e) - np.exp2(e - 1)
+
+    def _apply(self, item: _Set, out: int, into: int) -> None:
+        self.count(item.systems, -1)
+        item.systems[item.systems.index(out)] = into
+        self.count(item.systems, 1)
+
+    def _replace(self, item: _Set, cover: Counter[int], *, sideways: bool) -> bool:
+        """Take the best replacement of a system ``x`` of ``item`` by a system ``y`` of the
+        segment if it lowers the cost (or keeps it, with ``sideways``). With ``T`` the other
+        members: the pairs ``(y, t)`` go up, the pairs ``(x, t)`` down."""
+        movable = [
+            x
+            for x in item.systems
+            if x not in item.fixed and (item.kind != _COVERAGE or cover[x] >= 2)
+        ]
+        candidates = [y for y in item.pool if y not in item.systems and y != item.excluded]
+        if not movable or not candidates:
+            return False
+        members, xs, ys = self._ids(item.systems), self._ids(movable), self._ids(candidates)
+        up = self._up(self.pairs[np.ix_(ys, members)])  # (y, member)
+        down = self._down(self.pairs[np.ix_(xs, members)])  # (x, member)
+        down[np.arange(len(movable)), [item.systems.index(x) for x in movable]] = 0
+        # sum over T of up(y, t) = all members but x; sum over T of down(x, t).
+        at_x = [item.systems.index(x) for x in movable]
+        delta = (up.sum(axis=1)[None, :] - up[:, at_x].T) + down.sum(axis=1)[:, None]
+
+        def apply(i: int, j: int) -> None:
+            self._apply(item, movable[i], candidates[j])
+            if item.kind == _COVERAGE:
+                cover[movable[i]] -= 1
+                cover[candidates[j]] += 1
+
+        return self._take(delta, sideways, apply)
+
+    def _exchange(self, a: _Set, b: _Set, *, sideways: bool) -> bool:
+        """Take the best exchange of ``x`` (in ``a`` only) and ``y`` (in ``b`` only) if it
+        lowers the cost (or keeps it). With ``A`` / ``B`` the systems in only one of the two
+        sets: the pairs (y, A - x) and (x, B - y) go up, (x, A - x) and (y, B - y) down;
+        pairs with members of both sets do not change."""
+        only_a = [s for s in a.systems if s not in b.systems]
+        only_b = [s for s in b.systems if s not in a.systems]
+        if not only_a or not only_b:
+            return False
+        xs, ys = self._ids(only_a), self._ids(only_b)
+        ix = np.arange(len(only_a))
+        iy = np.arange(len(only_b))
+        up_ya = self._up(self.pairs[np.ix_(ys, xs)])  # (y, a member)
+        up_xb = self._up(self.pairs[np.ix_(xs, ys)])  # (x, b member)
+        down_xa = self._down(self.pairs[np.ix_(xs, xs)])
+        down_xa[ix, ix] = 0
+        down_yb = self._down(self.pairs[np.ix_(ys, ys)])
+        down_yb[iy, iy] = 0
+        delta = (
+            (up_ya.sum(axis=1)[None, :] - up_ya.T)  # sum over A - x of up(y, .)
+            + down_xa.sum(axis=1)[:, None]
+            + (up_xb.sum(axis=1)[:, None] - up_xb)  # sum over B - y of up(x, .)
+            + down_yb.sum(axis=1)[None, :]
+        )
+
+        def apply(i: int, j: int) -> None:
+            self._apply(a, only_a[i], only_b[j])
+            self._apply(b, only_b[j], only_a[i])
+
+        return self._take(delta, sideways, apply)
+
+    def _take(self, delta: np.ndarray, sideways: bool, apply: Callable[[int, int], None]) -> bool:
+        best = float(delta.min())
+        if best > _TOLERANCE or (best >= -_TOLERANCE and not sideways):
+            return False
+        near = np.where(delta <= best + _TOLERANCE, 0, 1)  # ties within rounding
+        i, j = divmod(self._pick(near.ravel()), delta.shape[1])
+        apply(i, j)
+        return best < -_TOLERANCE
+
+
+def _gold_set(
+    unit: GoldUnit,
+    outputs: dict[int, RankingOutput],
+    size: int,
+    scheme: str,
+    balancer: _Balancer,
+) -> _Set:
+    """A gold unit's set: the gold slot plus ``size - 1`` outputs of other systems (the
+    known-worst one among them in best+worst)."""
+    by_id = {o.output_id: o for o in outputs.values()}
+    excluded = by_id[unit.best_output_id].system_id if unit.best_output_id is not None else None
+    fixed = [by_id[unit.worst_output_id].system_id] if scheme == BEST_WORST else []
+    available = [s for s in sorted(outputs) if s != excluded]
+    systems = balancer.choose(available, size - 1, fixed=fixed)
+    return _Set(
+        unit.segment_id,
+        _GOLD,
+        systems,
+        outputs,
+        gold=unit,
+        fixed=frozenset(fixed),
+        excluded=excluded,
+    )
+
+
+def _coverage_sets(
+    segment_id: int, outputs: dict[int, RankingOutput], size: int, balancer: _Balancer
+) -> list[_Set]:
+    """The ``ceil(k / size)`` sets of one segment that show all of its ``k`` outputs."""
+    available = sorted(outputs)
+    count = -(-len(available) // size)
+    uncovered = set(available)
+    sets = []
+    for j in range(count):
+        later = count - j - 1
+        need = max(0, len(uncovered) - later * size)
+        systems = balancer.choose(available, size, uncovered=uncovered, min_uncovered=need)
+        uncovered -= set(systems)
+        sets.append(_Set(segment_id, _COVERAGE, systems, outputs))
+    assert not uncovered
+    balancer.polish(sets)
+    return sets
+
+
+# --- placing sets in HITs ----------------------------------------------------------------------
+
+
+def _gold_per_hit(gold: int, hits: int, rng: random.Random) -> list[int]:
+    """Evenly spaced: floor((h' + 1) G / H) - floor(h' G / H), h' = h + a seeded offset."""
+    offset = rng.randrange(hits)
+    return [
+        ((h + offset) % hits + 1) * gold // hits - ((h + offset) % hits) * gold // hits
+        for h in range(hits)
+    ]
+
+
+def _separate_segments(hits: list[list[_Set]], gold_count: list[int], rng: random.Random) -> None:
+    """Swap regular sets between HITs while that lowers the number of same-segment pairs
+    inside HITs (regular sets only, so every HIT keeps its gold sets)."""
+    segments = [Counter(s.segment_id for s in hit) for hit in hits]
+    order = list(range(len(hits)))
+    for _ in range(_REPAIR_PASSES):
+        improved = False
+        rng.shuffle(order)
+        for h in order:
+            for i in range(gold_count[h], len(hits[h])):
+                x = hits[h][i]
+                if segments[h][x.segment_id] < 2:
+                    continue
+                improved |= _move_away(hits, segments, gold_count, h, i, rng)
+        if not improved:
+            return
+
+
+def _move_away(
+    hits: list[list[_Set]],
+    segments: list[Counter[int]],
+    gold_count: list[int],
+    h: int,
+    i: int,
+    rng: random.Random,
+) -> bool:
+    a = hits[h][i].segment_id
+    others = [h2 for h2 in range(len(hits)) if h2 != h]
+    rng.shuffle(others)
+    for h2 in others:
+        here, there = segments[h], segments[h2]
+        if there[a]:
+            continue
+        for k in range(gold_count[h2], len(hits[h2])):
+            b = hits[h2][k].segment_id
+            if b == a:
+                continue
+            gain = (here[a] - 1 - here[b]) + (there[b] - 1 - there[a])
+            if gain > 0:
+                hits[h][i], hits[h2][k] = hits[h2][k], hits[h][i]
+                here[a] -= 1
+                here[b] += 1
+                there[b] -= 1
+                there[a] += 1
+                return True
+    return False
+
+
+def _lay_out(
+    hit: Sequence[_Set], size: int, scheme: str, role: str | None, rng: random.Random
+) -> list[SlotPlan]:
+    """Shuffle the sets of a HIT and the slots of each set; number the positions.
+    ``role`` overrides every slot's role (training)."""
+    (gold_min, gold_max), worst_range = expected_ranks(scheme, size)
+    worst_min, worst_max = worst_range or (None, None)
+    order = list(hit)
+    rng.shuffle(order)
+    slots: list[SlotPlan] = []
+    for set_index, item in enumerate(order):
+        members: list[tuple[str, RankingOutput | None, int | None, int | None]] = []
+        for output in item.outputs:
+            is_worst = (
+                item.gold is not None
+                and worst_range is not None
+                and output.output_id == item.gold.worst_output_id
+            )
+            members.append(
+                (
+                    role or ROLE_SYSTEM,
+                    output,
+                    worst_min if is_worst else None,
+                    worst_max if is_worst else None,
+                )
+            )
+        if item.gold is not None:
+            members.append((role or ROLE_GOLD, None, gold_min, gold_max))
+        assert len(members) == size
+        rng.shuffle(members)
+        for slot_role, output, low, high in members:
+            if output is None:
+                assert item.gold is not None
+                segment_id, output_id = item.gold.segment_id, item.gold.best_output_id
+                system_id, text = item.excluded, item.gold.text
+            else:
+                segment_id, output_id = output.segment_id, output.output_id
+                system_id, text = output.system_id, output.text
+            slots.append(
+                SlotPlan(
+                    position=len(slots) + 1,
+                    set_index=set_index,
+                    role=slot_role,
+                    segment_id=segment_id,
+                    output_id=output_id,
+                    system_id=system_id,
+                    shown_text=text,
+                    expected_rank_min=low,
+                    expected_rank_max=high,
+                )
+            )
+    return slots
+
+
+def _index(outputs: Sequence[RankingOutput]) -> dict[int, dict[int, RankingOutput]]:
+    """segment -> system -> output, built from the outputs sorted so that the result does
+    not depend on the order of the input."""
+    by_segment: dict[int, dict[int, RankingOutput]] = defaultdict(dict)
+    for o in sorted(outputs, key=lambda o: (o.segment_id, o.system_id, o.output_id)):
+        by_segment[o.segment_id][o.system_id] = o
+    return dict(by_segment)
+
+
+def _unit_key(unit: GoldUnit) -> tuple:
+    return (
+        unit.segment_id,
+        unit.text,
+        unit.best_output_id if unit.best_output_id is not None else -1,
+        unit.worst_output_id if unit.worst_output_id is not None else -1,
+    )
+
+
+# --- the builders ------------------------------------------------------------------------------
+
+
+def build_ranking_hits(
+    outputs: Sequence[RankingOutput],
+    *,
+    seed: int,
+    outputs_per_set: int = 5,
+    sets_per_hit: int = 3,
+    gold_rate: float | Decimal | Fraction | int = Fraction(1, 10),
+    gold_scheme: str = BEST_ONLY,
+    gold_units: Sequence[GoldUnit] = (),
+) -> list[list[SlotPlan]]:
+    """Plan the HITs of a ranking campaign (000 section 4, 002 sections 3.4 to 4.2).
+
+    Returns one list of ``outputs_per_set * sets_per_hit`` :class:`SlotPlan` per HIT, ordered
+    by position. ``gold_units`` (see :mod:`campaigns.gold`) are needed when ``gold_rate``
+    asks for at least one gold set. See the module docstring for the choices made. Raises
+    ``ValueError`` on input that cannot make valid HITs (sizes out of range, duplicate ids, a
+    segment with fewer than ``outputs_per_set`` outputs, gold units that do not fit).
+    """
+    _validate(outputs, outputs_per_set, sets_per_hit, gold_scheme)
+    by_segment = _index(outputs)
+    counts = ranking_counts(
+        [len(systems) for systems in by_segment.values()],
+        outputs_per_set=outputs_per_set,
+        sets_per_hit=sets_per_hit,
+        gold_rate=gold_rate,
+    )
+    units = sorted(gold_units, key=_unit_key)
+    if counts.gold_sets and not units:
+        raise ValueError(
+            f"gold_rate {gold_rate} asks for {counts.gold_sets} gold sets and no gold units "
+            f"were given: choose gold units or set gold_rate to 0"
+        )
+    _validate_units(units, by_segment, gold_scheme)
+
+    rng = random.Random(seed)
+    systems = sorted({o.system_id for o in outputs})
+    # Gold sets are quality control, not data: they have a balance of their own (their
+    # systems evenly spread), and the regular sets are balanced among themselves.
+    gold_balancer = _Balancer(systems, rng)
+    balancer = _Balancer(systems, rng)
+
+    rng.shuffle(units)
+    gold_sets = [
+        _gold_set(
+            units[i % len(units)],
+            by_segment[units[i % len(units)].segment_id],
+            outputs_per_set,
+            gold_scheme,
+            gold_balancer,
+        )
+        for i in range(counts.gold_sets)
+    ]
+
+    segments = sorted(by_segment)
+    rng.shuffle(segments)
+    regular: list[_Set] = []
+    for segment in segments:
+        regular.extend(_coverage_sets(segment, by_segment[segment], outputs_per_set, balancer))
+    # Complete the last HIT: extra sets on the segments with the fewest sets so far.
+    sets_of = Counter(s.segment_id for s in regular + gold_sets)
+    tiebreak = {segment: rank for rank, segment in enumerate(segments)}
+    for _ in range(counts.extra_sets):
+        segment = min(segments, key=lambda seg: (sets_of[seg], tiebreak[seg]))
+        systems = balancer.choose(sorted(by_segment[segment]), outputs_per_set)
+        regular.append(_Set(segment, _EXTRA, systems, by_segment[segment]))
+        sets_of[segment] += 1
+    assert len(regular) + len(gold_sets) == counts.sets
+    balancer.improve(regular)
+
+    # Gold sets evenly over the HITs; regular sets dealt column by column, so that the sets
+    # of one segment (consecutive in ``regular``) go to different HITs.
+    gold_count = _gold_per_hit(counts.gold_sets, counts.hits, rng)
+    hits: list[list[_Set]] = [[] for _ in range(counts.hits)]
+    pending_gold = iter(gold_sets)
+    for h, n in enumerate(gold_count):
+        hits[h].extend(next(pending_gold) for _ in range(n))
+    pending = iter(regular)
+    for column in range(sets_per_hit):
+        for h in range(counts.hits):
+            if column >= gold_count[h]:
+                hits[h].append(next(pending))
+    _separate_segments(hits, gold_count, rng)
+    return [_lay_out(hit, outputs_per_set, gold_scheme, None, rng) for hit in hits]
+
+
+def split_gold_units(
+    units: Sequence[GoldUnit], training_count: int, *, seed: int
+) -> tuple[list[GoldUnit], list[GoldUnit]]:
+    """``(training, on_the_fly)``: ``training_count`` units for the qualification test, the
+    rest for gold sets, with no segment in both (a worker who met a segment's answer in the
+    test would recognise its gold set). Seeded; input order does not matter."""
+    by_segment: dict[int, list[GoldUnit]] = defaultdict(list)
+    for unit in sorted(units, key=_unit_key):
+        by_segment[unit.segment_id].append(unit)
+    segments = sorted(by_segment)
+    if not 0 <= training_count <= len(segments):
+        raise ValueError(
+            f"cannot take {training_count} training units from gold units of "
+            f"{len(segments)} segments"
+        )
+    random.Random(seed).shuffle(segments)
+    training = [by_segment[seg][0] for seg in segments[:training_count]]
+    rest = [unit for seg in segments[training_count:] for unit in by_segment[seg]]
+    return training, rest
+
+
+def build_training_sets(
+    outputs: Sequence[RankingOutput],
+    gold_units: Sequence[GoldUnit],
+    *,
+    count: int,
+    seed: int,
+    outputs_per_set: int = 5,
+    gold_scheme: str = BEST_WORST,
+) -> list[SlotPlan]:
+    """A qualification test (002 section 4.1): one HIT of ``count`` ranking sets, each the
+    gold set of a gold unit of another segment, every slot of role ``training``; the gold
+    slot and (in best+worst) the known-worst output carry their expected ranks, as in
+    :func:`build_ranking_hits`. The other outputs are chosen by the same greedy pair
+    balance (so the test shows the systems evenly), their places shuffled. Use units kept
+    apart from the on-the-fly gold (:func:`split_gold_units`). Whether a worker passes
+    (``Campaign.qualification_pass_mark``) is decided elsewhere.
+    """
+    _validate(outputs, outputs_per_set, 1, gold_scheme)
+    by_segment = _index(outputs)
+    units = sorted(gold_units, key=_unit_key)
+    _validate_units(units, by_segment, gold_scheme)
+    first_of_segment = list({unit.segment_id: unit for unit in reversed(units)}.values())
+    first_of_segment.sort(key=_unit_key)
+    if not 1 <= count <= len(first_of_segment):
+        raise ValueError(
+            f"a test of {count} sets needs gold units of {count} segments; "
+            f"{len(first_of_segment)} given"
+        )
+    rng = random.Random(seed)
+    chosen = rng.sample(first_of_segment, count)
+    balancer = _Balancer(sorted({o.system_id for o in outputs}), rng)
+    sets = [
+        _gold_set(unit, by_segment[unit.segment_id], outputs_per_set, gold_scheme, balancer)
+        for unit in chosen
+    ]
+    return _lay_out(sets, outputs_per_set, gold_scheme, ROLE_TRAINING, rng)
