@@ -81,23 +81,61 @@ class JudgmentAdmin(admin.ModelAdmin):
 @admin.register(CampaignWorker)
 class CampaignWorkerAdmin(admin.ModelAdmin):
     """Who worked in which campaign; tick ``excluded`` (or use the actions) to stop a worker
-    from getting further assignments there. The reason is for requesters, never shown."""
+    from getting further assignments there. The reason is for requesters, never shown.
 
-    list_display = ("worker", "campaign", "excluded", "excluded_at", "created_at")
-    list_filter = ("excluded", "campaign")
+    The qualification result is written when the worker submits the test; a requester may
+    override it (passed / failed / blank to let them take it). ``untrusted`` is normally set by
+    analytics from gold units (002's trust cut-off); the actions mark or clear it by hand."""
+
+    list_display = (
+        "worker",
+        "campaign",
+        "excluded",
+        "untrusted",
+        "qualification_passed",
+        "qualification_score",
+        "created_at",
+    )
+    list_filter = ("excluded", "untrusted", "qualification_passed", "campaign")
     search_fields = ("worker__external_id",)
     list_select_related = ("worker", "campaign")
     raw_id_fields = ("campaign", "worker")
-    readonly_fields = ("excluded_at", "created_at")
-    fields = ("campaign", "worker", "excluded", "excluded_reason", "excluded_at", "created_at")
-    actions = ("exclude_selected", "readmit_selected")
+    readonly_fields = (
+        "excluded_at",
+        "qualification_score",
+        "qualified_at",
+        "untrusted_at",
+        "created_at",
+    )
+    fieldsets = (
+        (None, {"fields": ("campaign", "worker", "created_at")}),
+        ("Exclusion", {"fields": ("excluded", "excluded_reason", "excluded_at")}),
+        (
+            "Qualification test",
+            {"fields": ("qualification_passed", "qualification_score", "qualified_at")},
+        ),
+        ("Trust (gold units)", {"fields": ("untrusted", "untrusted_reason", "untrusted_at")}),
+    )
+    actions = ("exclude_selected", "readmit_selected", "untrust_selected", "trust_selected")
     show_full_result_count = False
 
     def save_model(self, request: HttpRequest, obj: CampaignWorker, form, change: bool) -> None:
-        # Ticking or unticking "excluded" stamps or clears the time, as set_excluded does.
+        # Ticking or unticking a flag stamps or clears its time, as the actions do, and a
+        # changed exclusion or trust is announced so that the campaign's scores recompute.
+        now = timezone.now()
         if "excluded" in form.changed_data:
-            obj.excluded_at = timezone.now() if obj.excluded else None
+            obj.excluded_at = now if obj.excluded else None
+        if "untrusted" in form.changed_data:
+            obj.untrusted_at = now if obj.untrusted else None
+            if not obj.untrusted:
+                obj.untrusted_reason = ""
+        if "qualification_passed" in form.changed_data:
+            obj.qualified_at = None if obj.qualification_passed is None else now
+            if obj.qualification_passed is None:
+                obj.qualification_score = None
         super().save_model(request, obj, form, change)
+        if {"excluded", "untrusted"} & set(form.changed_data):
+            actions.announce_exclusions([obj.campaign_id])
 
     @admin.action(description="Exclude the selected workers from their campaign")
     def exclude_selected(self, request: HttpRequest, queryset) -> None:
@@ -110,3 +148,17 @@ class CampaignWorkerAdmin(admin.ModelAdmin):
     def readmit_selected(self, request: HttpRequest, queryset) -> None:
         count = actions.set_excluded(queryset, False)
         self.message_user(request, f"Re-admitted {count} worker(s).")
+
+    @admin.action(description="Mark the selected workers untrusted in their campaign")
+    def untrust_selected(self, request: HttpRequest, queryset) -> None:
+        count = actions.set_untrusted_memberships(
+            queryset, True, f"Marked untrusted by {request.user.get_username()} in the admin."
+        )
+        self.message_user(
+            request, f"Marked {count} worker(s) untrusted; they get no new assignments."
+        )
+
+    @admin.action(description="Trust the selected workers again in their campaign")
+    def trust_selected(self, request: HttpRequest, queryset) -> None:
+        count = actions.set_untrusted_memberships(queryset, False)
+        self.message_user(request, f"Trusted {count} worker(s) again.")

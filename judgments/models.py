@@ -123,7 +123,14 @@ class Assignment(models.Model):
 class CampaignWorker(models.Model):
     """A worker's standing in one campaign: created at their first hand-out, and the row a
     requester ticks to exclude them. An excluded worker gets no further assignment in the
-    campaign (the hand-out checks ``excluded``); what they already did stays stored."""
+    campaign (the hand-out checks ``excluded``); what they already did stays stored.
+
+    It also holds the worker's qualification-test result (002 section 4.1: written when the
+    worker's qualification assignment is submitted; ``None`` until then) and the gold-trust
+    cut-off (002 section 4: analytics marks workers ``untrusted`` after their gold units, and
+    the hand-out then gives them nothing more). Neither is ever shown to the worker; a later
+    crowd-platform feature grants an MTurk qualification from ``qualification_passed``.
+    """
 
     campaign = models.ForeignKey(
         Campaign, on_delete=models.CASCADE, related_name="campaign_workers"
@@ -134,6 +141,27 @@ class CampaignWorker(models.Model):
         blank=True, help_text="Why the worker was excluded; never shown to the worker."
     )
     excluded_at = models.DateTimeField(null=True, blank=True)
+    qualification_passed = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Qualification test result: passed, failed, or blank if not taken yet.",
+    )
+    qualification_score = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Share of the test's checked outputs ranked as expected (0 to 1).",
+    )
+    qualified_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the qualification result was decided."
+    )
+    untrusted = models.BooleanField(
+        default=False,
+        help_text="Failed the on-the-fly checks: gets no further assignment in the campaign.",
+    )
+    untrusted_reason = models.TextField(
+        blank=True, help_text="Why the worker is untrusted; never shown to the worker."
+    )
+    untrusted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -12,8 +12,9 @@ from django.dispatch import Signal
 # request (the judgments are stored; analytics' periodic sweep repairs what a receiver missed).
 judgments_recorded = Signal()
 
-# Sent by judgments.actions.set_excluded through transaction.on_commit when exclusions changed
-# (an excluded worker's judgments leave the scores; a re-admitted worker's come back).
+# Sent through transaction.on_commit by judgments.actions.set_excluded (the requester's
+# exclusions) and set_untrusted (the gold-unit trust cut-off) when a membership changed: an
+# excluded or untrusted worker's judgments leave the scores; a re-admitted worker's come back.
 #   sender:        judgments.models.CampaignWorker
 #   campaign_ids:  list[int], the campaigns whose exclusions changed
 exclusions_changed = Signal()

@@ -5,8 +5,11 @@ The flow for a direct visitor:
   /work/<campaign_id>/start     creates a pseudonymous worker, redirects to their link
   /work/w/<worker token>/       hands out the worker's next assignment, redirects to its page
   /work/a/<assignment token>/   the task page (or the completion page once submitted)
-  /work/a/<token>/item          JSON: the current item and progress
-  /work/a/<token>/submit        JSON POST: one answer
+  /work/a/<token>/item          JSON: the current item (DA) or page of ranking sets, and progress
+  /work/a/<token>/submit        JSON POST: one answer (one DA item, or one ranking set)
+A campaign that requires the qualification test hands it out first (a ranking HIT like the
+others); once its last set is submitted the task page sends the worker on through their link
+to their first task, or to the polite refusal.
 The task page and its endpoints are authorised by the assignment token alone: no session and
 no CSRF cookie (they must work inside MTurk's iframe, where cookies are not sent). Views stay
 thin: the hand-out, the state and the submission are judgments.actions functions.
@@ -26,7 +29,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.models import AssessmentMode, Campaign, CampaignStatus, HitSlot, HitTask
+from campaigns.models import AssessmentMode, Campaign, CampaignStatus, HitTask
 from judgments import actions, tokens
 from judgments.actions import FINISHED_ASSIGNMENT_STATUSES, SubmissionError, TaskState
 from judgments.models import Assignment, Worker
@@ -161,28 +164,100 @@ def assess_labels(campaign: Campaign) -> dict[str, str]:
     return labels
 
 
+# --- Labels of the ranking page -------------------------------------------------------------
+# 002 section 3.4: rank "each whole sentence translation from Best to Worst relative to the
+# other choices (ties are allowed)", grades 1 (best) to N. English only for now; another
+# language adds its dict here (looked up like ASSESS_LABELS, falling back to English).
+# "{n}" is the set's number of outputs.
+RANK_LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "prompt": "Rank the translations of each sentence from best (1) to worst ({n}), "
+        "compared with each other. Ties are allowed: give two translations the same rank when "
+        "they are equally good.",
+        "keys": "Keyboard: Tab or the up and down arrow keys move between translations; a "
+        "number key gives the translation in focus its rank.",
+        "source": "Source",
+        "reference": "Reference",
+        "output": "Translation {letter}",
+        "rank_of": "Rank of translation {letter}",
+        "set": "Set {n} of {total}",
+        "progress_one": "Set {first} of {total}",
+        "progress_many": "Sets {first}–{last} of {total}",
+        "page": "page {page} of {pages}",
+        "saved": "Saved",
+        "missing": "Still to rank: {list}",
+        "missing_set": "Set {n}: {outputs}",
+        "missing_one": "translation {letters}",
+        "missing_some": "translations {letters}",
+        "missing_all": "all translations",
+        "stopped": "Rank every translation before you continue.",
+        "next": "Next",
+        "submit": "Submit",
+        "qualification": "This is a short qualification test. Rank the translations as you "
+        "would in the real tasks; when you finish, you will see straight away whether you can "
+        "go on to them.",
+    },
+}
+
+
+def rank_labels(campaign: Campaign) -> dict[str, str]:
+    """Everything the ranking page says, in the campaign's instructions language if we have
+    it (else English), with the prompt for the campaign's set size."""
+    code = (campaign.instructions_language or "en").lower()
+    lang = next((c for c in (code, code.split("-")[0]) if c in RANK_LABELS), "en")
+    labels = dict(RANK_LABELS[lang], code=lang)
+    labels["prompt"] = labels["prompt"].format(n=campaign.outputs_per_set)
+    return labels
+
+
 # --- What the endpoints send --------------------------------------------------------------
 
 
-def _assess_item(slot: HitSlot, campaign: Campaign) -> dict[str, Any]:
+def _assess_item(state: TaskState) -> dict[str, Any]:
     """A direct-assessment item: its position (the only handle), the text to judge and, for
     adequacy, the main reference shown in gray. Nothing else about the slot leaves the server."""
+    slot, campaign = state.next_slot, state.assignment.campaign
     item = {"position": slot.position, "text": slot.shown_text}
     if campaign.assessment_mode == AssessmentMode.ADEQUACY:
         item["gray_text"] = slot.segment.reference if slot.segment else ""
     return item
 
 
-# One presenter per HIT task; later task kinds add theirs.
-ITEM_PRESENTERS = {HitTask.ASSESS: _assess_item}
-TASK_TEMPLATES = {HitTask.ASSESS: "judgments/assess.html"}
+def _rank_page(state: TaskState) -> dict[str, Any]:
+    """The ranking sets on the worker's page now: per set its group (the handle sent back),
+    its number in the HIT, the segment's source and main reference, and its outputs (position
+    and text only) in slot order. Nothing tells a gold or test set from another."""
+    sets = []
+    for unit in state.shown:
+        segment = next((slot.segment for slot in unit.slots if slot.segment), None)
+        sets.append(
+            {
+                "set": unit.key,
+                "number": unit.number,
+                "source": segment.source if segment else "",
+                "reference": segment.reference if segment else "",
+                "outputs": [
+                    {"position": slot.position, "text": slot.shown_text} for slot in unit.slots
+                ],
+            }
+        )
+    return {"page": state.page, "pages": state.pages, "sets": sets}
+
+
+# One presenter per HIT task (the "next" of the JSON endpoints) and its page template; later
+# task kinds add theirs, and an answer spec in judgments.actions.TASK_SPECS.
+ITEM_PRESENTERS = {HitTask.ASSESS: _assess_item, HitTask.RANK: _rank_page}
+TASK_TEMPLATES = {HitTask.ASSESS: "judgments/assess.html", HitTask.RANK: "judgments/rank.html"}
 
 
 def _state_json(state: TaskState, **extra: Any) -> JsonResponse:
     assignment = state.assignment
     item = None
-    if state.next_slot is not None:
-        item = ITEM_PRESENTERS[assignment.hit.task](state.next_slot, assignment.campaign)
+    if not state.finished:
+        presenter = ITEM_PRESENTERS.get(assignment.hit.task)
+        if presenter is None:
+            return _error_json("This kind of task cannot be shown yet.", 501)
+        item = presenter(state)
     body = {
         "ok": True,
         "next": item,
@@ -248,7 +323,8 @@ def campaign_entry(request: HttpRequest, campaign_id: int) -> HttpResponse:
         {
             "campaign": campaign,
             "title": _campaign_title(campaign),
-            "hit_count": campaign.hits.count(),
+            # The qualification test is not one of the tasks a worker is paid for.
+            "hit_count": campaign.hits.filter(is_qualification=False).count(),
         },
     )
 
@@ -324,6 +400,9 @@ def task_page(request: HttpRequest, token: str) -> HttpResponse:
     title = _campaign_title(campaign)
     restart = (_worker_url(assignment.worker_id, campaign.pk), "Get a task")
     if assignment.status in FINISHED_ASSIGNMENT_STATUSES:
+        if assignment.hit.is_qualification:
+            # The test is scored: on to the worker's first task, or the polite refusal.
+            return redirect(restart[0])
         more = campaign.accepts_work
         context = {"title": title, "link": (restart[0], "Do another task") if more else None}
         return render(request, "judgments/done.html", context)
@@ -336,11 +415,13 @@ def task_page(request: HttpRequest, token: str) -> HttpResponse:
         return _message_page(
             request, "This kind of task cannot be shown yet.", title=title, status=501
         )
+    task = assignment.hit.task
     context = {
         "campaign": campaign,
         "title": title,
-        "labels": assess_labels(campaign),
+        "labels": rank_labels(campaign) if task == HitTask.RANK else assess_labels(campaign),
         "show_gray": campaign.assessment_mode == AssessmentMode.ADEQUACY,
+        "qualification": assignment.hit.is_qualification,
         "page_url": request.path,
         "item_url": reverse("judgments:task-item", args=[token]),
         "submit_url": reverse("judgments:task-submit", args=[token]),
@@ -363,23 +444,51 @@ def task_item(request: HttpRequest, token: str) -> JsonResponse:
     return _state_json(state)
 
 
+class RepeatedKey(ValueError):
+    """A JSON object names a key twice (json.loads would silently keep the last value)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise RepeatedKey(key)
+        result[key] = value
+    return result
+
+
 @csrf_exempt  # authorised by the signed token in the URL; MTurk's iframe sends no cookies
 @never_cache
 @require_POST
 def task_submit(request: HttpRequest, token: str) -> JsonResponse:
-    """JSON POST of one answer. Success: the same body as the item endpoint, with the next
-    item; an identical retry also gets "already_recorded": true. Errors: {"ok": false,
+    """JSON POST of one answer (one DA item, or one ranking set: see
+    judgments.actions.record_judgment). Success: the same body as the item endpoint, with the
+    next item or page; an identical retry also gets "already_recorded": true. Errors: {"ok": false,
     "error", "field"} with 400 (bad input, out of order), 404 (bad link), 409 (an answered
     item answered differently, or a finished task) or 410 (expired or returned)."""
     link = _read_task_token(token)
     if link is None:
         return _error_json(INVALID_LINK, 404)
     try:
-        payload = json.loads(request.body)
-    except ValueError:
+        payload = json.loads(request.body, object_pairs_hook=_object_without_repeats)
+    except RepeatedKey as error:
         return _error_json(
-            'The answer could not be read: send JSON such as {"position": 1, "score": 50}.', 400
+            f'The answer names "{error.key[:40]}" more than once; send each field and each '
+            "position once.",
+            400,
         )
+    except ValueError:
+        task = (
+            Assignment.objects.filter(pk=link.assignment_id, worker_id=link.worker_id)
+            .values_list("hit__task", flat=True)
+            .first()
+        )
+        example = actions.TASK_SPECS.get(task, actions.TASK_SPECS[HitTask.ASSESS]).example
+        return _error_json(f"The answer could not be read: send JSON such as {example}.", 400)
     try:
         result = actions.record_judgment(link.assignment_id, link.worker_id, payload)
     except SubmissionError as error:

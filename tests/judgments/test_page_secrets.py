@@ -1,6 +1,9 @@
 """Roles are server-side secrets: nothing a worker's browser receives may tell a
 quality-control item from an ordinary one, name a system, or carry an internal id.
 
+Direct assessment and ranking (a qualification test of training sets, then a HIT with a gold
+set) are walked the same way.
+
 A worker goes through a HIT whose slots have every role, from the entry page to the
 completion page; every body they receive (HTML, the page's script and stylesheet, every JSON
 response) is searched for role values and labels, system names, the tell-tale words below,
@@ -10,6 +13,7 @@ that a plain substring search finds them).
 
 import json
 import re
+from decimal import Decimal
 
 import pytest
 from django.conf import settings
@@ -17,8 +21,19 @@ from django.contrib.staticfiles import finders
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import AssessmentMode, Document, HitSlot, Output, Segment, SlotRole, System
-from judgments.models import Assignment, Judgment
+from campaigns.models import (
+    AssessmentMode,
+    Document,
+    Hit,
+    HitSlot,
+    HitTask,
+    Output,
+    Segment,
+    SlotRole,
+    System,
+    TaskKind,
+)
+from judgments.models import Assignment, CampaignWorker, Judgment
 from tests.factories import CampaignFactory, HitFactory
 
 pytestmark = pytest.mark.django_db
@@ -108,6 +123,7 @@ def secret_ids(hit):
     ids |= set(slots.values_list("output__system_id", flat=True))
     ids |= set(System.objects.filter(campaign=hit.campaign).values_list("pk", flat=True))
     ids |= set(Document.objects.filter(campaign=hit.campaign).values_list("pk", flat=True))
+    ids.discard(None)  # a gold slot shows a text that is no output
     assert all(FIRST_ID <= pk < FIRST_ID + 1000 for pk in ids)
     return {str(pk) for pk in ids}
 
@@ -199,14 +215,17 @@ def test_no_body_a_worker_receives_reveals_a_role_a_system_or_an_id():
 def test_the_worker_facing_files_hold_no_quality_control_vocabulary():
     """The same grep as the lead's before-stop hook, over the files this feature ships."""
     pattern = re.compile(
-        r"bad_?ref|is_?gold|gold_?answer|is_?repeat|is_?control|qc_?role|item_?type", re.I
+        r"bad_?ref|is_?gold|gold_?answer|is_?repeat|is_?control|qc_?role|item_?type"
+        r"|training|expected_?rank|trust",
+        re.I,
     )
     paths = [
         finders.find("js/assess.js"),
+        finders.find("js/rank.js"),
         finders.find("css/task.css"),
         *(
             settings.BASE_DIR / "judgments" / "templates" / "judgments" / name
-            for name in ("assess.html", "done.html", "entry.html", "message.html")
+            for name in ("assess.html", "rank.html", "done.html", "entry.html", "message.html")
         ),
     ]
     for path in paths:
@@ -214,9 +233,220 @@ def test_the_worker_facing_files_hold_no_quality_control_vocabulary():
             assert not pattern.search(handle.read()), path
 
 
-def test_the_script_never_inserts_text_as_html():
-    with open(finders.find("js/assess.js"), encoding="utf-8") as handle:
+@pytest.mark.parametrize("name", ["js/assess.js", "js/rank.js"])
+def test_the_script_never_inserts_text_as_html(name):
+    with open(finders.find(name), encoding="utf-8") as handle:
         script = handle.read()
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
         assert sink not in script
     assert "textContent" in script
+
+
+# --- Ranking: a qualification test of training sets, then a HIT with a gold set ----------------
+
+RANK_SYSTEM_NAMES = ["SECRET-SYSTEM", "SECRET-SYSTEM-B", "SECRET-SYSTEM-C", "SECRET-SYSTEM-D"]
+# Ranking bodies are also searched for these (a qualification item is a "training" slot; a
+# gold answer is an expected rank).
+RANK_TELL_TALE_WORDS = [*TELL_TALE_WORDS, "training", "trust", "expected", "rank_min", "rank_max"]
+# "reference": a ranking set shows its segment's reference, labelled "Reference", as 002's
+# ranking sets do (METHODS.md 1); ranking HITs have no slot of the role "reference", and the
+# exact keys of every set and output sent are checked below. "unexpectedly": the scripts'
+# message for an unreadable server answer.
+RANK_INNOCENT_WORDS = ["reference", "unexpectedly"]
+RANK_SET_KEYS = {"set", "number", "source", "reference", "outputs"}
+GOLD_TEXT = "A flawless version by a human hand."
+
+
+def build_ranking_campaign_with_every_role():
+    """A ranking campaign that requires the qualification test. HIT 1 (real): 3 sets of 4,
+    set 2 (group 1) a best+worst gold set (a gold translation that is no output, expected
+    1-2, and a known-worst output, expected 3-4). HIT 2: the qualification test, 3 sets of 4
+    training slots, some with expected ranks."""
+    campaign = CampaignFactory(
+        kind=TaskKind.RANKING,
+        assessment_mode="",
+        title="Rank translations",
+        instructions="Rank each translation.",
+        redundancy=1,
+        outputs_per_set=4,
+        sets_per_hit=3,
+        qualification_required=True,
+        qualification_pass_mark=Decimal("0.5"),
+    )
+    ids = iter(range(FIRST_ID, FIRST_ID + 1000))
+    systems = [
+        System.objects.create(pk=next(ids), campaign=campaign, name=name)
+        for name in RANK_SYSTEM_NAMES
+    ]
+    document = Document.objects.create(
+        pk=next(ids), campaign=campaign, external_id="doc-SECRET", position=1
+    )
+    segments = [
+        Segment.objects.create(
+            pk=next(ids),
+            campaign=campaign,
+            document=document,
+            external_id=f"seg-{n}",
+            position=n,
+            source=source,
+            references=[f"Human version: {text.lower()}"],
+        )
+        for n, (source, text) in enumerate(SOURCES, start=1)
+    ]
+    outputs = {
+        (segment.pk, system.pk): Output.objects.create(
+            pk=next(ids),
+            system=system,
+            segment=segment,
+            text=f"{SOURCES[i][1][:-1]}, take {j + 1}.",
+        )
+        for i, segment in enumerate(segments)
+        for j, system in enumerate(systems)
+    }
+
+    def hit(number, qualification, plan):
+        made = Hit.objects.create(
+            pk=next(ids),
+            campaign=campaign,
+            task=HitTask.RANK,
+            number=number,
+            is_qualification=qualification,
+        )
+        for position, group, segment, system, role, low, high in plan:
+            output = outputs[(segment.pk, system.pk)] if system else None
+            HitSlot.objects.create(
+                pk=next(ids),
+                hit=made,
+                position=position,
+                group=group,
+                role=role,
+                segment=segment,
+                output=output,
+                shown_text=output.text if output else GOLD_TEXT,
+                expected_rank_min=low,
+                expected_rank_max=high,
+            )
+        return made
+
+    real, test = [], []
+    for group, segment in enumerate(segments[:3]):
+        for n, system in enumerate(systems):
+            position = group * 4 + n + 1
+            if group == 1 and n == 2:
+                real.append((position, group, segment, None, SlotRole.GOLD, 1, 2))
+            elif group == 1 and n == 0:
+                real.append((position, group, segment, system, SlotRole.SYSTEM, 3, 4))
+            else:
+                real.append((position, group, segment, system, SlotRole.SYSTEM, None, None))
+    for group, segment in enumerate(segments[1:]):
+        for n, system in enumerate(systems):
+            position = group * 4 + n + 1
+            low, high = (1, 1) if n == group else (None, None)
+            test.append((position, group, segment, system, SlotRole.TRAINING, low, high))
+    return campaign, hit(1, False, real), hit(2, True, test)
+
+
+def rank_the_page(client, task_url, bodies, label):
+    """Submit every set of every page: ranks 1..4 in order (the expected slots of the test
+    are the first ones, so it is passed). Returns the JSON items seen."""
+    item = client.get(task_url + "item")
+    bodies[f"{label} item"] = item
+    pages = []
+    while item.json()["next"] is not None:
+        page = item.json()["next"]
+        pages.append(page)
+        for ranking_set in page["sets"]:
+            ranks = {str(o["position"]): i + 1 for i, o in enumerate(ranking_set["outputs"])}
+            if label == "test":  # the checked slot is the one at index == group
+                ranks = {
+                    str(o["position"]): 1 if i == ranking_set["set"] else 2
+                    for i, o in enumerate(ranking_set["outputs"])
+                }
+            payload = {"set": ranking_set["set"], "ranks": ranks, "client_duration_ms": 4000}
+            if ranking_set["set"] == 0:
+                early = {"set": 2, "ranks": {"1": 1}}
+                bodies[f"{label} out of order"] = client.post(
+                    task_url + "submit", json.dumps(early), "application/json"
+                )
+            item = client.post(task_url + "submit", json.dumps(payload), "application/json")
+            bodies[f"{label} submit {ranking_set['set']}"] = item
+            if ranking_set["set"] == 1:
+                bodies[f"{label} retry"] = client.post(
+                    task_url + "submit", json.dumps(payload), "application/json"
+                )
+                payload["ranks"] = {key: 4 for key in payload["ranks"]}
+                bodies[f"{label} conflict"] = client.post(
+                    task_url + "submit", json.dumps(payload), "application/json"
+                )
+                bodies[f"{label} bad ranks"] = client.post(
+                    task_url + "submit",
+                    json.dumps({"set": 2, "ranks": {"99": 5}}),
+                    "application/json",
+                )
+    bodies[f"{label} item after the end"] = client.get(task_url + "item")
+    return pages
+
+
+def test_no_ranking_body_reveals_a_role_a_system_a_gold_answer_or_an_id():
+    campaign, real_hit, test_hit = build_ranking_campaign_with_every_role()
+    client = Client()
+    bodies = {}
+    bodies["entry"] = client.get(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    start = client.post(reverse("judgments:campaign-start", args=[campaign.pk]))
+    worker_link = start["Location"]
+    test_url = client.get(worker_link)["Location"]
+    bodies["test page"] = client.get(test_url)
+    test_pages = rank_the_page(client, test_url, bodies, "test")
+    after_test = client.get(test_url)
+    assert after_test["Location"] == worker_link  # on to the first real task
+    real_url = client.get(worker_link)["Location"]
+    bodies["task page"] = client.get(real_url)
+    real_pages = rank_the_page(client, real_url, bodies, "real")
+    bodies["completion page"] = client.get(real_url)
+    bodies["worker link at the end"] = client.get(worker_link)
+    tokens = [url.rstrip("/").rsplit("/", 1)[1] for url in (worker_link, test_url, real_url)]
+
+    # Both HITs were done, the test first, and every set and output carried only its handles
+    # and texts; the gold translation is shown like any other output.
+    assert CampaignWorker.objects.get().qualification_passed is True
+    assert Assignment.objects.filter(status="submitted").count() == 2
+    assert Judgment.objects.filter(rank__isnull=False).count() == 24
+    for pages in (test_pages, real_pages):
+        assert [set(page) for page in pages] == [{"page", "pages", "sets"}]
+        sets = pages[0]["sets"]
+        assert [s["set"] for s in sets] == [0, 1, 2]
+        assert all(set(s) == RANK_SET_KEYS for s in sets)
+        assert all(set(o) == {"position", "text"} for s in sets for o in s["outputs"])
+    gold_set = real_pages[0]["sets"][1]
+    assert [o["text"] for o in gold_set["outputs"]][2] == GOLD_TEXT
+    assert gold_set["source"] == "Es regnet heute."
+    assert "/static/js/rank.js" in bodies["task page"].content.decode()
+    assert "This is a short qualification test." in bodies["test page"].content.decode()
+    assert "qualification" not in bodies["task page"].content.decode()
+    assert bodies["test conflict"].status_code == 409
+    assert bodies["test out of order"].status_code == 400
+    assert bodies["real bad ranks"].status_code == 400
+
+    texts = {name: response.content.decode() for name, response in bodies.items()}
+    for name in ("js/rank.js", "css/task.css"):
+        with open(finders.find(name), encoding="utf-8") as handle:
+            texts[name] = handle.read()
+    forbidden = {
+        *(value for value in SlotRole.values if value != "reference"),
+        *SlotRole.labels,
+        *RANK_SYSTEM_NAMES,
+        "doc-SECRET",
+        *(f"seg-{n}" for n in range(1, 5)),
+    }
+    ids = secret_ids(real_hit) | secret_ids(test_hit) | {str(real_hit.pk), str(test_hit.pk)}
+    for name, body in texts.items():
+        body = scrub(body, tokens)
+        for word in RANK_INNOCENT_WORDS:
+            body = re.sub(re.escape(word), "", body, flags=re.IGNORECASE)
+        lowered = body.lower()
+        for secret in forbidden:
+            assert secret.lower() not in lowered, f"{name} contains {secret!r}"
+        for word in RANK_TELL_TALE_WORDS:
+            assert word not in lowered, f"{name} contains {word!r}"
+        for pk in ids:
+            assert pk not in body, f"{name} contains the id {pk}"

@@ -1,0 +1,212 @@
+"""The assignment hand-out shared by every task kind: resume, reactivate, the qualification
+test, or the next HIT with room under the campaign's redundancy, all under a campaign lock."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import models, transaction
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from campaigns.models import Campaign, CampaignStatus, Hit
+from judgments.actions.membership import expire_abandoned_assignments
+from judgments.actions.qualification import _store_qualification
+from judgments.models import (
+    LIVE_ASSIGNMENT_STATUSES,
+    Assignment,
+    AssignmentStatus,
+    CampaignWorker,
+    Worker,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class NoWorkReason(models.TextChoices):
+    """Why the hand-out gave nothing; the label is the polite sentence the worker reads."""
+
+    NOT_OPEN = "not_open", "This campaign has not opened yet. Please come back later."
+    PAUSED = "paused", "This campaign is paused. Please come back later."
+    FINISHED = "finished", "This campaign has finished. Thank you for your interest."
+    EXCLUDED = "excluded", "There are no more tasks for you in this campaign. Thank you."
+    # Says neither "gold" nor "trust": the worker must not learn how they were judged.
+    UNTRUSTED = (
+        "untrusted",
+        "There is no more work for you in this campaign. Thank you for your help.",
+    )
+    NOT_QUALIFIED = (
+        "not_qualified",
+        "You did not pass the qualification test for this campaign. Thank you for trying.",
+    )
+    NO_TASKS = "no_tasks", "No tasks are ready in this campaign yet. Please come back later."
+    ALL_TAKEN = (
+        "all_taken",
+        "Every task left is being worked on by other people right now. Tasks that are not "
+        "finished in time come back: please try again later.",
+    )
+    ALL_DONE = "all_done", "You have done every task available to you, thank you!"
+
+
+CLOSED_CAMPAIGN_REASONS = {
+    CampaignStatus.DRAFT: NoWorkReason.NOT_OPEN,
+    CampaignStatus.PAUSED: NoWorkReason.PAUSED,
+    CampaignStatus.FINISHED: NoWorkReason.FINISHED,
+}
+
+
+class HandOutKind(models.TextChoices):
+    NEW = "new", "A HIT the worker never had"
+    RESUMED = "resumed", "The worker's started, unexpired assignment"
+    REACTIVATED = "reactivated", "The worker's own expired assignment, started again"
+
+
+@dataclass(frozen=True)
+class HandOut:
+    """The hand-out's answer: an assignment (and how it was found) or the reason for none."""
+
+    assignment: Assignment | None
+    kind: HandOutKind | None = None
+    reason: NoWorkReason | None = None
+
+
+def _restart(assignment: Assignment, expires_at: datetime, now: datetime) -> Assignment:
+    """Start the worker's own expired (or returned qualification) assignment again."""
+    assignment.status = AssignmentStatus.STARTED
+    assignment.expires_at = expires_at
+    assignment.last_activity_at = now
+    assignment.current_served_at = None
+    assignment.save(update_fields=["status", "expires_at", "last_activity_at", "current_served_at"])
+    logger.info("Reactivated assignment %d for worker %d", assignment.pk, assignment.worker_id)
+    return assignment
+
+
+def next_assignment_for(worker: Worker, campaign: Campaign, now: datetime | None = None) -> HandOut:
+    """The worker's assignment in ``campaign``: resumed, reactivated or new; or why there is none.
+
+    Runs under a per-campaign lock (``select_for_update`` on the campaign row inside one
+    transaction), so concurrent hand-outs in a campaign are serialised on PostgreSQL; on
+    SQLite the settings open IMMEDIATE transactions, which serialise all writers anyway.
+    Under the lock, in order:
+
+    1. a campaign that is not active, or a worker it excludes or no longer trusts, gets
+       nothing (with the reason);
+    2. the campaign's abandoned assignments expire (their HITs return to the pool);
+    3. a started assignment of the worker in the campaign is returned as it is (resume);
+    4. if the campaign requires the qualification test and the worker has not passed it:
+       a worker who failed it gets nothing (NOT_QUALIFIED); one who has not taken it gets the
+       campaign's qualification HIT (``Hit.is_qualification``; any number of workers may
+       take it, one assignment each; their own expired or returned one is started again);
+    5. otherwise the regular HIT (never a qualification HIT) with room (fewer live
+       assignments, i.e. started, submitted or approved, than ``campaign.redundancy``) that
+       comes first is handed out, where the worker's own expired assignments come before
+       HITs the worker never had, and lower HIT numbers before higher ones. A HIT the worker
+       has held in any other status (submitted, approved, rejected, returned) is never handed
+       to them again.
+
+    Reactivation rule (decided here, since (worker, hit) is unique): an expired assignment is
+    started again (same row, new deadline, judgments already given kept, the page resumes at
+    the next unanswered item) when the worker asks again and its HIT still has room. Finishing
+    a half-done HIT keeps its quality-control pairs together for the reliability test, which a
+    fresh HIT would not; a HIT that filled up meanwhile stays closed to the worker. A returned
+    assignment is not reactivated: the worker gave it back on purpose (except the
+    qualification test, the only way into a campaign that requires it).
+    """
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        now = now or timezone.now()
+        if campaign.status != CampaignStatus.ACTIVE:
+            return HandOut(None, reason=CLOSED_CAMPAIGN_REASONS[campaign.status])
+        membership, _ = CampaignWorker.objects.get_or_create(campaign=campaign, worker=worker)
+        if membership.excluded:
+            return HandOut(None, reason=NoWorkReason.EXCLUDED)
+        if membership.untrusted:
+            return HandOut(None, reason=NoWorkReason.UNTRUSTED)
+
+        expire_abandoned_assignments(now, campaign=campaign)
+        mine = Assignment.objects.filter(campaign=campaign, worker=worker)
+        started = (
+            mine.filter(status=AssignmentStatus.STARTED)
+            .select_related("hit", "campaign")
+            .order_by("hit__number")
+            .first()
+        )
+        if started is not None:
+            return HandOut(started, kind=HandOutKind.RESUMED)
+
+        expires_at = now + timedelta(seconds=campaign.assignment_duration_seconds)
+        if campaign.qualification_required and membership.qualification_passed is not True:
+            if membership.qualification_passed is None:
+                test = _qualification_hand_out(campaign, worker, mine, expires_at, now)
+                if test is not None:
+                    return test
+                membership.refresh_from_db()
+            if not membership.qualification_passed:
+                return HandOut(None, reason=NoWorkReason.NOT_QUALIFIED)
+        return _regular_hand_out(campaign, worker, mine, expires_at, now)
+
+
+def _qualification_hand_out(
+    campaign: Campaign,
+    worker: Worker,
+    mine: QuerySet[Assignment],
+    expires_at: datetime,
+    now: datetime,
+) -> HandOut | None:
+    """The qualification test for a worker who has no result yet; None once a result was
+    stored here (a finished test assignment without one, e.g. taken before the campaign
+    required the test, is scored now)."""
+    test = campaign.hits.filter(is_qualification=True).order_by("number").first()
+    if test is None:
+        logger.warning(
+            "Campaign %d requires a qualification test but has no qualification HIT", campaign.pk
+        )
+        return HandOut(None, reason=NoWorkReason.NO_TASKS)
+    held = mine.select_related("hit", "campaign").filter(hit=test).first()
+    if held is None:
+        assignment = Assignment.objects.create(
+            campaign=campaign, hit=test, worker=worker, expires_at=expires_at
+        )
+        return HandOut(assignment, kind=HandOutKind.NEW)
+    if held.status in (AssignmentStatus.EXPIRED, AssignmentStatus.RETURNED):
+        return HandOut(_restart(held, expires_at, now), kind=HandOutKind.REACTIVATED)
+    _store_qualification(held, now)
+    return None
+
+
+def _regular_hand_out(
+    campaign: Campaign,
+    worker: Worker,
+    mine: QuerySet[Assignment],
+    expires_at: datetime,
+    now: datetime,
+) -> HandOut:
+    regular = Hit.objects.filter(campaign=campaign, is_qualification=False)
+    mine_on_hit = mine.filter(hit=OuterRef("pk"))
+    # HITs the worker may still get: never held, or held and let expire.
+    eligible = regular.filter(~Exists(mine_on_hit.exclude(status=AssignmentStatus.EXPIRED)))
+    hit = (
+        eligible.annotate(
+            live=Count("assignments", filter=Q(assignments__status__in=LIVE_ASSIGNMENT_STATUSES)),
+            mine_expired=Exists(mine_on_hit),
+        )
+        .filter(live__lt=campaign.redundancy)
+        .order_by("-mine_expired", "number")
+        .first()
+    )
+    if hit is None:
+        if eligible.exists():
+            return HandOut(None, reason=NoWorkReason.ALL_TAKEN)
+        if regular.exists():
+            return HandOut(None, reason=NoWorkReason.ALL_DONE)
+        return HandOut(None, reason=NoWorkReason.NO_TASKS)
+
+    if hit.mine_expired:
+        assignment = mine.select_related("hit", "campaign").get(hit=hit)
+        return HandOut(_restart(assignment, expires_at, now), kind=HandOutKind.REACTIVATED)
+    assignment = Assignment.objects.create(
+        campaign=campaign, hit=hit, worker=worker, expires_at=expires_at
+    )
+    return HandOut(assignment, kind=HandOutKind.NEW)

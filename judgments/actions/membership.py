@@ -1,0 +1,171 @@
+"""Workers' campaign memberships and housekeeping: expiry of abandoned assignments,
+exclusion by the requester, the trust cut-off, pseudonymous workers."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Iterable
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.dispatch import Signal
+from django.utils import timezone
+
+from campaigns.models import Campaign
+from judgments.models import (
+    Assignment,
+    AssignmentStatus,
+    CampaignWorker,
+    Platform,
+    Worker,
+)
+from judgments.signals import exclusions_changed
+
+logger = logging.getLogger(__name__)
+
+
+def _send_logged(name: str, signal: Signal, sender: type, **kwargs: Any) -> None:
+    """Send a signal after a commit; a failing receiver is logged, never raised into the
+    request (the rows are committed; analytics' periodic sweep repairs what it missed)."""
+    for receiver, response in signal.send_robust(sender=sender, **kwargs):
+        if isinstance(response, Exception):
+            logger.error("%s receiver %r failed", name, receiver, exc_info=response)
+
+
+def expire_abandoned_assignments(
+    now: datetime | None = None, *, campaign: Campaign | None = None
+) -> int:
+    """Mark started assignments past their deadline as expired; return how many.
+
+    An expired assignment no longer counts against its HIT's redundancy, so the HIT returns
+    to the pool. Its judgments stay stored (judgments are never deleted). The update is one
+    conditional UPDATE, so running it twice, or concurrently with itself, is harmless.
+    ``campaign`` limits the sweep to one campaign (the hand-out runs it before choosing).
+    """
+    now = now or timezone.now()
+    stale = Assignment.objects.filter(status=AssignmentStatus.STARTED, expires_at__lte=now)
+    if campaign is not None:
+        stale = stale.filter(campaign=campaign)
+    with transaction.atomic():
+        expired = stale.update(status=AssignmentStatus.EXPIRED)
+    if expired:
+        logger.info("Expired %d abandoned assignment(s)", expired)
+    return expired
+
+
+def announce_exclusions(campaign_ids: list[int]) -> None:
+    """Send ``exclusions_changed`` after the commit: the campaigns whose excluded or untrusted
+    workers changed (their scores recompute)."""
+    transaction.on_commit(
+        partial(
+            _send_logged,
+            "exclusions_changed",
+            exclusions_changed,
+            CampaignWorker,
+            campaign_ids=campaign_ids,
+        )
+    )
+
+
+def set_excluded(
+    memberships: QuerySet[CampaignWorker],
+    excluded: bool,
+    reason: str = "",
+    now: datetime | None = None,
+) -> int:
+    """Exclude (or re-admit) workers from their campaigns; return how many rows changed.
+
+    Exclusion takes effect at the worker's next hand-out: an assignment already started may
+    still be finished, and the requester approves or rejects it as usual. Re-admitting clears
+    the reason and the time.
+    """
+    if excluded:
+        changing = memberships.filter(excluded=False)
+        values = {"excluded": True, "excluded_reason": reason, "excluded_at": now or timezone.now()}
+    else:
+        changing = memberships.filter(excluded=True)
+        values = {"excluded": False, "excluded_reason": "", "excluded_at": None}
+    with transaction.atomic():
+        campaign_ids = sorted(set(changing.values_list("campaign_id", flat=True)))
+        changed = changing.update(**values)
+        if changed:
+            announce_exclusions(campaign_ids)
+    return changed
+
+
+def exclude_worker(campaign: Campaign, worker: Worker, reason: str) -> CampaignWorker:
+    """Exclude one worker from one campaign (creating their membership row if needed)."""
+    membership, _ = CampaignWorker.objects.get_or_create(campaign=campaign, worker=worker)
+    set_excluded(CampaignWorker.objects.filter(pk=membership.pk), True, reason)
+    membership.refresh_from_db()
+    return membership
+
+
+def set_untrusted_memberships(
+    memberships: QuerySet[CampaignWorker],
+    untrusted: bool,
+    reason: str = "",
+    now: datetime | None = None,
+) -> int:
+    """Mark workers untrusted in their campaigns (or trust them again); return how many rows
+    changed. The queryset twin of :func:`set_untrusted`, for the admin's actions."""
+    if untrusted:
+        changing = memberships.filter(untrusted=False)
+        values = {
+            "untrusted": True,
+            "untrusted_reason": reason,
+            "untrusted_at": now or timezone.now(),
+        }
+    else:
+        changing = memberships.filter(untrusted=True)
+        values = {"untrusted": False, "untrusted_reason": "", "untrusted_at": None}
+    with transaction.atomic():
+        campaign_ids = sorted(set(changing.values_list("campaign_id", flat=True)))
+        changed = changing.update(**values)
+        if changed:
+            announce_exclusions(campaign_ids)
+    return changed
+
+
+def set_untrusted(
+    campaign: Campaign,
+    worker_ids: Iterable[int],
+    reason: str = "",
+    untrusted: bool = True,
+    *,
+    now: datetime | None = None,
+) -> int:
+    """The gold-trust cut-off (002 section 4: "untrusted workers are automatically blocked").
+
+    Mark the workers ``worker_ids`` untrusted in ``campaign`` (``untrusted=False``: trust them
+    again, clearing the reason and the time); return how many workers changed. Analytics calls
+    it after computing gold trust. Idempotent: a worker already in the wanted state keeps their
+    reason and time and counts as unchanged, and when nothing changed nothing is announced (so
+    the recompute this triggers, calling it again with the same answer, ends there). When
+    something changed, ``exclusions_changed`` is sent after the commit, so scores recompute.
+
+    An untrusted worker gets no further assignment in the campaign, not even to resume a
+    started one (the hand-out answers with a polite page that names neither gold nor trust);
+    their judgments stay stored. Unknown worker ids are ignored; a worker without a membership
+    row in the campaign gets one.
+    """
+    ids = sorted({int(pk) for pk in worker_ids})
+    with transaction.atomic():
+        known = list(Worker.objects.filter(pk__in=ids).values_list("pk", flat=True))
+        CampaignWorker.objects.bulk_create(
+            [CampaignWorker(campaign=campaign, worker_id=pk) for pk in known],
+            ignore_conflicts=True,
+        )
+        memberships = CampaignWorker.objects.filter(campaign=campaign, worker_id__in=known)
+        return set_untrusted_memberships(memberships, untrusted, reason, now)
+
+
+def create_pseudonymous_worker() -> Worker:
+    """A worker who came by a direct link: no platform id, so a random pseudonym."""
+    return Worker.objects.create(
+        platform=Platform.DIRECT, external_id="anon-" + secrets.token_hex(8)
+    )

@@ -1,0 +1,158 @@
+"""What a worker sees now: the next unanswered unit(s) of an assignment and the progress."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.utils import timezone
+
+from campaigns.models import HitSlot, HitTask
+from judgments.actions.constants import FINISHED_ASSIGNMENT_STATUSES
+from judgments.actions.specs import TASK_SPECS, ShownUnit, SubmissionError, Unit
+from judgments.models import (
+    Assignment,
+    AssignmentStatus,
+    Judgment,
+)
+
+
+@dataclass(frozen=True)
+class TaskState:
+    """The worker's place in an assignment: the units the page shows now (the unanswered
+    units of the page holding the next unanswered unit; empty when all are answered), how many
+    of the HIT's units are answered, and the page (1-based; None when finished) of ``pages``.
+    For direct assessment a unit is a slot and a page one unit."""
+
+    assignment: Assignment
+    shown: tuple[ShownUnit, ...]
+    done: int
+    total: int
+    page: int | None = None
+    pages: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return not self.shown
+
+    @property
+    def next_slot(self) -> HitSlot | None:
+        """The first slot shown (for one-item-a-time tasks, the item)."""
+        return self.shown[0].slots[0] if self.shown else None
+
+
+def get_assignment(assignment_id: int, worker_id: int, *, lock: bool = False) -> Assignment:
+    """The assignment a task link stands for (both ids must match); SubmissionError 404 if none.
+    ``lock``: take the row lock (inside a transaction) before reading it."""
+    assignments = Assignment.objects.select_related("hit", "campaign")
+    if lock:
+        # Lock the assignment row only, not the HIT and campaign rows joined in.
+        assignments = assignments.select_for_update(of=("self",))
+    assignment = assignments.filter(pk=assignment_id, worker_id=worker_id).first()
+    if assignment is None:
+        raise SubmissionError("This task link is not valid.", status=404)
+    return assignment
+
+
+def check_open(assignment: Assignment, now: datetime | None = None) -> None:
+    """Raise SubmissionError (410 or 409) unless the assignment may take answers now."""
+    now = now or timezone.now()
+    if assignment.status == AssignmentStatus.RETURNED:
+        raise SubmissionError(
+            "You returned this task, so it takes no more answers. Open your task link again "
+            "to get a new task.",
+            status=410,
+        )
+    if assignment.status == AssignmentStatus.EXPIRED or (
+        assignment.status == AssignmentStatus.STARTED and assignment.expires_at <= now
+    ):
+        raise SubmissionError(
+            "This task has expired: its time ran out. The answers you gave are saved. Open "
+            "your task link again to continue or to get a new task.",
+            status=410,
+        )
+    if assignment.status != AssignmentStatus.STARTED:
+        raise SubmissionError("This task is already finished. Thank you!", status=409)
+
+
+@dataclass(frozen=True)
+class _Progress:
+    """A HIT's units in order, the slot pks this assignment answered, and the page size."""
+
+    units: list[Unit]
+    answered: set[int]
+    page_size: int
+
+    def is_answered(self, unit: Unit) -> bool:
+        # Units are written whole (one transaction), so one answered slot means all are.
+        return any(pk in self.answered for pk in unit.slot_ids)
+
+    @property
+    def next_index(self) -> int | None:
+        return next((i for i, unit in enumerate(self.units) if not self.is_answered(unit)), None)
+
+    @property
+    def next(self) -> Unit | None:
+        index = self.next_index
+        return None if index is None else self.units[index]
+
+    @property
+    def done(self) -> int:
+        return sum(1 for unit in self.units if self.is_answered(unit))
+
+    @property
+    def pages(self) -> int:
+        return math.ceil(len(self.units) / self.page_size)
+
+    def page_of(self, unit: Unit) -> int:
+        """The 1-based page a unit is on."""
+        return self.units.index(unit) // self.page_size + 1
+
+
+def _progress(assignment: Assignment) -> _Progress:
+    """Two queries: the HIT's slots in order, and the slots this assignment answered."""
+    spec = TASK_SPECS.get(assignment.hit.task, TASK_SPECS[HitTask.ASSESS])
+    slots = list(
+        HitSlot.objects.filter(hit=assignment.hit_id)
+        .order_by("position")
+        .values_list("pk", "position", "group")
+    )
+    answered = set(Judgment.objects.filter(assignment=assignment).values_list("slot_id", flat=True))
+    return _Progress(spec.units(slots), answered, spec.page_size(assignment.campaign))
+
+
+def _task_state(assignment: Assignment, progress: _Progress) -> TaskState:
+    total, done = len(progress.units), progress.done
+    # A finished assignment (submitted, or approved/rejected on its platform) shows nothing more.
+    upcoming = None if assignment.status in FINISHED_ASSIGNMENT_STATUSES else progress.next
+    if upcoming is None:
+        return TaskState(assignment, (), done=done, total=total, page=None, pages=progress.pages)
+    page = progress.page_of(upcoming)
+    on_page = progress.units[(page - 1) * progress.page_size : page * progress.page_size]
+    units = [unit for unit in on_page if not progress.is_answered(unit)]
+    slots = HitSlot.objects.select_related("segment").in_bulk(
+        [pk for unit in units for pk in unit.slot_ids]
+    )
+    shown = tuple(
+        ShownUnit(unit.key, unit.number, tuple(slots[pk] for pk in unit.slot_ids)) for unit in units
+    )
+    return TaskState(assignment, shown, done=done, total=total, page=page, pages=progress.pages)
+
+
+def current_task_state(
+    assignment_id: int, worker_id: int, now: datetime | None = None
+) -> TaskState:
+    """What the worker's page shows now. Serving a page for the first time stamps
+    ``assignment.current_served_at`` (one conditional UPDATE, so a reload or a second tab
+    does not move it): the server-side time of the page's judgments counts from there."""
+    assignment = get_assignment(assignment_id, worker_id, lock=False)
+    now = now or timezone.now()
+    if assignment.status not in FINISHED_ASSIGNMENT_STATUSES:
+        check_open(assignment, now)
+    state = _task_state(assignment, _progress(assignment))
+    if not state.finished and assignment.current_served_at is None:
+        Assignment.objects.filter(pk=assignment.pk, current_served_at__isnull=True).update(
+            current_served_at=now
+        )
+    return state

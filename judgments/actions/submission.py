@@ -1,0 +1,227 @@
+"""Submissions: parsing a task kind's answer, and recording it atomically and idempotently."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from judgments.actions.constants import MAX_STORED_INT
+from judgments.actions.membership import _send_logged
+from judgments.actions.qualification import _store_qualification
+from judgments.actions.specs import (
+    TASK_SPECS,
+    SubmissionError,
+    _json_kind,
+    _whole_number,
+)
+from judgments.actions.state import (
+    TaskState,
+    _progress,
+    _task_state,
+    check_open,
+    get_assignment,
+)
+from judgments.models import (
+    AssignmentStatus,
+    CampaignWorker,
+    Judgment,
+)
+from judgments.signals import judgments_recorded
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A parsed answer: ``key`` names the unit (a position, or a set's group)."""
+
+    key: int
+    answer: dict[str, Any]
+    client_started_at: datetime | None = None
+    client_duration_ms: int | None = None
+
+    @property
+    def position(self) -> int:
+        """Direct assessment's name for the key."""
+        return self.key
+
+
+def parse_submission(task: str, payload: Any) -> Submission:
+    """Validate a posted answer without touching the database; SubmissionError (400) if bad."""
+    spec = TASK_SPECS.get(task)
+    if spec is None:
+        raise SubmissionError("This kind of task cannot take answers here.")
+    if not isinstance(payload, dict):
+        raise SubmissionError(f"Send the answer as a JSON object, for example {spec.example}.")
+    allowed = spec.fields
+    unknown = sorted(name for name in payload if name not in allowed)
+    if unknown:
+        raise SubmissionError(
+            f"Unknown field '{unknown[0]}': send only {', '.join(allowed)}.", field=unknown[0]
+        )
+    key = _whole_number(payload, spec.key, spec.key_minimum, spec.key_what)
+    if key is None:
+        raise SubmissionError(f"{spec.key} is required: {spec.key_what}.", field=spec.key)
+    answer = {name: parse(payload) for name, parse in spec.parsers.items()}
+
+    started = payload.get("client_started_at")
+    client_started_at = None
+    if started is not None:
+        client_started_at = parse_datetime(started) if isinstance(started, str) else None
+        if client_started_at is None or timezone.is_naive(client_started_at):
+            raise SubmissionError(
+                "client_started_at must be a date and time with a time zone, for example "
+                f"2025-05-01T12:00:00.000Z (got {_json_kind(started)}).",
+                field="client_started_at",
+            )
+    duration = _whole_number(payload, "client_duration_ms", 0, "a time in milliseconds")
+    return Submission(key, answer, client_started_at, duration)
+
+
+@dataclass(frozen=True)
+class SubmissionResult:
+    judgments: tuple[Judgment, ...]  # the unit's rows, in position order
+    created: bool  # False: an identical retry, answered with the stored judgments
+    state: TaskState = field(repr=False)
+    qualification: CampaignWorker | None = field(default=None, repr=False)
+
+    @property
+    def judgment(self) -> Judgment:
+        """The first (for one-slot units, the only) judgment."""
+        return self.judgments[0]
+
+
+def _announce(campaign_id: int, worker_id: int, judgment_ids: list[int]) -> None:
+    _send_logged(
+        "judgments_recorded",
+        judgments_recorded,
+        Judgment,
+        campaign_id=campaign_id,
+        worker_id=worker_id,
+        judgment_ids=judgment_ids,
+    )
+
+
+def record_judgment(
+    assignment_id: int, worker_id: int, payload: Any, now: datetime | None = None
+) -> SubmissionResult:
+    """Store one unit's answer of ``worker_id`` in ``assignment_id``, atomically and
+    idempotently: one code path for every task kind (``TASK_SPECS``).
+
+    ``payload`` is the decoded JSON the page posted: the unit (``position`` of a direct-
+    assessment item, ``set`` (the group) of a ranking set), the task's answer fields
+    (``score``; ``ranks`` as {"<position>": rank}), optional ``client_started_at`` (ISO 8601
+    with a time zone) and ``client_duration_ms``. Under a lock on the assignment row:
+
+    - the answer must fit the unit (every output of a set ranked exactly once, 1..N);
+    - a unit already answered with the same answer returns the stored judgments
+      (``created`` False): a retried or double-clicked submit; with another answer it is a
+      409, since there is no going back;
+    - the assignment must be started and not past its deadline (410 otherwise);
+    - the unit must be the next unanswered one (400 "answer item N first" otherwise).
+
+    On success one Judgment per slot of the unit is created with the server's timing
+    (``served_at`` is when the unit's page was first served, ``server_duration_ms`` the time
+    since), the assignment's activity is stamped, the assignment is submitted when this was
+    its last unit (a qualification test is then scored and the result stored on the worker's
+    membership, in the same transaction), and ``judgments_recorded`` is sent once after the
+    commit with all the new ids. Any error raises SubmissionError and writes nothing.
+    """
+    with transaction.atomic():
+        assignment = get_assignment(assignment_id, worker_id, lock=True)
+        now = now or timezone.now()
+        task = assignment.hit.task
+        submission = parse_submission(task, payload)
+        spec = TASK_SPECS[task]
+        progress = _progress(assignment)
+        unit = next((unit for unit in progress.units if unit.key == submission.key), None)
+        if unit is None:
+            raise SubmissionError(spec.unknown_unit(submission.key, progress.units), field=spec.key)
+        rows = spec.bind(unit, submission.answer)
+        upcoming = progress.next
+        noun = spec.noun
+        if progress.is_answered(unit):
+            stored = {
+                judgment.slot_id: judgment
+                for judgment in Judgment.objects.filter(
+                    assignment=assignment, slot_id__in=unit.slot_ids
+                )
+            }
+            if stored.keys() == rows.keys() and all(
+                getattr(stored[pk], name) == value
+                for pk, values in rows.items()
+                for name, value in values.items()
+            ):
+                return SubmissionResult(
+                    tuple(stored[pk] for pk in unit.slot_ids),
+                    created=False,
+                    state=_task_state(assignment, progress),
+                )
+            follow_on = (
+                f"Continue with {noun} {upcoming.number}." if upcoming else "The task is finished."
+            )
+            raise SubmissionError(
+                f"{noun.capitalize()} {unit.number} is already answered, and answers cannot be "
+                f"changed (there is no going back). {follow_on}",
+                field=spec.key,
+                status=409,
+            )
+        check_open(assignment, now)
+        # The unit is unanswered and the assignment open, so there is a next unit.
+        if upcoming != unit:
+            raise SubmissionError(
+                f"Answer {noun} {upcoming.number} first; the {noun}s are answered in order.",
+                field=spec.key,
+            )
+
+        served_at = assignment.current_served_at
+        server_duration_ms = None
+        if served_at is not None:
+            elapsed = (now - served_at) / timedelta(milliseconds=1)
+            server_duration_ms = min(max(round(elapsed), 0), MAX_STORED_INT)
+        judgments = tuple(
+            Judgment.objects.create(
+                campaign_id=assignment.campaign_id,
+                worker_id=assignment.worker_id,
+                assignment=assignment,
+                slot_id=slot_id,
+                client_started_at=submission.client_started_at,
+                client_duration_ms=submission.client_duration_ms,
+                served_at=served_at,
+                server_duration_ms=server_duration_ms,
+                **rows[slot_id],
+            )
+            for slot_id in unit.slot_ids
+        )
+        progress.answered.update(unit.slot_ids)
+        state = _task_state(assignment, progress)
+
+        assignment.last_activity_at = now
+        # A new page goes out in this response, so it counts as served now; the rest of this
+        # unit's page was served with it.
+        if state.finished:
+            assignment.current_served_at = None
+        elif state.page != progress.page_of(unit):
+            assignment.current_served_at = now
+        update_fields = ["last_activity_at", "current_served_at"]
+        qualification = None
+        if state.finished:
+            assignment.status = AssignmentStatus.SUBMITTED
+            assignment.submitted_at = now
+            update_fields += ["status", "submitted_at"]
+        assignment.save(update_fields=update_fields)
+        if state.finished and assignment.hit.is_qualification:
+            qualification = _store_qualification(assignment, now)
+        transaction.on_commit(
+            partial(
+                _announce,
+                assignment.campaign_id,
+                assignment.worker_id,
+                [judgment.pk for judgment in judgments],
+            )
+        )
+        return SubmissionResult(judgments, created=True, state=state, qualification=qualification)
