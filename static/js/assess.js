@@ -12,6 +12,8 @@
 (function () {
   "use strict";
 
+  var shared = window.evalsiteTask;
+  var call = shared.call;
   var root = document.getElementById("task");
   if (!root) {
     return;
@@ -34,10 +36,8 @@
     restart: root.dataset.restartUrl,
   };
   var MIDDLE = "50";
-  var TIMEOUT_MS = 30000;
   var NETWORK_ERROR =
     "Your answer could not be sent (no connection?). It is kept: press Next again to retry.";
-  var UNREADABLE = "The server answered unexpectedly. Please reload the page.";
 
   var current = {
     position: null, // the item on screen
@@ -52,21 +52,11 @@
   }
 
   function showError(message, restartUrl) {
-    el.error.textContent = message;
-    if (restartUrl) {
-      var link = document.createElement("a");
-      link.href = restartUrl;
-      link.className = "button-primary";
-      link.textContent = "Get a task";
-      el.error.appendChild(document.createTextNode(" "));
-      el.error.appendChild(link);
-    }
-    el.error.hidden = false;
+    shared.showError(el.error, message, restartUrl);
   }
 
   function clearError() {
-    el.error.hidden = true;
-    el.error.textContent = "";
+    shared.clearError(el.error);
   }
 
   function showProgress(progress) {
@@ -113,24 +103,6 @@
     current.startedAt = new Date().toISOString();
   }
 
-  // fetch, then {status, body}; the body of a non-JSON answer becomes a readable error.
-  function call(url, options) {
-    options.credentials = "omit";
-    options.cache = "no-store";
-    if (window.AbortSignal && AbortSignal.timeout) {
-      options.signal = AbortSignal.timeout(TIMEOUT_MS);
-    }
-    return fetch(url, options).then(function (response) {
-      return response.json().then(
-        function (body) {
-          return { status: response.status, body: body };
-        },
-        function () {
-          return { status: response.status, body: { ok: false, error: UNREADABLE } };
-        }
-      );
-    });
-  }
 
   function handle(answer) {
     var body = answer.body;

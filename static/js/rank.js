@@ -20,6 +20,8 @@
 (function () {
   "use strict";
 
+  var shared = window.evalsiteTask;
+  var call = shared.call;
   var root = document.getElementById("task");
   if (!root) {
     return;
@@ -41,11 +43,9 @@
     restart: root.dataset.restartUrl,
   };
   var LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  var TIMEOUT_MS = 30000;
   var NETWORK_ERROR =
     "Your answers could not be sent (no connection?). They are kept: press the button again " +
     "to retry.";
-  var UNREADABLE = "The server answered unexpectedly. Please reload the page.";
 
   var current = {
     page: null, // the page on screen (1-based), null when nothing can be answered
@@ -145,19 +145,11 @@
   // --- Messages and progress -----------------------------------------------------------------
 
   function showError(message, restartUrl) {
-    el.error.textContent = message;
-    if (restartUrl) {
-      var link = make("a", "button-primary", "Get a task");
-      link.href = restartUrl;
-      el.error.appendChild(document.createTextNode(" "));
-      el.error.appendChild(link);
-    }
-    el.error.hidden = false;
+    shared.showError(el.error, message, restartUrl);
   }
 
   function clearError() {
-    el.error.hidden = true;
-    el.error.textContent = "";
+    shared.clearError(el.error);
   }
 
   function showProgress() {
@@ -377,24 +369,6 @@
 
   // --- Sending -------------------------------------------------------------------------------
 
-  // fetch, then {status, body}; the body of a non-JSON answer becomes a readable error.
-  function call(url, options) {
-    options.credentials = "omit";
-    options.cache = "no-store";
-    if (window.AbortSignal && AbortSignal.timeout) {
-      options.signal = AbortSignal.timeout(TIMEOUT_MS);
-    }
-    return fetch(url, options).then(function (response) {
-      return response.json().then(
-        function (body) {
-          return { status: response.status, body: body };
-        },
-        function () {
-          return { status: response.status, body: { ok: false, error: UNREADABLE } };
-        }
-      );
-    });
-  }
 
   function setLocked(locked) {
     openSets().forEach(function (set) {
