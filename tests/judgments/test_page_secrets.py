@@ -169,11 +169,12 @@ def walk_as_a_worker(campaign):
     bodies["completion page"] = client.get(task_url)
     bodies["worker link at the end"] = client.get(start["Location"])
     texts = {name: response.content.decode() for name, response in bodies.items()}
-    for name in ("assess.js", "task.css"):
+    for name in ("task-common.js", "assess.js", "task.css"):
         folder = "js" if name.endswith(".js") else "css"
         with open(finders.find(f"{folder}/{name}"), encoding="utf-8") as handle:
             texts[name] = handle.read()
     assert "/static/js/assess.js" in texts["task page"]
+    assert "/static/js/task-common.js" in texts["task page"]
     return texts, items, (worker_token, task_token)
 
 
@@ -220,6 +221,7 @@ def test_the_worker_facing_files_hold_no_quality_control_vocabulary():
         re.I,
     )
     paths = [
+        finders.find("js/task-common.js"),
         finders.find("js/assess.js"),
         finders.find("js/rank.js"),
         finders.find("css/task.css"),
@@ -233,7 +235,7 @@ def test_the_worker_facing_files_hold_no_quality_control_vocabulary():
             assert not pattern.search(handle.read()), path
 
 
-@pytest.mark.parametrize("name", ["js/assess.js", "js/rank.js"])
+@pytest.mark.parametrize("name", ["js/task-common.js", "js/assess.js", "js/rank.js"])
 def test_the_script_never_inserts_text_as_html(name):
     with open(finders.find(name), encoding="utf-8") as handle:
         script = handle.read()
