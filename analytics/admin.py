@@ -2,7 +2,8 @@
 
 The requester's view of a campaign's results is the panel on the campaign's own page
 (campaigns/admin.py); these lists are for looking across campaigns (e.g. one worker's
-reliability everywhere) and for checking what is stored.
+reliability or trust everywhere) and for checking what is stored. A ranking campaign's
+reference ranking and oracle are edited on the campaign's page (an inline there).
 """
 
 from __future__ import annotations
@@ -10,7 +11,14 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from analytics.models import CampaignResult, SystemScore, WorkerStat
+from analytics.models import (
+    CampaignResult,
+    RankingResult,
+    RankingScore,
+    RankingWorkerStat,
+    SystemScore,
+    WorkerStat,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -76,3 +84,63 @@ class SystemScoreAdmin(ReadOnlyAdmin):
     list_filter = ("include_unreliable", "campaign")
     list_select_related = ("system", "campaign")
     ordering = ("campaign", "include_unreliable", "position")
+
+
+@admin.register(RankingResult)
+class RankingResultAdmin(ReadOnlyAdmin):
+    list_display = (
+        "campaign",
+        "computed_at",
+        "n_judgments",
+        "n_scored_judgments",
+        "n_workers",
+        "n_trusted",
+        "n_untrusted",
+        "n_undecided",
+        "gold_scheme",
+        "auto_paused_at",
+        "compute_seconds",
+    )
+    list_select_related = ("campaign",)
+    exclude = ("details",)
+
+
+@admin.register(RankingWorkerStat)
+class RankingWorkerStatAdmin(ReadOnlyAdmin):
+    list_display = (
+        "worker",
+        "campaign",
+        "n_ballots",
+        "gold_seen",
+        "gold_correct",
+        "accuracy",
+        "status",
+        "flagged",
+        "excluded",
+        "in_scores",
+    )
+    list_filter = ("status", "flagged", "excluded", "campaign")
+    search_fields = ("worker__external_id",)
+    list_select_related = ("worker", "campaign")
+    show_full_result_count = False
+
+
+@admin.register(RankingScore)
+class RankingScoreAdmin(ReadOnlyAdmin):
+    list_display = (
+        "system",
+        "campaign",
+        "method",
+        "include_untrusted",
+        "position",
+        "score",
+        "ci_low",
+        "ci_high",
+        "sigma",
+        "n",
+        "cluster",
+        "rank_range",
+    )
+    list_filter = ("method", "include_untrusted", "campaign")
+    list_select_related = ("system", "campaign")
+    ordering = ("campaign", "include_untrusted", "method", "position")

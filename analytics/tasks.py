@@ -14,7 +14,9 @@ logger = logging.getLogger(__name__)
 
 @shared_task
 def recompute_campaign_results(campaign_id: int) -> int | None:
-    """Recompute one campaign's stored statistics; return the judgments they reflect.
+    """Recompute one campaign's stored statistics (direct assessment or ranking; for ranking
+    this also marks untrusted workers and may pause the campaign); return the judgments they
+    reflect, or None when there is nothing to compute.
 
     Enqueued by ``analytics.actions.schedule_recompute`` (coalesced, with a countdown) and by
     the sweep. Idempotent: running it twice stores the same results.

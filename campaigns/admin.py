@@ -3,20 +3,28 @@
 A direct-assessment campaign's change page also shows its live results (the panel at the top,
 ``change_form.html``): progress, the worker table with a recommendation per worker and a form
 to exclude workers from the scores, and the system table for reliable workers (default) or
-every worker (``?include_unreliable=1``). The figures are read from analytics' stored results
-(``analytics.models``), never computed on a page view.
+every worker (``?include_unreliable=1``).
+
+A ranking campaign's page shows its panel (``ranking_results.html``): the reason of an
+automatic pause, progress in ranking sets, a table per scoring method (trusted workers by
+default, everyone with ``?include_untrusted=1``) with intervals, clusters and Spearman's rho
+against the requester's reference ranking, the agreement figures, and the trust table with a
+form to mark workers untrusted, trust them again, exclude or re-admit them. The reference
+ranking and the oracle are edited in an inline on the same page.
+
+The figures are read from analytics' stored results (``analytics.models``), never computed
+on a page view.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -24,12 +32,14 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from analytics import actions as analytics_actions
-from analytics.models import CampaignResult, SystemScore, WorkerStat
+from analytics.models import RankingReference
 from campaigns import actions as campaign_actions
+from campaigns.admin_results import da_results_context, ranking_results_context
 from campaigns.models import (
     Campaign,
     CampaignStatus,
     Document,
+    GoldAnswer,
     Hit,
     HitSlot,
     Output,
@@ -37,10 +47,16 @@ from campaigns.models import (
     System,
     TaskKind,
 )
-from judgments.models import LIVE_ASSIGNMENT_STATUSES, CampaignWorker, Judgment
 
-# Campaign settings whose change makes the stored results out of date.
+# Campaign settings whose change makes the stored results out of date, by kind.
 RESULT_SETTINGS = ("reliability_test", "reliability_alpha")
+RANKING_RESULT_SETTINGS = (
+    "gold_scheme",
+    "trust_min_gold",
+    "trust_min_accuracy",
+    "takedown_untrusted_share",
+    "takedown_min_workers",
+)
 
 
 def _count_of(model, field: str = "campaign") -> Coalesce:
@@ -55,112 +71,17 @@ def _count_of(model, field: str = "campaign") -> Coalesce:
     return Coalesce(Subquery(counted), 0)
 
 
-# --- Direct-assessment results panel ---------------------------------------------------------
+class RankingReferenceInline(admin.StackedInline):
+    """The requester's reference ranking and oracle (``analytics.models.RankingReference``),
+    validated against the campaign's system names when saved."""
 
-
-@dataclass(frozen=True)
-class Progress:
-    """Judgments done and needed. Needed: every slot of every HIT, times the campaign's
-    redundancy (the sum over HITs of slots x redundancy; control slots count, since workers
-    judge them like any item). Done: judgments in assignments that hold one of a HIT's
-    redundancy places (started, submitted or approved); judgments of expired, returned or
-    rejected assignments stay stored but their place is open again, so they do not count."""
-
-    done: int
-    needed: int
-
-    @property
-    def percent(self) -> float:
-        return min(100.0, 100.0 * self.done / self.needed) if self.needed else 0.0
-
-
-def _number(value: float | None, spec: str) -> str:
-    return "–" if value is None else format(value, spec)
-
-
-def _worker_row(stat: WorkerStat, excluded_now: set[int]) -> dict[str, Any]:
-    excluded = stat.worker_id in excluded_now
-    return {
-        "id": stat.worker_id,
-        "worker": stat.worker.external_id,
-        "platform": stat.worker.get_platform_display(),
-        "n_judgments": stat.n_judgments,
-        "p_value": _number(stat.p_value, ".3g"),
-        "test": stat.test,
-        "n_pairs": stat.n_pairs,
-        "mean_seconds": _number(stat.mean_seconds, ".1f"),
-        "reliable": stat.reliable,
-        "reason": stat.reason,
-        # The requester's current decision; the scores may still reflect the previous one.
-        "excluded": excluded,
-        "excluded_pending": excluded != stat.excluded,
-        "n_rejected": stat.n_rejected_judgments,
-        "recommendation": stat.recommendation,
-        "recommendation_label": stat.get_recommendation_display(),
-    }
-
-
-def _system_row(score: SystemScore) -> dict[str, Any]:
-    return {
-        "system": score.system.name,
-        "mean_score": _number(score.mean_score, ".2f"),
-        "mean_z": _number(score.mean_z, "+.3f"),
-        "n": score.n,
-        "cluster": score.cluster,
-        "rank_range": score.rank_range,
-    }
-
-
-def _significance_matrix(result: CampaignResult, include_unreliable: bool, names: dict) -> dict:
-    """The marks of the pairwise tests (row system beats column system), best first."""
-    variant = result.variant(include_unreliable)
-    systems = [names.get(pk, str(pk)) for pk in variant.get("systems", [])]
-    marks = variant.get("marks", [])
-    return {"systems": systems, "rows": list(zip(systems, marks, strict=True))}
-
-
-def da_results_context(campaign: Campaign, include_unreliable: bool) -> dict[str, Any]:
-    """What the results panel shows (six queries whatever the campaign's size)."""
-    result = CampaignResult.objects.filter(campaign=campaign).first()
-    counts = Judgment.objects.filter(campaign=campaign).aggregate(
-        scored=Count("pk", filter=Q(score__isnull=False)),
-        live=Count("pk", filter=Q(assignment__status__in=LIVE_ASSIGNMENT_STATUSES)),
-    )
-    n_slots = HitSlot.objects.filter(hit__campaign=campaign).count()
-    excluded_now = set(
-        CampaignWorker.objects.filter(campaign=campaign, excluded=True).values_list(
-            "worker_id", flat=True
-        )
-    )
-    workers = [
-        _worker_row(stat, excluded_now)
-        for stat in WorkerStat.objects.filter(campaign=campaign)
-        .select_related("worker")
-        .order_by("reliable", "worker__external_id", "worker_id")
-    ]
-    scores = list(
-        SystemScore.objects.filter(campaign=campaign, include_unreliable=include_unreliable)
-        .select_related("system")
-        .order_by("position")
-    )
-    names = {score.system_id: score.system.name for score in scores}
-    return {
-        "result": result,
-        "progress": Progress(done=counts["live"], needed=n_slots * campaign.redundancy),
-        "n_judgments_now": counts["scored"],
-        "pending": result is None
-        or result.n_judgments != counts["scored"]
-        or any(row["excluded_pending"] for row in workers),
-        "assumption_a": None
-        if result is None or result.assumption_a_share is None
-        else f"{result.assumption_a_share:.0%}",
-        "include_unreliable": include_unreliable,
-        "workers": workers,
-        "n_reliable": sum(1 for row in workers if row["reliable"]),
-        "systems": [_system_row(score) for score in scores],
-        "significance": _significance_matrix(result, include_unreliable, names) if result else None,
-        "workers_url": reverse("admin:campaigns_campaign_results_workers", args=[campaign.pk]),
-    }
+    model = RankingReference
+    extra = 1
+    max_num = 1
+    can_delete = True
+    verbose_name = "reference ranking and oracle"
+    verbose_name_plural = "Reference ranking and oracle (for Spearman's rho and oracle agreement)"
+    fields = ("reference_ranking", "oracle")
 
 
 class SystemInline(admin.TabularInline):
@@ -221,9 +142,10 @@ class CampaignAdmin(admin.ModelAdmin):
                     "degradation",
                     ("reliability_test", "reliability_alpha"),
                     ("gold_rate", "gold_scheme"),
+                    ("gold_count", "gold_best_system", "gold_worst_system"),
                     ("trust_min_gold", "trust_min_accuracy"),
                     ("takedown_untrusted_share", "takedown_min_workers"),
-                    ("qualification_required", "qualification_pass_mark"),
+                    ("qualification_required", "qualification_pass_mark", "qualification_sets"),
                 )
             },
         ),
@@ -280,38 +202,77 @@ class CampaignAdmin(admin.ModelAdmin):
         if campaign is not None and campaign.kind == TaskKind.DIRECT_ASSESSMENT:
             include_unreliable = request.GET.get("include_unreliable") == "1"
             extra_context["da_results"] = da_results_context(campaign, include_unreliable)
+        elif campaign is not None and campaign.kind == TaskKind.RANKING:
+            include_untrusted = request.GET.get("include_untrusted") == "1"
+            extra_context["ranking_results"] = ranking_results_context(campaign, include_untrusted)
         return super().change_view(request, object_id, form_url, extra_context)
 
+    def get_form(self, request: HttpRequest, obj: Campaign | None = None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        for name in ("gold_best_system", "gold_worst_system"):
+            if name in form.base_fields:  # only this campaign's systems
+                field = form.base_fields[name]
+                field.queryset = (
+                    System.objects.filter(campaign=obj) if obj else System.objects.none()
+                )
+        return form
+
+    def get_inlines(self, request: HttpRequest, obj: Campaign | None):
+        # References name the campaign's systems: shown once it is a saved ranking campaign.
+        if obj is not None and obj.pk and obj.kind == TaskKind.RANKING:
+            return [*self.inlines, RankingReferenceInline]
+        return self.inlines
+
     def save_model(self, request: HttpRequest, obj: Campaign, form, change: bool) -> None:
-        super().save_model(request, obj, form, change)
+        changed = form.changed_data
         if (
             change
-            and obj.kind == TaskKind.DIRECT_ASSESSMENT
-            and any(name in form.changed_data for name in RESULT_SETTINGS)
+            and "status" in changed
+            and "status_reason" not in changed
+            and obj.status == CampaignStatus.ACTIVE
         ):
-            # New reliability settings: the stored results are out of date.
+            obj.status_reason = ""  # reactivated: the reason of the pause no longer holds
+        super().save_model(request, obj, form, change)
+        settings = {
+            TaskKind.DIRECT_ASSESSMENT: RESULT_SETTINGS,
+            TaskKind.RANKING: RANKING_RESULT_SETTINGS,
+        }.get(obj.kind, ())
+        if change and any(name in changed for name in settings):
+            # New quality-control settings: the stored results are out of date.
             transaction.on_commit(lambda: analytics_actions.schedule_recompute(obj.pk))
 
+    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        campaign = form.instance
+        if change and any(
+            formset.model is RankingReference and formset.has_changed() for formset in formsets
+        ):
+            transaction.on_commit(lambda: analytics_actions.schedule_recompute(campaign.pk))
+
     def results_workers(self, request: HttpRequest, campaign_id: int) -> HttpResponse:
-        """The results panel's form: exclude or re-admit the ticked workers (the campaign
-        is recomputed at once), or recompute now. POST only."""
+        """The results panel's form: exclude or re-admit the ticked workers, or (ranking)
+        mark them untrusted or trust them again (the campaign is recomputed at once), or
+        recompute now. POST only."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         campaign = get_object_or_404(Campaign, pk=campaign_id)
         if not self.has_change_permission(request, campaign):
             raise PermissionDenied
+        ranking = campaign.kind == TaskKind.RANKING
+        variant = "include_untrusted" if ranking else "include_unreliable"
         back = reverse("admin:campaigns_campaign_change", args=[campaign.pk])
-        if request.POST.get("include_unreliable") == "1":
-            back += "?include_unreliable=1"
-        back += "#da-results"
+        if request.POST.get(variant) == "1":
+            back += f"?{variant}=1"
+        back += "#ranking-results" if ranking else "#da-results"
         action = request.POST.get("action")
         if action == "recompute":
             result = analytics_actions.recompute_campaign(campaign)
             n = 0 if result is None else result.n_judgments
             self.message_user(request, f"Results recomputed over {n} judgment(s).")
             return HttpResponseRedirect(back)
-        if action not in ("exclude", "readmit"):
-            self.message_user(request, "Choose to exclude or to re-admit.", messages.ERROR)
+        allowed = ("exclude", "readmit", "untrust", "trust") if ranking else ("exclude", "readmit")
+        if action not in allowed:
+            self.message_user(request, "Choose what to do with the ticked workers.", messages.ERROR)
             return HttpResponseRedirect(back)
         try:
             worker_ids = [int(pk) for pk in request.POST.getlist("worker")]
@@ -320,12 +281,22 @@ class CampaignAdmin(admin.ModelAdmin):
         if not worker_ids:
             self.message_user(request, "Tick at least one worker first.", messages.WARNING)
             return HttpResponseRedirect(back)
-        excluded = action == "exclude"
         reason = request.POST.get("reason", "").strip()
-        if excluded and not reason:
-            reason = f"Excluded by {request.user.get_username()} from the results panel."
-        changed = analytics_actions.set_workers_excluded(campaign, worker_ids, excluded, reason)
-        done = "excluded from" if excluded else "re-admitted to"
+        by = request.user.get_username()
+        if action in ("untrust", "trust"):
+            untrust = action == "untrust"
+            if untrust and not reason:
+                reason = f"Marked untrusted by {by} from the results panel."
+            changed = analytics_actions.set_workers_trusted(
+                campaign, worker_ids, not untrust, reason if untrust else ""
+            )
+            done = "marked untrusted in" if untrust else "trusted again in"
+        else:
+            excluded = action == "exclude"
+            if excluded and not reason:
+                reason = f"Excluded by {by} from the results panel."
+            changed = analytics_actions.set_workers_excluded(campaign, worker_ids, excluded, reason)
+            done = "excluded from" if excluded else "re-admitted to"
         self.message_user(
             request,
             f"{changed} worker(s) {done} the campaign; the results are recomputed.",
@@ -449,6 +420,18 @@ class OutputInline(admin.TabularInline):
     extra = 0
     fields = ("system", "text")
     raw_id_fields = ("system",)
+
+
+@admin.register(GoldAnswer)
+class GoldAnswerAdmin(admin.ModelAdmin):
+    """A ranking campaign's known answers per segment (002 section 4): the best output or a
+    gold translation, and the known-worst output (best+worst)."""
+
+    list_display = ("segment", "best_output", "gold_text", "worst_output")
+    list_filter = ("segment__campaign",)
+    list_select_related = ("segment", "best_output", "worst_output")
+    raw_id_fields = ("segment", "best_output", "worst_output")
+    search_fields = ("gold_text", "segment__source")
 
 
 @admin.register(Segment)

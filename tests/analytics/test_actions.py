@@ -373,7 +373,7 @@ def test_a_campaign_without_judgments_gets_an_empty_result():
 
 
 def test_other_task_kinds_are_not_computed():
-    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.POST_EDITING, assessment_mode="")
     assert actions.recompute_campaign(campaign) is None
     assert not CampaignResult.objects.exists()
 

@@ -146,7 +146,7 @@ def test_the_task_returns_early_with_a_log_line_when_the_campaign_is_gone(caplog
 
 
 def test_the_task_skips_campaigns_of_other_kinds():
-    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.POST_EDITING, assessment_mode="")
     assert tasks.recompute_campaign_results(campaign.pk) is None
     assert not CampaignResult.objects.exists()
 

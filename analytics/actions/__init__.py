@@ -1,6 +1,10 @@
 """Actions on stored statistics, shared by the signal receiver, the Celery tasks and the admin.
 
-Direct assessment, live (DESIGN.md "Live, not nightly"):
+This package: scheduling, the dispatch by campaign kind, the sweep and direct assessment
+here; ranking (gold trust, the untrusted cut-off, auto-takedown, scores by every method) in
+:mod:`analytics.actions.ranking`, whose public names are re-exported.
+
+Live, for every kind with statistics (DESIGN.md "Live, not nightly"):
 
 - Every committed submission sends ``judgments.signals.judgments_recorded``; the receiver
   (:func:`on_judgments_recorded`, connected in ``AnalyticsConfig.ready``) calls
@@ -12,7 +16,9 @@ Direct assessment, live (DESIGN.md "Live, not nightly"):
 - :func:`recompute_campaign` clears the flag *before* loading: a judgment committed after the
   clear schedules another run, and one committed before it is in the load, so the last run of
   a burst always reflects every judgment. It loads the campaign (``analytics.loading``), runs
-  the pure statistics and stores the results (:func:`store_results`, one transaction).
+  the pure statistics and stores the results (:func:`store_results`, one transaction); a
+  ranking campaign goes to :func:`~analytics.actions.ranking.recompute_ranking`, which also
+  marks untrusted workers and may pause the campaign.
 - :func:`recompute_stale_campaigns` (the periodic sweep, celery beat) repairs what a lost
   message missed: it schedules campaigns whose stored result no longer matches the data.
 
@@ -28,17 +34,16 @@ a flag whose task never ran lives countdown + 120 s, after which a new submissio
 enqueues again) and ``ANALYTICS_RECOMPUTE_QUEUE`` (the Celery queue of the recompute task;
 default: Celery's default queue).
 
-Which judgments count (METHODS.md section 2): the worker table is computed over every scored
-judgment of each worker; system scores leave out workers the requester excluded
-(``CampaignWorker.excluded``) and assignments with status "rejected" (their judgments stay
-stored), then take reliable workers only (stored as ``include_unreliable=False``) or every
-remaining worker (``include_unreliable=True``).
+Which judgments count in direct assessment (METHODS.md section 2): the worker table is
+computed over every scored judgment of each worker; system scores leave out workers the
+requester excluded (``CampaignWorker.excluded``) and assignments with status "rejected"
+(their judgments stay stored), then take reliable workers only (stored as
+``include_unreliable=False``) or every remaining worker (``include_unreliable=True``).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
@@ -53,8 +58,29 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from analytics.actions.common import json_safe as _finite
+from analytics.actions.ranking import (
+    AUTO_PAUSE_PREFIX,
+    analyse_loaded_ranking,
+    apply_takedown,
+    load_prior_trust,
+    load_references,
+    mark_untrusted,
+    ranking_config_for,
+    recompute_ranking,
+    store_ranking_results,
+)
 from analytics.loading import LoadedCampaign, load_da_judgments, subset
-from analytics.models import CampaignResult, Recommendation, SystemScore, WorkerStat, variant_key
+from analytics.models import (
+    CampaignResult,
+    RankingReference,
+    RankingResult,
+    RankingWorkerStat,
+    Recommendation,
+    SystemScore,
+    WorkerStat,
+    variant_key,
+)
 from analytics.stats.direct_assessment import (
     DAConfig,
     DAReport,
@@ -65,6 +91,38 @@ from analytics.stats.direct_assessment import (
 )
 from campaigns.models import Campaign, TaskKind
 from judgments.models import AssignmentStatus, CampaignWorker, Judgment, Worker
+
+__all__ = [
+    "AUTO_PAUSE_PREFIX",
+    "CampaignAnalysis",
+    "analyse_loaded",
+    "analyse_loaded_ranking",
+    "apply_takedown",
+    "clear_recompute_flag",
+    "da_config_for",
+    "load_prior_trust",
+    "load_references",
+    "mark_untrusted",
+    "on_exclusions_changed",
+    "on_judgments_recorded",
+    "ranking_config_for",
+    "recommend",
+    "recompute_campaign",
+    "recompute_countdown",
+    "recompute_flag_key",
+    "recompute_flag_timeout",
+    "recompute_queue",
+    "recompute_ranking",
+    "recompute_stale_campaigns",
+    "schedule_recompute",
+    "set_workers_excluded",
+    "set_workers_trusted",
+    "stale_campaigns",
+    "stale_da_campaigns",
+    "stale_ranking_campaigns",
+    "store_ranking_results",
+    "store_results",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -224,10 +282,13 @@ def analyse_loaded(loaded: LoadedCampaign, config: DAConfig) -> CampaignAnalysis
     )
 
 
-def recompute_campaign(campaign: Campaign) -> CampaignResult | None:
-    """Load, compute and store one campaign's direct-assessment results; None if the campaign
-    is not a direct-assessment one (nothing to compute). Idempotent."""
+def recompute_campaign(campaign: Campaign) -> CampaignResult | RankingResult | None:
+    """Load, compute and store one campaign's results (by its kind); None if there is nothing
+    to compute (a kind without statistics, or a ranking campaign without rankings yet).
+    Idempotent."""
     clear_recompute_flag(campaign.pk)  # before loading: see the module docstring
+    if campaign.kind == TaskKind.RANKING:
+        return recompute_ranking(campaign)
     if campaign.kind != TaskKind.DIRECT_ASSESSMENT:
         return None
     computed_at = timezone.now()
@@ -247,21 +308,6 @@ def recompute_campaign(campaign: Campaign) -> CampaignResult | None:
 
 
 # --- Storing -------------------------------------------------------------------------------
-
-
-def _finite(value: Any) -> Any:
-    """JSON-safe: NaN and infinities become None, numpy scalars and arrays plain Python."""
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(item) for item in value]
-    if isinstance(value, np.ndarray):
-        return _finite(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 def _variant_details(report: DAReport) -> dict[str, Any]:
@@ -397,7 +443,7 @@ def _store(
 # --- The periodic sweep --------------------------------------------------------------------
 
 
-def stale_campaigns():
+def stale_da_campaigns():
     """Direct-assessment campaigns whose stored results no longer match their data.
 
     Stale: judgments but no result; a different number of scored judgments than the result
@@ -448,6 +494,82 @@ def stale_campaigns():
     )
 
 
+def _membership_changed(stat_model, stored: str, current: str) -> Exists:
+    """A stored worker row whose flag (``stored``) differs from the membership's (``current``)
+    now: the requester excluded, re-admitted, distrusted or trusted a worker since."""
+    now_set = CampaignWorker.objects.filter(
+        campaign=OuterRef("campaign"), worker=OuterRef("worker"), **{current: True}
+    )
+    return Exists(
+        stat_model.objects.filter(campaign=OuterRef("pk"))
+        .annotate(flag_now=Exists(now_set))
+        .exclude(**{stored: F("flag_now")})
+    )
+
+
+def stale_ranking_campaigns():
+    """Ranking campaigns whose stored results no longer match their data: rankings but no
+    result; another number of ranked outputs, or one newer than the result; another number
+    in rejected assignments; a worker excluded, re-admitted, marked untrusted or trusted
+    again since; other gold settings; references edited since. One query."""
+    ranked = Judgment.objects.filter(campaign=OuterRef("pk"), rank__isnull=False).order_by()
+    per_campaign = ranked.values("campaign")
+    n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
+    newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
+    n_rejected_now = Coalesce(
+        Subquery(
+            per_campaign.filter(
+                assignment__status=AssignmentStatus.REJECTED,
+                assignment__hit__is_qualification=False,
+            )
+            .annotate(n=Count("pk"))
+            .values("n")
+        ),
+        0,
+    )
+    references_edited = Exists(
+        RankingReference.objects.filter(
+            campaign=OuterRef("pk"), updated_at__gt=OuterRef("ranking_result__computed_at")
+        )
+    )
+    return (
+        Campaign.objects.filter(kind=TaskKind.RANKING)
+        .alias(
+            n_now=n_now,
+            newest=newest,
+            n_rejected_now=n_rejected_now,
+            exclusion_changed=_membership_changed(RankingWorkerStat, "excluded", "excluded"),
+            trust_changed=_membership_changed(RankingWorkerStat, "flagged", "untrusted"),
+            references_edited=references_edited,
+        )
+        .filter(
+            Q(ranking_result__isnull=True, n_now__gt=0)
+            | Q(ranking_result__isnull=False)
+            & (
+                ~Q(ranking_result__n_judgments=F("n_now"))
+                | Q(ranking_result__computed_at__lt=F("newest"))
+                | ~Q(ranking_result__n_rejected_judgments=F("n_rejected_now"))
+                | Q(exclusion_changed=True)
+                | Q(trust_changed=True)
+                | Q(references_edited=True)
+                | ~Q(ranking_result__gold_scheme=F("gold_scheme"))
+                | ~Q(ranking_result__trust_min_gold=F("trust_min_gold"))
+                | ~Q(ranking_result__trust_min_accuracy=F("trust_min_accuracy"))
+            )
+        )
+        .order_by("pk")
+    )
+
+
+def stale_campaigns():
+    """Every campaign whose stored results no longer match its data (direct assessment and
+    ranking; see :func:`stale_da_campaigns` and :func:`stale_ranking_campaigns`). One query."""
+    return Campaign.objects.filter(
+        Q(pk__in=stale_da_campaigns().values("pk"))
+        | Q(pk__in=stale_ranking_campaigns().values("pk"))
+    ).order_by("pk")
+
+
 def recompute_stale_campaigns() -> list[int]:
     """Schedule a recompute of every stale campaign (coalesced with live scheduling: a
     campaign whose recompute is already pending is not enqueued twice). Returns the ids of
@@ -492,6 +614,21 @@ def set_workers_excluded(
             excluded,
             reason,
         )
+    if changed:
+        recompute_campaign(campaign)
+    return changed
+
+
+def set_workers_trusted(
+    campaign: Campaign, worker_ids: Iterable[int], trusted: bool, reason: str = ""
+) -> int:
+    """Trust workers of a ranking campaign again (``trusted``) or mark them untrusted by hand,
+    then recompute at once. A worker trusted again is not marked untrusted automatically
+    until they have seen more gold units (``analytics.actions.ranking``). Returns how many
+    workers changed."""
+    from judgments.actions import set_untrusted
+
+    changed = set_untrusted(campaign, worker_ids, reason, untrusted=not trusted)
     if changed:
         recompute_campaign(campaign)
     return changed

@@ -1,0 +1,29 @@
+"""Helpers shared by the analytics actions of every task kind."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["json_safe"]
+
+
+def json_safe(value: Any) -> Any:
+    """JSON-safe: NaN and infinities become None, numpy scalars and arrays plain Python."""
+    if isinstance(value, dict):
+        # str() of a TextChoices member is its value: keys come out as plain strings.
+        return {
+            (str(key) if isinstance(key, str) else key): json_safe(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    if isinstance(value, np.ndarray):
+        return json_safe(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -1,0 +1,716 @@
+"""Ranking campaigns' stored statistics: gold trust, the cut-off, auto-takedown and scores.
+
+:func:`recompute_ranking` is what ``analytics.actions.recompute_campaign`` runs for a ranking
+campaign, so the live path of direct assessment (signal, coalesced schedule, Celery task, the
+periodic sweep) serves ranking unchanged. One run:
+
+1. loads the campaign (``analytics.loading.load_ranking_judgments``), the previous trust
+   table's memory (:func:`load_prior_trust`) and the requester's references
+   (:func:`load_references`);
+2. analyses them, pure (:func:`analyse_loaded_ranking`): gold trust per worker over all of
+   their ranking sets (qualification tests aside; rejected assignments and excluded workers
+   included, since they are the worker's answers all the same), who to mark untrusted, the
+   auto-takedown verdict, and per variant the scores by every method with the agreement
+   figures;
+3. marks newly untrusted workers (``judgments.actions.set_untrusted``, idempotent; the
+   hand-out then gives them nothing more);
+4. stores the results in one transaction (:func:`store_ranking_results`);
+5. pauses the campaign when the takedown rule says so (:func:`apply_takedown`).
+
+Which rankings count in the scores: never those of qualification HITs, rejected assignments
+or excluded workers. The default variant ("trusted", ``include_untrusted=False``) also leaves
+out untrusted workers: those marked untrusted (``CampaignWorker.untrusted``) and those whose
+gold units say so; the "all" variant keeps them. Each variant is one
+:func:`~analytics.stats.ranking.analyse_ranking` call on its rows (so its agreement figures
+are over the same workers as its scores), plus a bootstrap of Expected Wins with the same
+draws as Bradley-Terry's (seed, samples, unit): the two methods WMT ranked systems by with
+bootstrap rank ranges (WMT13, and Bradley-Terry as the model behind TrueSkill's successors)
+get intervals, rank ranges and clusters. The win ratios are stored with their comparisons and
+their plain ranks, as WMT08-12 and 002 report them; bootstrapping them too would add about
+half again to a large campaign's recompute (bench/ranking_stats.py). TrueSkill has sigma.
+
+Decisions on repeated runs (every recompute sees the whole campaign again):
+
+- *Trusting again.* A worker is marked untrusted once. If a person clears the mark (the
+  results panel's "Trust again", or ``CampaignWorker`` directly), the next run notices (the
+  stored row said flagged, the membership no longer does), remembers how many gold units the
+  worker had then (``RankingWorkerStat.trust_override_gold_seen``), counts the worker as
+  trusted and does not mark them again until they have seen more gold units and still fail.
+- *Auto-takedown.* The campaign is paused when :func:`~analytics.stats.ranking.takedown_reason`
+  gives a reason (``Campaign.takedown_untrusted_share`` set; at least
+  ``takedown_min_workers`` workers decided; the untrusted share above it) and the campaign is
+  active. The number of untrusted workers at the pause is remembered
+  (``RankingResult.auto_paused_untrusted``). A campaign the requester reactivated after that
+  is **not** paused again for the same state: only when more workers have become untrusted
+  since (new evidence) does the rule pause it again, with a new reason. While it stays
+  paused, the reason is kept up to date with the counts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from numpy.typing import NDArray
+
+from analytics.actions.common import json_safe
+from analytics.loading import LoadedRanking, load_ranking_judgments
+from analytics.models import (
+    RankingMethod,
+    RankingReference,
+    RankingResult,
+    RankingScore,
+    RankingWorkerStat,
+    ReferenceTextError,
+    parse_oracle,
+    parse_reference_ranking,
+    trust_variant_key,
+)
+from analytics.stats.ranking import (
+    BootstrapResult,
+    RankingConfig,
+    RankingReport,
+    SpearmanResult,
+    SystemScores,
+    WorkerTrust,
+    analyse_ranking,
+    bootstrap_scores,
+    gold_trust,
+    spearman,
+    takedown_reason,
+)
+from campaigns.models import Campaign, CampaignStatus
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "AUTO_PAUSE_PREFIX",
+    "PriorTrust",
+    "RankingAnalysis",
+    "References",
+    "analyse_loaded_ranking",
+    "apply_takedown",
+    "load_prior_trust",
+    "load_references",
+    "mark_untrusted",
+    "ranking_config_for",
+    "recompute_ranking",
+    "store_ranking_results",
+    "takedown_message",
+    "untrusted_reason",
+]
+
+AUTO_PAUSE_PREFIX = "Paused automatically:"
+
+
+def ranking_config_for(campaign: Campaign, *, include_untrusted: bool = False) -> RankingConfig:
+    """The campaign's gold and takedown settings as the statistics' configuration."""
+    share = campaign.takedown_untrusted_share
+    return RankingConfig(
+        gold_scheme=campaign.gold_scheme,
+        trust_min_gold=campaign.trust_min_gold,
+        trust_min_accuracy=float(campaign.trust_min_accuracy),
+        include_untrusted=include_untrusted,
+        takedown_threshold=None if share is None else float(share),
+        takedown_min_workers=campaign.takedown_min_workers,
+    )
+
+
+# --- What the run reads besides the judgments ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class References:
+    """The requester's reference ranking (for Spearman) and oracle, as system ids.
+
+    ``problems`` lists what could not be read (e.g. a system renamed since the text was
+    saved); the figure that needs it is then left out rather than failing the recompute."""
+
+    reference_systems: list[int] | None = None
+    reference_ranks: list[int] | None = None
+    oracle: list[list[int]] | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def load_references(campaign: Campaign) -> References:
+    """Parse the campaign's :class:`RankingReference`, if any (two queries at most)."""
+    reference = RankingReference.objects.filter(campaign=campaign).first()
+    if reference is None or not (reference.reference_ranking.strip() or reference.oracle.strip()):
+        return References()
+    names = dict(campaign.systems.values_list("name", "pk"))
+    found: dict[str, Any] = {}
+    problems: list[str] = []
+    if reference.reference_ranking.strip():
+        try:
+            found["reference_systems"], found["reference_ranks"] = parse_reference_ranking(
+                reference.reference_ranking, names
+            )
+        except ReferenceTextError as error:
+            problems.append(f"Reference ranking: {error}")
+    if reference.oracle.strip():
+        try:
+            found["oracle"] = parse_oracle(reference.oracle, names)
+        except ReferenceTextError as error:
+            problems.append(f"Oracle: {error}")
+    return References(**found, problems=problems)
+
+
+@dataclass(frozen=True, eq=False)
+class PriorTrust:
+    """What the stored trust table remembers, per worker (sorted ids): whether the worker was
+    flagged untrusted, their gold units then, and a requester's override (-1: none)."""
+
+    workers: NDArray[np.int64]
+    flagged: NDArray[np.bool_]
+    gold_seen: NDArray[np.int64]
+    override: NDArray[np.int64]
+
+    @classmethod
+    def empty(cls) -> PriorTrust:
+        none = np.zeros(0, dtype=np.int64)
+        return cls(none, np.zeros(0, dtype=bool), none, none)
+
+
+def load_prior_trust(campaign_id: int) -> PriorTrust:
+    """The stored trust table's memory (one query)."""
+    rows = list(
+        RankingWorkerStat.objects.filter(campaign_id=campaign_id)
+        .order_by("worker_id")
+        .values_list("worker_id", "flagged", "gold_seen", "trust_override_gold_seen")
+    )
+    if not rows:
+        return PriorTrust.empty()
+    workers, flagged, seen, override = zip(*rows, strict=True)
+    return PriorTrust(
+        workers=np.array(workers, dtype=np.int64),
+        flagged=np.array(flagged, dtype=bool),
+        gold_seen=np.array(seen, dtype=np.int64),
+        override=np.array([-1 if v is None else v for v in override], dtype=np.int64),
+    )
+
+
+# --- Computing (pure) ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Variant:
+    """The scores and agreement over one variant's rows."""
+
+    rows: NDArray[np.bool_]
+    report: RankingReport
+    bootstrapped: dict[str, BootstrapResult]  # Expected Wins, Bradley-Terry
+    spearman: dict[str, SpearmanResult]  # per method; empty without a reference ranking
+
+    @property
+    def win_ratios(self) -> dict[str, SystemScores]:
+        return {
+            RankingMethod.WIN_RATIO_GEQ: self.report.win_ratio_better_or_equal,
+            RankingMethod.WIN_RATIO_GT: self.report.win_ratio_better,
+        }
+
+    @property
+    def n_workers_included(self) -> int:
+        return int(self.report.trust.workers.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class RankingAnalysis:
+    """Everything one run decides and stores, computed from a :class:`LoadedRanking`.
+
+    Per-worker arrays are aligned to ``trust.workers`` (every worker with rankings).
+    ``trust`` is the gold trust over all of their rankings; ``effective`` the same with the
+    requester's overrides counted as trusted (what the takedown rule sees). ``flagged``: the
+    worker is marked untrusted after this run (``newly_untrusted`` are the ids this run
+    marks). ``in_scores``: counted in the default variant. ``variants`` is keyed by
+    ``include_untrusted``.
+    """
+
+    config: RankingConfig
+    trust: WorkerTrust
+    effective: WorkerTrust
+    override: NDArray[np.int64]
+    flagged: NDArray[np.bool_]
+    newly_untrusted: NDArray[np.int64]
+    in_scores: NDArray[np.bool_]
+    excluded: NDArray[np.bool_]
+    n_judgments: NDArray[np.int64]
+    n_ballots: NDArray[np.int64]
+    n_rejected: NDArray[np.int64]
+    takedown: str | None
+    variants: dict[bool, Variant]
+
+    @property
+    def n_untrusted(self) -> int:
+        return int(np.count_nonzero(self.effective.untrusted))
+
+    @property
+    def n_decided(self) -> int:
+        return self.n_untrusted + int(np.count_nonzero(self.effective.trusted))
+
+
+def _aligned(
+    prior_ids: NDArray[np.int64], values: NDArray, workers: NDArray[np.int64], missing: Any
+) -> NDArray:
+    """``values`` (aligned to sorted ``prior_ids``) re-aligned to ``workers``."""
+    out = np.full(workers.shape[0], missing, dtype=values.dtype)
+    if prior_ids.size and workers.size:
+        pos = np.minimum(np.searchsorted(prior_ids, workers), prior_ids.size - 1)
+        hit = prior_ids[pos] == workers
+        out[hit] = values[pos[hit]]
+    return out
+
+
+def _variant(
+    loaded: LoadedRanking, rows: NDArray[np.bool_], config: RankingConfig, refs: References
+) -> Variant:
+    judgments = loaded.judgments.select(rows)
+    report = analyse_ranking(
+        judgments,
+        replace(config, include_untrusted=True, takedown_threshold=None),
+        oracle=refs.oracle,
+        reference_systems=refs.reference_systems,
+        reference_ranks=refs.reference_ranks,
+    )
+    expected = bootstrap_scores(
+        judgments.pairs,
+        "expected_wins",
+        n_samples=config.bootstrap_samples,
+        seed=config.seed,
+        level=config.level,
+        alpha=config.significance_alpha,
+        unit=config.bootstrap_unit,
+        cluster_method=config.cluster_method,
+        systems=report.systems,
+    )
+    bootstrapped = {
+        RankingMethod.EXPECTED_WINS: expected,
+        RankingMethod.BRADLEY_TERRY: report.bradley_terry,
+    }
+    rho: dict[str, SpearmanResult] = {}
+    if refs.reference_systems is not None:
+        points = {
+            RankingMethod.WIN_RATIO_GEQ: report.win_ratio_better_or_equal.score,
+            RankingMethod.WIN_RATIO_GT: report.win_ratio_better.score,
+            RankingMethod.EXPECTED_WINS: expected.score,
+            RankingMethod.BRADLEY_TERRY: report.bradley_terry.score,
+        }
+        if report.trueskill is not None:
+            points[RankingMethod.TRUESKILL] = report.trueskill.mu
+        rho = {
+            method: spearman(report.systems, score, refs.reference_systems, refs.reference_ranks)
+            for method, score in points.items()
+        }
+    return Variant(rows=rows, report=report, bootstrapped=bootstrapped, spearman=rho)
+
+
+def analyse_loaded_ranking(
+    loaded: LoadedRanking,
+    config: RankingConfig,
+    prior: PriorTrust | None = None,
+    references: References | None = None,
+) -> RankingAnalysis:
+    """Run the statistics on a loaded ranking campaign: pure, no database (module docstring)."""
+    prior = prior or PriorTrust.empty()
+    refs = references or References()
+    j = loaded.judgments
+    trust = gold_trust(
+        j,
+        config.gold_scheme,
+        min_gold=config.trust_min_gold,
+        min_accuracy=config.trust_min_accuracy,
+        margin=config.gold_margin,
+    )
+    workers = trust.workers
+    flagged_before = np.isin(workers, loaded.untrusted_workers)
+    was_flagged = _aligned(prior.workers, prior.flagged, workers, False)
+    seen_then = _aligned(prior.workers, prior.gold_seen, workers, 0)
+    override = _aligned(prior.workers, prior.override, workers, -1)
+    # A person cleared the mark since the last run: they trust what the worker did so far.
+    override = np.where(was_flagged & ~flagged_before, seen_then, override)
+    override = np.where(flagged_before, -1, override)
+    overridden = (override >= 0) & (trust.gold_seen <= override)
+    newly = trust.untrusted & ~flagged_before & ~overridden
+    override = np.where(newly, -1, override)
+    flagged = flagged_before | newly
+    out_of_scores = flagged | (trust.untrusted & ~overridden)
+    status = np.where(trust.untrusted & overridden, "trusted", trust.status).astype(np.str_)
+    effective = replace(trust, status=status)
+
+    scored = loaded.scored
+    trusted_rows = scored & ~out_of_scores[j.worker_index]
+    trusted = _variant(loaded, trusted_rows, config, refs)
+    everyone = (
+        trusted if np.array_equal(trusted_rows, scored) else _variant(loaded, scored, config, refs)
+    )
+    nw = j.n_workers
+    return RankingAnalysis(
+        config=config,
+        trust=trust,
+        effective=effective,
+        override=override,
+        flagged=flagged,
+        newly_untrusted=workers[newly],
+        in_scores=~out_of_scores & ~np.isin(workers, loaded.excluded_workers),
+        excluded=np.isin(workers, loaded.excluded_workers),
+        n_judgments=np.bincount(j.worker_index, minlength=nw).astype(np.int64),
+        n_ballots=np.bincount(j.ballot_worker, minlength=nw).astype(np.int64),
+        n_rejected=np.bincount(j.worker_index[loaded.rejected], minlength=nw).astype(np.int64),
+        takedown=takedown_reason(
+            effective,
+            threshold=config.takedown_threshold,
+            min_workers=config.takedown_min_workers,
+        ),
+        variants={False: trusted, True: everyone},
+    )
+
+
+def untrusted_reason(config: RankingConfig) -> str:
+    """Why a worker was marked untrusted (stored on the membership, never shown to them)."""
+    return (
+        f"Automatic: failed the gold units (fewer than {config.trust_min_accuracy:.0%} right "
+        f"after at least {config.trust_min_gold}; 002 section 4). See the campaign's trust table."
+    )
+
+
+def takedown_message(untrusted: int, decided: int, threshold: float) -> str:
+    """The campaign's status reason after an automatic pause."""
+    share = untrusted / decided if decided else 0.0
+    return (
+        f"{AUTO_PAUSE_PREFIX} {untrusted} of {decided} workers ({share:.0%}) failed the gold "
+        f"units (threshold {threshold:.0%}). Review the trust table, then reactivate."
+    )
+
+
+# --- The run ---------------------------------------------------------------------------------
+
+
+def recompute_ranking(campaign: Campaign) -> RankingResult | None:
+    """Load, compute, mark, store and maybe pause (module docstring); None, with any stored
+    results removed, while the campaign has no ranking judgment at all."""
+    computed_at = timezone.now()
+    started = time.perf_counter()
+    loaded = load_ranking_judgments(campaign.pk)
+    if loaded.n_read == 0:
+        with transaction.atomic():
+            RankingScore.objects.filter(campaign=campaign).delete()
+            RankingWorkerStat.objects.filter(campaign=campaign).delete()
+            RankingResult.objects.filter(campaign=campaign).delete()
+        return None
+    config = ranking_config_for(campaign)
+    references = load_references(campaign)
+    analysis = analyse_loaded_ranking(loaded, config, load_prior_trust(campaign.pk), references)
+    seconds = time.perf_counter() - started
+    if analysis.newly_untrusted.size:
+        from judgments.actions import set_untrusted
+
+        marked = set_untrusted(
+            campaign, analysis.newly_untrusted.tolist(), untrusted_reason(config)
+        )
+        logger.info("Campaign %s: %d worker(s) marked untrusted", campaign.pk, marked)
+    result, stored = store_ranking_results(
+        campaign, loaded, analysis, computed_at, references=references, compute_seconds=seconds
+    )
+    if stored:
+        apply_takedown(campaign, analysis, result)
+    logger.info(
+        "Recomputed ranking campaign %s: %d judgments, %d workers in %.3fs",
+        campaign.pk,
+        loaded.n_read,
+        analysis.trust.workers.shape[0],
+        seconds,
+    )
+    return result
+
+
+def mark_untrusted(campaign: Campaign, analysis: RankingAnalysis) -> int:
+    """Mark the run's newly untrusted workers (``judgments.actions.set_untrusted``: the
+    hand-out then refuses them); return how many changed."""
+    if not analysis.newly_untrusted.size:
+        return 0
+    from judgments.actions import set_untrusted
+
+    marked = set_untrusted(
+        campaign, analysis.newly_untrusted.tolist(), untrusted_reason(analysis.config)
+    )
+    logger.info("Campaign %s: %d worker(s) marked untrusted", campaign.pk, marked)
+    return marked
+
+
+def apply_takedown(campaign: Campaign, analysis: RankingAnalysis, result: RankingResult) -> bool:
+    """Pause the campaign when the takedown rule says so (module docstring); True if paused.
+
+    Conditional updates only: a campaign that is not active (or, to refresh the reason, not
+    paused by this rule) is left as the requester set it."""
+    if analysis.takedown is None or analysis.config.takedown_threshold is None:
+        return False
+    untrusted = analysis.n_untrusted
+    if result.auto_paused_untrusted is not None and untrusted <= result.auto_paused_untrusted:
+        return False  # the requester reactivated after this state, or it is paused already
+    now = timezone.now()
+    reason = takedown_message(untrusted, analysis.n_decided, analysis.config.takedown_threshold)
+    with transaction.atomic():
+        campaigns = Campaign.objects.filter(pk=campaign.pk)
+        paused = campaigns.filter(status=CampaignStatus.ACTIVE).update(
+            status=CampaignStatus.PAUSED, status_reason=reason, updated_at=now
+        )
+        refreshed = 0
+        if not paused and result.auto_paused_untrusted is not None:
+            refreshed = campaigns.filter(
+                status=CampaignStatus.PAUSED, status_reason__startswith=AUTO_PAUSE_PREFIX
+            ).update(status_reason=reason, updated_at=now)
+        if paused or refreshed:
+            values = {"auto_paused_untrusted": untrusted}
+            if paused:
+                values["auto_paused_at"] = now
+            RankingResult.objects.filter(pk=result.pk).update(**values)
+            for name, value in values.items():
+                setattr(result, name, value)
+    if paused:
+        campaign.status, campaign.status_reason = CampaignStatus.PAUSED, reason
+        logger.warning("Campaign %s paused automatically: %s", campaign.pk, analysis.takedown)
+    return bool(paused)
+
+
+# --- Storing ---------------------------------------------------------------------------------
+
+
+def _int(value: float) -> int:
+    return int(round(float(value)))
+
+
+def _float(value: float) -> float | None:
+    value = float(value)
+    return value if np.isfinite(value) else None
+
+
+def _positions(score: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Position of each system (1 = best; NaN last; ties in id order)."""
+    order = np.argsort(-np.where(np.isnan(score), -np.inf, score), kind="stable")
+    positions = np.empty(order.shape[0], dtype=np.int64)
+    positions[order] = np.arange(1, order.shape[0] + 1)
+    return positions
+
+
+def _score_rows(campaign: Campaign, variant: Variant, include: bool) -> list[RankingScore]:
+    def row(method: str, s: SystemScores, i: int, position, **values) -> RankingScore:
+        return RankingScore(
+            campaign=campaign,
+            system_id=int(s.systems[i]),
+            method=method,
+            include_untrusted=include,
+            position=int(position[i]),
+            n=_int(s.comparisons[i]),
+            wins=_int(s.wins[i]),
+            ties=_int(s.ties[i]),
+            losses=_int(s.losses[i]),
+            **values,
+        )
+
+    rows: list[RankingScore] = []
+    for method, s in variant.win_ratios.items():
+        position, rank = _positions(s.score), s.rank
+        rows.extend(
+            row(method, s, i, position, score=_float(s.score[i]), rank_best=int(rank[i]),
+                rank_worst=int(rank[i]))
+            for i in range(s.systems.shape[0])
+        )  # fmt: skip
+    for method, result in variant.bootstrapped.items():
+        s = result.scores
+        position = _positions(s.score)
+        rows.extend(
+            row(
+                method,
+                s,
+                i,
+                position,
+                score=_float(s.score[i]),
+                ci_low=_float(result.ci_low[i]),
+                ci_high=_float(result.ci_high[i]),
+                cluster=int(result.clusters[i]),
+                rank_best=int(result.rank_low[i]),
+                rank_worst=int(result.rank_high[i]),
+            )
+            for i in range(s.systems.shape[0])
+        )
+    ts = variant.report.trueskill
+    if ts is not None:
+        # TrueSkill's results hold no counts: the pairwise ones are the win ratios'.
+        counts = variant.report.win_ratio_better_or_equal
+        position, rank = _positions(ts.mu), ts.rank
+        rows.extend(
+            row(
+                RankingMethod.TRUESKILL,
+                counts,
+                i,
+                position,
+                score=_float(ts.mu[i]),
+                sigma=_float(ts.sigma[i]),
+                rank_best=int(rank[i]),
+                rank_worst=int(rank[i]),
+            )
+            for i in range(ts.systems.shape[0])
+        )
+    return rows
+
+
+def _worker_rows(campaign: Campaign, analysis: RankingAnalysis) -> list[RankingWorkerStat]:
+    t = analysis.trust
+    return [
+        RankingWorkerStat(
+            campaign=campaign,
+            worker_id=int(t.workers[i]),
+            n_judgments=int(analysis.n_judgments[i]),
+            n_ballots=int(analysis.n_ballots[i]),
+            gold_seen=int(t.gold_seen[i]),
+            gold_correct=int(t.gold_correct[i]),
+            accuracy=_float(t.accuracy[i]),
+            status=str(t.status[i]),
+            flagged=bool(analysis.flagged[i]),
+            trust_override_gold_seen=None
+            if analysis.override[i] < 0
+            else int(analysis.override[i]),
+            excluded=bool(analysis.excluded[i]),
+            n_rejected_judgments=int(analysis.n_rejected[i]),
+            in_scores=bool(analysis.in_scores[i]),
+        )
+        for i in range(t.workers.shape[0])
+    ]
+
+
+def _variant_details(variant: Variant) -> dict[str, Any]:
+    report = variant.report
+    rows = variant.rows
+    return json_safe(
+        {
+            "n_judgments": int(np.count_nonzero(rows)),
+            "n_workers_included": variant.n_workers_included,
+            "n_comparisons": report.n_comparisons,
+            "systems": report.systems,
+            "agreement": {
+                "intra": asdict(report.intra_included),
+                "inter": asdict(report.inter_included.pairwise),
+                "fleiss": asdict(report.inter_included.fleiss),
+                "oracle": None if report.oracle is None else asdict(report.oracle),
+            },
+            "spearman": {method: asdict(rho) for method, rho in variant.spearman.items()},
+            "p_greater": {method: b.p_greater for method, b in variant.bootstrapped.items()},
+        }
+    )
+
+
+def _details(analysis: RankingAnalysis, references: References | None) -> dict[str, Any]:
+    config = analysis.config
+    ts = analysis.variants[False].report.trueskill
+    details = {
+        trust_variant_key(include): _variant_details(variant)
+        for include, variant in analysis.variants.items()
+    }
+    details["bootstrap"] = {
+        "samples": config.bootstrap_samples,
+        "level": config.level,
+        "alpha": config.significance_alpha,
+        "unit": config.bootstrap_unit,
+        "seed": config.seed,
+        "cluster_method": config.cluster_method,
+    }
+    details["trueskill"] = None if ts is None else json_safe(asdict(ts.settings))
+    details["takedown"] = {
+        "threshold": config.takedown_threshold,
+        "min_workers": config.takedown_min_workers,
+        "untrusted": analysis.n_untrusted,
+        "decided": analysis.n_decided,
+        "reason": analysis.takedown,
+    }
+    details["newly_untrusted"] = analysis.newly_untrusted.tolist()
+    refs = references or References()
+    details["references"] = {
+        "reference_ranking": refs.reference_systems is not None,
+        "oracle": refs.oracle is not None,
+        "problems": refs.problems,
+    }
+    return details
+
+
+def store_ranking_results(
+    campaign: Campaign,
+    loaded: LoadedRanking,
+    analysis: RankingAnalysis,
+    computed_at: datetime,
+    *,
+    references: References | None = None,
+    compute_seconds: float = 0.0,
+) -> tuple[RankingResult, bool]:
+    """Replace the campaign's stored ranking results in one transaction; ``(result, stored)``.
+
+    As for direct assessment: the result row is locked first, a store of data read before
+    the stored result's is dropped (``stored`` False, the newer result returned), and two
+    first-ever stores racing on the unique row retry once.
+    """
+    for attempt in (1, 2):
+        try:
+            return _store(campaign, loaded, analysis, computed_at, references, compute_seconds)
+        except IntegrityError:
+            if attempt == 2 or not RankingResult.objects.filter(campaign=campaign).exists():
+                raise
+    raise AssertionError("unreachable")
+
+
+def _store(
+    campaign: Campaign,
+    loaded: LoadedRanking,
+    analysis: RankingAnalysis,
+    computed_at: datetime,
+    references: References | None,
+    compute_seconds: float,
+) -> tuple[RankingResult, bool]:
+    j = loaded.judgments
+    trust = analysis.trust
+    fields = {
+        "computed_at": computed_at,
+        "n_judgments": loaded.n_read,
+        "n_scored_judgments": int(np.count_nonzero(analysis.variants[False].rows)),
+        "n_rejected_judgments": loaded.n_rejected_read,
+        "n_qualification_judgments": loaded.n_qualification,
+        "n_workers": j.n_workers,
+        "n_ballots": j.n_ballots,
+        "n_sets": int(j.sets.shape[0]),
+        "n_gold_units": int(trust.gold_seen.sum()),
+        "n_trusted": int(np.count_nonzero(trust.trusted)),
+        "n_untrusted": int(np.count_nonzero(trust.untrusted)),
+        "n_undecided": int(np.count_nonzero(trust.undecided)),
+        "gold_scheme": analysis.config.gold_scheme,
+        "trust_min_gold": campaign.trust_min_gold,
+        "trust_min_accuracy": campaign.trust_min_accuracy,
+        "takedown_reason": analysis.takedown or "",
+        "compute_seconds": compute_seconds,
+        "details": _details(analysis, references),
+    }
+    with transaction.atomic():
+        result = RankingResult.objects.select_for_update().filter(campaign=campaign).first()
+        if result is not None and result.computed_at > computed_at:
+            logger.info("Campaign %s already has newer ranking results; not storing", campaign.pk)
+            return result, False
+        RankingWorkerStat.objects.filter(campaign=campaign).delete()
+        RankingScore.objects.filter(campaign=campaign).delete()
+        RankingWorkerStat.objects.bulk_create(_worker_rows(campaign, analysis), batch_size=1000)
+        RankingScore.objects.bulk_create(
+            [
+                row
+                for include, variant in analysis.variants.items()
+                for row in _score_rows(campaign, variant, include)
+            ],
+            batch_size=1000,
+        )
+        if result is None:
+            result = RankingResult.objects.create(campaign=campaign, **fields)
+        else:
+            for name, value in fields.items():
+                setattr(result, name, value)
+            result.save()
+    return result, True

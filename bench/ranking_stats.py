@@ -1,0 +1,416 @@
+#!/usr/bin/env python
+"""Ranking statistics at scale: 12 systems, 300 workers, 50,000 ranking sets.
+
+    .venv/bin/python bench/ranking_stats.py [--systems 12] [--workers 300] [--sets 50000]
+                                            [--outputs-per-set 5] [--sets-per-hit 3]
+                                            [--redundancy 1] [--gold-rate 0.1] [--keep]
+
+Creates a ranking campaign with bulk_create: segments with one output per system, HITs of
+``--sets-per-hit`` ranking sets of ``--outputs-per-set`` outputs of distinct systems (about
+``--gold-rate`` of the sets are best+worst gold sets: the gold translation in place of one
+output, expected in the top two, and a known-worst output expected in the bottom two, as the
+ranking builder lays them out), each HIT done by ``--redundancy`` workers, and one judgment
+per ranked output. 90% of the workers are careful (ranks from the systems' quality plus
+noise, the gold translation on top 90% of the time), 10% rank at random and fail the gold
+units. Then it times what a recompute does, separately and in total:
+
+- load:    analytics.loading.load_ranking_judgments (and counts its queries);
+- compute: the pure statistics (gold trust, both variants: win ratios, Expected Wins and
+           Bradley-Terry each with a 1000-sample bootstrap, TrueSkill, agreement);
+- store:   marking the failing workers untrusted, then replacing the stored results in one
+           transaction;
+- total:   analytics.actions.recompute_campaign end to end (the signal that would queue a
+           follow-up recompute after workers are marked untrusted is disconnected here, as
+           this measures the computation, not a broker);
+
+plus the admin panel's reads, the sweep's query and peak memory (tracemalloc's peak during
+one extra recompute, and the process's maximum RSS). With DATABASE_URL set it runs against
+that database (the campaign and its workers are deleted afterwards unless --keep); without
+it, against a temporary SQLite file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import resource
+import sys
+import tempfile
+import time
+import tracemalloc
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+
+WORDS = (
+    "the of and to in a is that for it as was with be by on not he this are or his from at "
+    "which but have an they you were her she there been one all we their has would when if so"
+).split()
+RANDOM_SHARE = 0.10
+GOLD_RIGHT = 0.95  # careful workers put the gold translation on top this often
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 25))) + "."
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+
+    def __call__(self) -> float:
+        now = time.perf_counter()
+        elapsed, self.started = now - self.started, now
+        return elapsed
+
+
+def build(args, tag: str):
+    """The campaign, HITs, workers, assignments and judgments; returns (campaign, info)."""
+    import numpy as np
+    from django.db import transaction
+
+    from campaigns.models import (
+        Campaign,
+        Document,
+        Hit,
+        HitSlot,
+        HitTask,
+        Output,
+        Segment,
+        SlotRole,
+        System,
+    )
+    from judgments.models import Assignment, AssignmentStatus, Judgment, Worker
+
+    rng = random.Random(2013)
+    np_rng = np.random.default_rng(2013)
+    n = args.outputs_per_set
+    margin = min(2, n // 2)
+    n_hits = math.ceil(args.sets / args.sets_per_hit)
+    n_segments = max(1, args.sets // n)
+    campaign = Campaign.objects.create(
+        name=f"bench-ranking-{tag}",
+        kind="ranking",
+        source_language="de",
+        target_language="en",
+        outputs_per_set=n,
+        sets_per_hit=args.sets_per_hit,
+        redundancy=args.redundancy,
+        gold_rate=args.gold_rate,
+        gold_scheme="best_worst",
+        takedown_untrusted_share=0.5,
+        status="active",
+    )
+    with transaction.atomic():
+        document = Document.objects.create(campaign=campaign, external_id="doc", position=1)
+        systems = System.objects.bulk_create(
+            System(campaign=campaign, name=f"system-{k:02d}") for k in range(args.systems)
+        )
+        segments = Segment.objects.bulk_create(
+            (
+                Segment(
+                    campaign=campaign,
+                    document=document,
+                    external_id=str(k + 1),
+                    position=k + 1,
+                    source=sentence(rng),
+                    references=[sentence(rng)],
+                )
+                for k in range(n_segments)
+            ),
+            batch_size=2000,
+        )
+        outputs = Output.objects.bulk_create(
+            (Output(system=s, segment=g, text=sentence(rng)) for g in segments for s in systems),
+            batch_size=5000,
+        )
+    m = args.systems
+    output_id = np.array([o.pk for o in outputs], dtype=np.int64).reshape(n_segments, m)
+    quality = np.linspace(1.0, -1.0, m)  # system 00 best
+
+    hits = Hit.objects.bulk_create(
+        (Hit(campaign=campaign, task=HitTask.RANK, number=h + 1) for h in range(n_hits)),
+        batch_size=5000,
+    )
+    # Per set: its segment, the systems shown (positions into `systems`), whether gold.
+    set_segment = np_rng.integers(0, n_segments, args.sets)
+    set_systems = np.argsort(np_rng.random((args.sets, m)), axis=1)[:, :n]
+    gold = np_rng.random(args.sets) < args.gold_rate
+    # In a gold set, the known worst is the weakest system shown besides the gold slot.
+    per_set_worst = 1 + np.argmin(quality[set_systems[:, 1:]], axis=1)
+    slots = []
+    for k in range(args.sets):
+        hit = hits[k // args.sets_per_hit]
+        group = k % args.sets_per_hit
+        shown = set_systems[k]
+        worst = int(shown[per_set_worst[k]]) if gold[k] else -1
+        for i in range(n):
+            position = group * n + i + 1
+            seg = int(set_segment[k])
+            if gold[k] and i == 0:  # the gold translation replaces the first output
+                slots.append(
+                    HitSlot(
+                        hit=hit, position=position, group=group, role=SlotRole.GOLD,
+                        segment_id=segments[seg].pk, shown_text="A gold translation.",
+                        expected_rank_min=1, expected_rank_max=margin,
+                    )
+                )  # fmt: skip
+                continue
+            s = int(shown[i])
+            is_worst = s == worst
+            slots.append(
+                HitSlot(
+                    hit=hit, position=position, group=group, role=SlotRole.SYSTEM,
+                    segment_id=segments[seg].pk, output_id=int(output_id[seg, s]),
+                    shown_text="(output)",
+                    expected_rank_min=n - margin + 1 if is_worst else None,
+                    expected_rank_max=n if is_worst else None,
+                )
+            )  # fmt: skip
+    slots = HitSlot.objects.bulk_create(slots, batch_size=5000)
+
+    workers = Worker.objects.bulk_create(
+        Worker(platform="direct", external_id=f"bench-{tag}-{k:04d}") for k in range(args.workers)
+    )
+    careless = np_rng.random(args.workers) < RANDOM_SHARE
+    far = campaign.created_at.replace(year=campaign.created_at.year + 1)
+    pairs = [
+        (hits[h], (h * args.redundancy + r) % args.workers)
+        for h in range(n_hits)
+        for r in range(args.redundancy)
+    ]
+    assignments = Assignment.objects.bulk_create(
+        (
+            Assignment(
+                campaign=campaign,
+                hit=hit,
+                worker=workers[w],
+                status=AssignmentStatus.SUBMITTED,
+                expires_at=far,
+            )
+            for hit, w in pairs
+        ),
+        batch_size=5000,
+    )
+    # Per set, the slots (in position order) and what each is: -1 gold, else system position.
+    per_set = np.full((args.sets, n), -1, dtype=np.int64)
+    for k in range(args.sets):
+        for i in range(n):
+            per_set[k, i] = -1 if gold[k] and i == 0 else set_systems[k, i]
+    slot_ids = np.array([s.pk for s in slots], dtype=np.int64).reshape(args.sets, n)
+
+    judgments = []
+    for assignment, (hit, w) in zip(assignments, pairs, strict=True):
+        first = (hit.number - 1) * args.sets_per_hit
+        for k in range(first, min(first + args.sets_per_hit, args.sets)):
+            members = per_set[k]
+            if careless[w]:
+                ranks = np_rng.integers(1, n + 1, n)
+            else:
+                merit = np.where(members >= 0, quality[np.maximum(members, 0)], 3.0)
+                if gold[k]:
+                    merit[per_set_worst[k]] = -3.0  # the known worst is clearly bad (002)
+                    if np_rng.random() > GOLD_RIGHT:
+                        merit[0] = -3.0
+                merit = merit + np_rng.normal(0, 0.6, n)
+                ranks = np.empty(n, dtype=np.int64)
+                ranks[np.argsort(-merit)] = np.arange(1, n + 1)
+            judgments.extend(
+                Judgment(
+                    campaign=campaign,
+                    worker_id=assignment.worker_id,
+                    assignment=assignment,
+                    slot_id=int(slot),
+                    rank=int(rank),
+                )
+                for slot, rank in zip(slot_ids[k], ranks, strict=True)
+            )
+    Judgment.objects.bulk_create(judgments, batch_size=5000)
+    return campaign, {
+        "hits": n_hits,
+        "segments": n_segments,
+        "outputs": n_segments * m,
+        "slots": len(slots),
+        "gold_sets": int(gold.sum()),
+        "assignments": len(assignments),
+        "judgments": len(judgments),
+        "careless": int(careless.sum()),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--systems", type=int, default=12)
+    parser.add_argument("--workers", type=int, default=300)
+    parser.add_argument("--sets", type=int, default=50_000)
+    parser.add_argument("--outputs-per-set", type=int, default=5)
+    parser.add_argument("--sets-per-hit", type=int, default=3)
+    parser.add_argument("--redundancy", type=int, default=1)
+    parser.add_argument("--gold-rate", type=float, default=0.1)
+    parser.add_argument("--keep", action="store_true", help="Keep the campaign (DATABASE_URL).")
+    args = parser.parse_args()
+    if not 2 <= args.outputs_per_set <= args.systems:
+        parser.error("--outputs-per-set must be 2 .. --systems")
+
+    with tempfile.TemporaryDirectory(prefix="evalsite-bench-") as tmp:
+        from django.conf import settings
+
+        temporary_db = not os.environ.get("DATABASE_URL")
+        if temporary_db:
+            settings.DATABASES["default"]["NAME"] = str(Path(tmp) / "bench.sqlite3")
+        settings.CELERY_TASK_ALWAYS_EAGER = True
+
+        import django
+
+        django.setup()
+        import logging
+
+        for name in ("analytics", "campaigns", "judgments"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+        from django.core.management import call_command
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+        from django.utils import timezone
+
+        from analytics import actions
+        from analytics.actions import ranking as ranking_actions
+        from analytics.loading import load_ranking_judgments
+        from analytics.models import RankingResult, RankingScore, RankingWorkerStat
+        from campaigns.admin import ranking_results_context
+        from judgments.models import Worker
+        from judgments.signals import exclusions_changed, judgments_recorded
+
+        # Measure the computation: no follow-up recompute through the (eager) task.
+        exclusions_changed.disconnect(dispatch_uid="analytics.recompute_on_exclusions_changed")
+        judgments_recorded.disconnect(dispatch_uid="analytics.recompute_on_judgments_recorded")
+
+        if temporary_db:
+            call_command("migrate", verbosity=0)
+        tag = uuid.uuid4().hex[:8]
+        clock = Clock()
+        campaign, info = build(args, tag)
+        generated = clock()
+        try:
+            database = connection.vendor + (
+                f" {connection.pg_version // 10000}"
+                if connection.vendor == "postgresql"
+                else f" {connection.Database.sqlite_version} (temporary file)"
+                if temporary_db
+                else ""
+            )
+            print(f"database:      {database}")
+            print(
+                f"campaign:      {args.systems} systems, {info['segments']:,} segments, "
+                f"{info['outputs']:,} outputs; {info['hits']:,} HITs of {args.sets_per_hit} sets "
+                f"of {args.outputs_per_set} ({args.sets:,} sets, {info['gold_sets']:,} gold, "
+                f"{info['slots']:,} slots), redundancy {args.redundancy}"
+            )
+            print(
+                f"work:          {args.workers} workers ({info['careless']} careless), "
+                f"{info['assignments']:,} assignments, {info['judgments']:,} ranked outputs "
+                f"({args.sets * args.redundancy:,} rankings); built in {generated:.1f} s"
+            )
+
+            clock()
+            with CaptureQueriesContext(connection) as queries:
+                loaded = load_ranking_judgments(campaign.pk)
+                prior = ranking_actions.load_prior_trust(campaign.pk)
+                references = ranking_actions.load_references(campaign)
+            load_s = clock()
+            config = ranking_actions.ranking_config_for(campaign)
+            analysis = ranking_actions.analyse_loaded_ranking(loaded, config, prior, references)
+            compute_s = clock()
+            marked = ranking_actions.mark_untrusted(campaign, analysis)
+            ranking_actions.store_ranking_results(
+                campaign, loaded, analysis, timezone.now(), references=references
+            )
+            store_s = clock()
+            j = loaded.judgments
+            print(
+                f"load:          {load_s:.3f} s  ({len(queries)} queries, {len(loaded):,} rows, "
+                f"{j.n_ballots:,} rankings, {len(j.pairs):,} pairs)"
+            )
+            print(f"compute:       {compute_s:.3f} s")
+            n_worker_rows = RankingWorkerStat.objects.filter(campaign=campaign).count()
+            n_score_rows = RankingScore.objects.filter(campaign=campaign).count()
+            print(
+                f"store:         {store_s:.3f} s  ({marked} workers marked untrusted, "
+                f"{n_worker_rows} worker rows, {n_score_rows} score rows)"
+            )
+            print(f"sum:           {load_s + compute_s + store_s:.3f} s")
+
+            totals = []
+            for _ in range(2):
+                clock()
+                result = actions.recompute_campaign(campaign)
+                totals.append(clock())
+            print(
+                "total:         recompute_campaign end to end: "
+                + ", ".join(f"{t:.3f}" for t in totals)
+                + " s"
+            )
+
+            clock()
+            with CaptureQueriesContext(connection) as queries:
+                context = ranking_results_context(campaign, include_untrusted=False)
+            panel_s = clock()
+            print(
+                f"admin panel:   {panel_s:.3f} s ({len(queries)} queries, "
+                f"{len(context['workers'])} trust rows, {len(context['methods'])} method tables)"
+            )
+            clock()
+            stale = list(actions.stale_campaigns().values_list("pk", flat=True))
+            sweep_s = clock()
+            print(f"sweep query:   {sweep_s:.3f} s (stale campaigns: {len(stale)})")
+
+            result = RankingResult.objects.get(campaign=campaign)
+            campaign.refresh_from_db()
+            print(
+                f"results:       {result.n_trusted} trusted, {result.n_untrusted} untrusted, "
+                f"{result.n_undecided} undecided; {result.n_scored_judgments:,} ranked outputs "
+                f"in the trusted scores; campaign {campaign.status}"
+                + (f" ({campaign.status_reason})" if campaign.status_reason else "")
+            )
+            trusted = result.variant(False)
+            agreement = trusted["agreement"]
+            print(
+                f"agreement:     inter {agreement['inter']['pr_a']:.3f} "
+                f"(kappa {agreement['inter']['kappa']:.3f}, {agreement['inter']['n']:,} pairs); "
+                f"Fleiss kappa {agreement['fleiss']['kappa']:.3f}"
+            )
+            top = (
+                RankingScore.objects.filter(
+                    campaign=campaign, include_untrusted=False, method="bradley_terry"
+                )
+                .select_related("system")
+                .order_by("position")
+            )
+            print(
+                "ranking (BT):  "
+                + ", ".join(f"{s.system.name[-2:]} {s.score:+.2f} (c{s.cluster})" for s in top)
+            )
+
+            tracemalloc.start()
+            actions.recompute_campaign(campaign)
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(
+                f"memory:        recompute peak {peak / 2**20:.1f} MiB (tracemalloc); "
+                f"process max RSS {max_rss:.0f} MiB (includes building the data)"
+            )
+        finally:
+            if not temporary_db and not args.keep:
+                clock()
+                campaign.delete()
+                Worker.objects.filter(external_id__startswith=f"bench-{tag}-").delete()
+                print(f"cleanup:       {clock():.1f} s")
+
+
+if __name__ == "__main__":
+    main()
