@@ -51,6 +51,7 @@ from campaigns.models import (
 # Campaign settings whose change makes the stored results out of date, by kind.
 RESULT_SETTINGS = ("reliability_test", "reliability_alpha")
 RANKING_RESULT_SETTINGS = (
+    "ranking_combination",
     "gold_scheme",
     "trust_min_gold",
     "trust_min_accuracy",
@@ -141,6 +142,7 @@ class CampaignAdmin(admin.ModelAdmin):
                 "fields": (
                     "degradation",
                     ("reliability_test", "reliability_alpha"),
+                    "ranking_combination",
                     ("gold_rate", "gold_scheme"),
                     ("gold_count", "gold_best_system", "gold_worst_system"),
                     ("trust_min_gold", "trust_min_accuracy"),

@@ -103,6 +103,21 @@ class GoldScheme(models.TextChoices):
     BEST_WORST = "best_worst", "Best and worst: gold in the top two, known worst in the bottom two"
 
 
+class RankingCombination(models.TextChoices):
+    """How redundant rankings of the same set become system scores (000 section 4)."""
+
+    NONE = "none", "Score every worker's ranking (WMT practice)"
+    SCHULZE = "schulze", "Combine each set's rankings with Schulze's method, then score"
+    SCHULZE_PEERS = (
+        "schulze_peers",
+        ("Schulze, votes weighted by each worker's agreement with the other workers"),
+    )
+    SCHULZE_GOLD = (
+        "schulze_gold",
+        ("Schulze, votes weighted by each worker's agreement with gold on their first 10"),
+    )
+
+
 class Campaign(models.Model):
     """One evaluation: a language pair, a task kind, systems, HIT rules, payment and QC.
 
@@ -242,6 +257,12 @@ class Campaign(models.Model):
         default=30,
         validators=[MinValueValidator(1), MaxValueValidator(10000)],
         help_text="Ranking: segments chosen automatically as gold units (the top 30 in 002).",
+    )
+    ranking_combination = models.CharField(
+        max_length=16,
+        choices=RankingCombination.choices,
+        default=RankingCombination.NONE,
+        help_text="Ranking: how the redundant rankings of a set become system scores (000).",
     )
     gold_best_system = models.ForeignKey(
         "System",

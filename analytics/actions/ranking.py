@@ -85,7 +85,7 @@ from analytics.stats.ranking import (
     spearman,
     takedown_reason,
 )
-from campaigns.models import Campaign, CampaignStatus
+from campaigns.models import Campaign, CampaignStatus, RankingCombination
 
 logger = logging.getLogger(__name__)
 
@@ -109,10 +109,22 @@ __all__ = [
 AUTO_PAUSE_PREFIX = "Paused automatically:"
 
 
+# Schulze combination (000 section 4) and the weights of the ballots it combines.
+COMBINATION_WEIGHTING = {
+    RankingCombination.NONE: "none",
+    RankingCombination.SCHULZE: "none",
+    RankingCombination.SCHULZE_PEERS: "peers",
+    RankingCombination.SCHULZE_GOLD: "gold",
+}
+
+
 def ranking_config_for(campaign: Campaign, *, include_untrusted: bool = False) -> RankingConfig:
     """The campaign's gold and takedown settings as the statistics' configuration."""
     share = campaign.takedown_untrusted_share
+    combination = campaign.ranking_combination
     return RankingConfig(
+        combine=combination != RankingCombination.NONE,
+        weighting=COMBINATION_WEIGHTING[combination],
         gold_scheme=campaign.gold_scheme,
         trust_min_gold=campaign.trust_min_gold,
         trust_min_accuracy=float(campaign.trust_min_accuracy),
@@ -278,7 +290,7 @@ def _variant(
         reference_ranks=refs.reference_ranks,
     )
     expected = bootstrap_scores(
-        judgments.pairs,
+        report.scored_pairs,
         "expected_wins",
         n_samples=config.bootstrap_samples,
         seed=config.seed,

@@ -627,3 +627,51 @@ def test_a_campaign_with_only_a_qualification_test_gets_an_empty_result(ranking)
     assert (result.n_judgments, result.n_qualification_judgments, result.n_workers) == (3, 3, 0)
     assert not RankingScore.objects.exists() and not RankingWorkerStat.objects.exists()
     assert result.variant(False)["n_comparisons"] == 0
+
+
+@pytest.mark.parametrize(
+    ("combination", "weighting"),
+    [("schulze", "none"), ("schulze_peers", "peers"), ("schulze_gold", "gold")],
+)
+def test_schulze_combination_scores_the_combined_set_rankings(ranking, combination, weighting):
+    Campaign.objects.filter(pk=ranking.campaign.pk).update(ranking_combination=combination)
+    ranking.campaign.refresh_from_db()
+    cfg = ranking_actions.ranking_config_for(ranking.campaign)
+    assert (cfg.combine, cfg.weighting) == (True, weighting)
+
+    actions.recompute_campaign(ranking.campaign)
+
+    # Every worker's ballots (the all-workers variant), combined per set by Schulze's method
+    # (000 section 4) with the chosen weights, then scored: what the pure statistics give.
+    j = ranking.judgments(["careful", "ties", "reversed"])
+    report = analyse_ranking(j, config(include_untrusted=True, combine=True, weighting=weighting))
+    names = {pk: name for name, pk in ranking.systems.items()}
+    geq = report.win_ratio_better_or_equal
+    assert stored(ranking.campaign, M.WIN_RATIO_GEQ, include_untrusted=True) == [
+        (
+            names[int(system)],
+            pytest.approx(geq.score[i], abs=1e-12),
+            int(geq.comparisons[i]),
+            int(geq.wins[i]),
+            int(geq.ties[i]),
+            int(geq.losses[i]),
+        )
+        for i, system in sorted(
+            enumerate(geq.systems), key=lambda pair: (-geq.score[pair[0]], pair[1])
+        )
+    ]
+    expected_wins = bootstrap_scores(
+        report.scored_pairs, "expected_wins", n_samples=1000, seed=0, systems=report.systems
+    )
+    rows = {
+        row.system_id: row.score
+        for row in RankingScore.objects.filter(
+            campaign=ranking.campaign, method=M.EXPECTED_WINS, include_untrusted=True
+        )
+    }
+    assert [rows[int(s)] for s in report.systems] == pytest.approx(
+        expected_wins.score.tolist(), abs=1e-12
+    )
+    # Combining five-way redundancy into one ranking per set leaves fewer comparisons.
+    uncombined = analyse_ranking(j, config(include_untrusted=True))
+    assert report.n_comparisons < uncombined.n_comparisons

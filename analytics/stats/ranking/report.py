@@ -37,7 +37,7 @@ from analytics.stats.ranking.agreement import (
 )
 from analytics.stats.ranking.bootstrap import BootstrapResult, Unit, bootstrap_scores
 from analytics.stats.ranking.gold import GoldScheme, WorkerTrust, gold_trust, takedown_reason
-from analytics.stats.ranking.judgments import RankingJudgments
+from analytics.stats.ranking.judgments import Pairs, RankingJudgments
 from analytics.stats.ranking.schulze import combine_rankings
 from analytics.stats.ranking.scores import (
     DEFAULT_BT_ALPHA,
@@ -114,6 +114,10 @@ class RankingReport:
     experts: AgreementResult | None
     oracle: AgreementResult | None
     spearman: SpearmanResult | None
+    # The pairs every score above was computed from: the included workers' ballots, or the
+    # Schulze-combined set rankings when ``combine`` is on (callers bootstrap further scores
+    # from these, so that every method sees the same data).
+    scored_pairs: Pairs
 
 
 def analyse_ranking(
@@ -208,4 +212,5 @@ def analyse_ranking(
         experts=None if experts is None else reference_agreement(j, experts, chance=chance),
         oracle=None if oracle is None else oracle_agreement(j, oracle, chance=chance),
         spearman=rho,
+        scored_pairs=scored_pairs,
     )
