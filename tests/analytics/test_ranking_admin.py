@@ -272,6 +272,7 @@ def inline_post(campaign, reference_ranking="", oracle=""):
             "instructions", "instructions_language", "redundancy", "assessment_mode",
             "items_per_hit", "outputs_per_set", "sets_per_hit", "segments_per_hit", "hit_seed",
             "degradation", "reliability_test", "reliability_alpha", "gold_rate", "gold_scheme",
+            "ranking_combination",
             "trust_min_gold", "trust_min_accuracy", "takedown_min_workers",
             "qualification_pass_mark", "qualification_sets", "gold_count", "reward", "title",
             "description", "keywords",
