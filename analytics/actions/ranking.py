@@ -80,7 +80,7 @@ from analytics.stats.ranking import (
     SystemScores,
     WorkerTrust,
     analyse_ranking,
-    bootstrap_scores,
+    bootstrap_counting_scores,
     gold_trust,
     spearman,
     takedown_reason,
@@ -216,7 +216,7 @@ class Variant:
 
     rows: NDArray[np.bool_]
     report: RankingReport
-    bootstrapped: dict[str, BootstrapResult]  # Expected Wins, Bradley-Terry
+    bootstrapped: dict[str, BootstrapResult]  # both win ratios, Expected Wins, Bradley-Terry
     spearman: dict[str, SpearmanResult]  # per method; empty without a reference ranking
 
     @property
@@ -289,9 +289,15 @@ def _variant(
         reference_systems=refs.reference_systems,
         reference_ranks=refs.reference_ranks,
     )
-    expected = bootstrap_scores(
+    # The counting scores share one set of resamples (the same draws Bradley-Terry's bootstrap
+    # makes with this seed), so intervals and clusters cost one draw for all three.
+    counting = bootstrap_counting_scores(
         report.scored_pairs,
-        "expected_wins",
+        {
+            RankingMethod.WIN_RATIO_GEQ: ("win_ratio", "better_or_equal"),
+            RankingMethod.WIN_RATIO_GT: ("win_ratio", "better"),
+            RankingMethod.EXPECTED_WINS: ("expected_wins", "better_or_equal"),
+        },
         n_samples=config.bootstrap_samples,
         seed=config.seed,
         level=config.level,
@@ -300,10 +306,8 @@ def _variant(
         cluster_method=config.cluster_method,
         systems=report.systems,
     )
-    bootstrapped = {
-        RankingMethod.EXPECTED_WINS: expected,
-        RankingMethod.BRADLEY_TERRY: report.bradley_terry,
-    }
+    expected = counting[RankingMethod.EXPECTED_WINS]
+    bootstrapped = {**counting, RankingMethod.BRADLEY_TERRY: report.bradley_terry}
     rho: dict[str, SpearmanResult] = {}
     if refs.reference_systems is not None:
         points = {
@@ -525,13 +529,6 @@ def _score_rows(campaign: Campaign, variant: Variant, include: bool) -> list[Ran
         )
 
     rows: list[RankingScore] = []
-    for method, s in variant.win_ratios.items():
-        position, rank = _positions(s.score), s.rank
-        rows.extend(
-            row(method, s, i, position, score=_float(s.score[i]), rank_best=int(rank[i]),
-                rank_worst=int(rank[i]))
-            for i in range(s.systems.shape[0])
-        )  # fmt: skip
     for method, result in variant.bootstrapped.items():
         s = result.scores
         position = _positions(s.score)

@@ -82,7 +82,11 @@ def test_one_table_per_method_with_the_stored_figures(admin_client, ranking):
         want = stored[system]
         assert rank == want.rank_range
         assert score == f"{want.score:.3f}"
-        assert (interval, cluster) == ("–", "–")  # win ratios: no bootstrap
+        # Bootstrapped like Expected Wins (one shared draw): the stored interval and cluster.
+        assert (interval, cluster) == (
+            f"{want.ci_low:.3f} to {want.ci_high:.3f}",
+            str(want.cluster),
+        )
         assert (n, wins, ties, losses) == tuple(
             str(v) for v in (want.n, want.wins, want.ties, want.losses)
         )

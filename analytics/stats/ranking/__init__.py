@@ -48,7 +48,11 @@ from analytics.stats.ranking.agreement import (
     reference_agreement,
     spearman,
 )
-from analytics.stats.ranking.bootstrap import BootstrapResult, bootstrap_scores
+from analytics.stats.ranking.bootstrap import (
+    BootstrapResult,
+    bootstrap_counting_scores,
+    bootstrap_scores,
+)
 from analytics.stats.ranking.gold import (
     GoldScheme,
     GoldUnits,
@@ -118,6 +122,7 @@ __all__ = [
     "WorkerTrust",
     "WorkerWeights",
     "analyse_ranking",
+    "bootstrap_counting_scores",
     "bootstrap_scores",
     "bradley_terry",
     "choose_ballots",

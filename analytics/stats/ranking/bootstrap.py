@@ -60,7 +60,14 @@ from analytics.stats.ranking.scores import (
 )
 from analytics.stats.significance import ClusterMethod, rank_ranges, wmt_clusters
 
-__all__ = ["BootstrapResult", "Method", "Unit", "bootstrap_scores", "replicate_counts"]
+__all__ = [
+    "BootstrapResult",
+    "Method",
+    "Unit",
+    "bootstrap_counting_scores",
+    "bootstrap_scores",
+    "replicate_counts",
+]
 
 Method = Literal["bradley_terry", "expected_wins", "win_ratio"]
 Unit = Literal["set", "ballot"]
@@ -188,12 +195,10 @@ def bootstrap_scores(
     pairs = data.pairs if isinstance(data, RankingJudgments) else data
     counts = pair_counts(pairs, systems)
     point = _point(counts, method, win_ties, bt_ties, bt_alpha)
-    sys_ids = counts.systems
-    m = sys_ids.shape[0]
     rng = np.random.default_rng(seed)
 
     parts: list[NDArray[np.float64]] = []
-    for wins, ties in replicate_counts(pairs, sys_ids, n_samples, rng, unit):
+    for wins, ties in replicate_counts(pairs, counts.systems, n_samples, rng, unit):
         if method == "win_ratio":
             parts.append(win_ratio_batch(wins, ties, win_ties))
         elif method == "expected_wins":
@@ -201,6 +206,65 @@ def bootstrap_scores(
         else:
             comp = bt_matrix(wins, ties, bt_ties)
             parts.append(np.stack([_bt_replicate(c, point.score, bt_alpha) for c in comp]))
+    return _summarise(point, parts, level, alpha, n_samples, unit, seed, cluster_method)
+
+
+def bootstrap_counting_scores(
+    data: RankingJudgments | Pairs,
+    methods: dict[str, tuple[Method, TieRule]],
+    *,
+    n_samples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    alpha: float = 0.05,
+    unit: Unit = "set",
+    cluster_method: ClusterMethod = "wmt",
+    systems: ArrayLike | None = None,
+) -> dict[str, BootstrapResult]:
+    """Several scores that are plain functions of the pair counts (win ratios, Expected Wins),
+    bootstrapped from ONE set of resamples: each gets exactly what :func:`bootstrap_scores`
+    with the same seed would give, for the cost of one draw. ``methods`` maps a name of the
+    caller's to (method, tie rule); Bradley-Terry is not a counting score and is refused."""
+    if n_samples < 1:
+        raise ValueError("n_samples must be >= 1")
+    if not 0 < level < 1:
+        raise ValueError("level must be in (0, 1)")
+    if any(method == "bradley_terry" for method, _ in methods.values()):
+        raise ValueError("bootstrap Bradley-Terry with bootstrap_scores")
+    pairs = data.pairs if isinstance(data, RankingJudgments) else data
+    counts = pair_counts(pairs, systems)
+    points = {
+        name: _point(counts, method, ties, "half", DEFAULT_BT_ALPHA)
+        for name, (method, ties) in methods.items()
+    }
+    parts: dict[str, list[NDArray[np.float64]]] = {name: [] for name in methods}
+    rng = np.random.default_rng(seed)
+    for wins, ties_counts in replicate_counts(pairs, counts.systems, n_samples, rng, unit):
+        for name, (method, ties) in methods.items():
+            if method == "win_ratio":
+                parts[name].append(win_ratio_batch(wins, ties_counts, ties))
+            else:
+                parts[name].append(expected_wins_batch(wins))
+    return {
+        name: _summarise(
+            points[name], parts[name], level, alpha, n_samples, unit, seed, cluster_method
+        )
+        for name in methods
+    }
+
+
+def _summarise(
+    point: SystemScores,
+    parts: list[NDArray[np.float64]],
+    level: float,
+    alpha: float,
+    n_samples: int,
+    unit: Unit,
+    seed: int,
+    cluster_method: ClusterMethod,
+) -> BootstrapResult:
+    """Intervals, rank ranges, bootstrap p-values and clusters from the replicates."""
+    m = point.systems.shape[0]
     samples = np.concatenate(parts, axis=0) if parts else np.zeros((0, m))
 
     tail = (1.0 - level) / 2.0

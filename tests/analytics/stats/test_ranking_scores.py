@@ -13,6 +13,7 @@ import pytest
 
 from analytics.stats.ranking import (
     RankingJudgments,
+    bootstrap_counting_scores,
     bootstrap_scores,
     bradley_terry,
     competition_ranks,
@@ -261,3 +262,33 @@ def test_bootstrap_methods_and_units() -> None:
         bootstrap_scores(j, "elo", n_samples=5)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         bootstrap_scores(j, unit="worker", n_samples=5)  # type: ignore[arg-type]
+
+
+def test_counting_scores_share_one_draw_and_equal_their_separate_bootstraps() -> None:
+    j = _campaign(3)
+    shared = bootstrap_counting_scores(
+        j,
+        {
+            "geq": ("win_ratio", "better_or_equal"),
+            "gt": ("win_ratio", "better"),
+            "ew": ("expected_wins", "better_or_equal"),
+        },
+        n_samples=200,
+        seed=11,
+    )
+    alone = {
+        "geq": bootstrap_scores(j, "win_ratio", n_samples=200, seed=11),
+        "gt": bootstrap_scores(j, "win_ratio", win_ties="better", n_samples=200, seed=11),
+        "ew": bootstrap_scores(j, "expected_wins", n_samples=200, seed=11),
+    }
+    for name, result in alone.items():
+        np.testing.assert_array_equal(shared[name].samples, result.samples)
+        np.testing.assert_array_equal(shared[name].scores.score, result.scores.score)
+        np.testing.assert_array_equal(shared[name].ci_low, result.ci_low)
+        np.testing.assert_array_equal(shared[name].clusters, result.clusters)
+    assert (shared["geq"].scores.method, shared["gt"].scores.method) == (
+        "win_ratio_better_or_equal",
+        "win_ratio_better",
+    )
+    with pytest.raises(ValueError, match="bootstrap Bradley-Terry with bootstrap_scores"):
+        bootstrap_counting_scores(j, {"bt": ("bradley_terry", "better_or_equal")})
