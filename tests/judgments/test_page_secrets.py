@@ -227,7 +227,14 @@ def test_the_worker_facing_files_hold_no_quality_control_vocabulary():
         finders.find("css/task.css"),
         *(
             settings.BASE_DIR / "judgments" / "templates" / "judgments" / name
-            for name in ("assess.html", "rank.html", "done.html", "entry.html", "message.html")
+            for name in (
+                "task_base.html",
+                "assess.html",
+                "rank.html",
+                "done.html",
+                "entry.html",
+                "message.html",
+            )
         ),
     ]
     for path in paths:
