@@ -19,6 +19,8 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from analytics.stats.rows import WorkerRows
+
 __all__ = ["ControlPairs", "DAJudgments", "Role"]
 
 
@@ -71,7 +73,7 @@ def _frozen_array(values: ArrayLike, dtype: type, name: str) -> NDArray:
 
 
 @dataclass(frozen=True, eq=False)
-class DAJudgments:
+class DAJudgments(WorkerRows):
     """One campaign's direct-assessment judgments as parallel arrays (length n, one per judgment).
 
     Columns (all 1-D, same length):
@@ -137,28 +139,6 @@ class DAJudgments:
         _ = self.partner
 
     # ------------------------------------------------------------------ derived, cached
-    def __len__(self) -> int:
-        return int(self.worker.shape[0])
-
-    @cached_property
-    def _worker_factor(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        ids, inverse = np.unique(self.worker, return_inverse=True)
-        return ids, inverse.reshape(-1).astype(np.int64)
-
-    @property
-    def workers(self) -> NDArray[np.int64]:
-        """Sorted distinct worker ids; every per-worker result is aligned to this order."""
-        return self._worker_factor[0]
-
-    @property
-    def worker_index(self) -> NDArray[np.int64]:
-        """Per row, the position of its worker in :attr:`workers`."""
-        return self._worker_factor[1]
-
-    @property
-    def n_workers(self) -> int:
-        return int(self.workers.shape[0])
-
     @cached_property
     def partner(self) -> NDArray[np.int64]:
         """Per row, the row index of the SYSTEM judgment a control row controls, else -1."""

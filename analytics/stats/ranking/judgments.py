@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from analytics.stats.rows import WorkerRows, factorise
+
 __all__ = ["BETTER", "TIE", "WORSE", "Pairs", "RankingJudgments", "pairwise"]
 
 BETTER = 1  # A > B
@@ -43,11 +45,6 @@ def _frozen_array(values: ArrayLike, dtype: type, name: str) -> NDArray:
     return arr
 
 
-def _codes(values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    ids, inverse = np.unique(values, return_inverse=True)
-    return ids, inverse.reshape(-1).astype(np.int64)
-
-
 def tuple_codes(*columns: NDArray[np.int64]) -> tuple[NDArray[np.int64], int]:
     """Dense codes 0..k-1 for the distinct tuples of the given columns, in sorted tuple order.
 
@@ -59,10 +56,10 @@ def tuple_codes(*columns: NDArray[np.int64]) -> tuple[NDArray[np.int64], int]:
     code = np.zeros(n, dtype=np.int64)
     k = 1
     for col in columns:
-        ids, c = _codes(col)
+        ids, c = factorise(col)
         code = code * np.int64(max(ids.shape[0], 1)) + c
         if n:
-            _, code = _codes(code)
+            _, code = factorise(code)
             k = int(code.max()) + 1
         else:
             k = 0
@@ -70,7 +67,7 @@ def tuple_codes(*columns: NDArray[np.int64]) -> tuple[NDArray[np.int64], int]:
 
 
 @dataclass(frozen=True, eq=False)
-class RankingJudgments:
+class RankingJudgments(WorkerRows):
     """One campaign's ranking judgments as parallel arrays (length n, one row per ranked output).
 
     Columns (all 1-D, same length):
@@ -192,27 +189,6 @@ class RankingJudgments:
         return cls(**{k: np.asarray(v) for k, v in cols.items()})
 
     # ------------------------------------------------------------------ derived, cached
-    def __len__(self) -> int:
-        return int(self.worker.shape[0])
-
-    @cached_property
-    def _worker_factor(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        return _codes(self.worker)
-
-    @property
-    def workers(self) -> NDArray[np.int64]:
-        """Sorted distinct worker ids; every per-worker result is aligned to this order."""
-        return self._worker_factor[0]
-
-    @property
-    def worker_index(self) -> NDArray[np.int64]:
-        """Per row, the position of its worker in :attr:`workers`."""
-        return self._worker_factor[1]
-
-    @property
-    def n_workers(self) -> int:
-        return int(self.workers.shape[0])
-
     @cached_property
     def systems(self) -> NDArray[np.int64]:
         """Sorted distinct system ids (>= 0); per-system results are aligned to this order."""
@@ -220,7 +196,7 @@ class RankingJudgments:
 
     @cached_property
     def _set_factor(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        return _codes(self.ranking_set)
+        return factorise(self.ranking_set)
 
     @property
     def sets(self) -> NDArray[np.int64]:
