@@ -34,6 +34,8 @@ from django.utils.html import format_html
 from analytics import actions as analytics_actions
 from analytics.models import RankingReference
 from campaigns import actions as campaign_actions
+from campaigns.admin_links import WorkerLinksAdminMixin
+from campaigns.admin_mturk import MTurkCampaignAdminMixin
 from campaigns.admin_results import da_results_context, ranking_results_context
 from campaigns.models import (
     Campaign,
@@ -93,7 +95,7 @@ class SystemInline(admin.TabularInline):
 
 
 @admin.register(Campaign)
-class CampaignAdmin(admin.ModelAdmin):
+class CampaignAdmin(MTurkCampaignAdminMixin, WorkerLinksAdminMixin, admin.ModelAdmin):
     list_display = (
         "name",
         "kind",
@@ -109,7 +111,14 @@ class CampaignAdmin(admin.ModelAdmin):
     search_fields = ("name", "title")
     readonly_fields = ("created_at", "updated_at", "content_counts", "worker_entry_link")
     inlines = [SystemInline]
-    actions = ["activate", "pause", "finish", "build_hits"]
+    actions = [
+        "activate",
+        "pause",
+        "finish",
+        "build_hits",
+        *MTurkCampaignAdminMixin.mturk_actions,
+        *WorkerLinksAdminMixin.links_actions,
+    ]
     fieldsets = (
         (None, {"fields": ("name", "kind", "status", "status_reason", "owner")}),
         ("Content", {"fields": ("content_counts", "worker_entry_link")}),
@@ -160,9 +169,23 @@ class CampaignAdmin(admin.ModelAdmin):
                     "description",
                     "keywords",
                     "assignment_duration_seconds",
+                    "ask_background",
                 )
             },
         ),
+        (
+            "Amazon Mechanical Turk",
+            {
+                "fields": (
+                    "mturk_sandbox",
+                    ("hit_lifetime_seconds", "auto_approval_delay_seconds"),
+                    "mturk_locales",
+                    ("mturk_min_approval_rate", "mturk_min_approved_hits", "mturk_masters"),
+                    ("mturk_qualification_type_id", "mturk_qualification_test_places"),
+                )
+            },
+        ),
+        ("Prolific", {"fields": ("prolific_completion_code", "prolific_failed_code")}),
         ("History", {"fields": ("created_at", "updated_at")}),
     )
 
@@ -189,6 +212,8 @@ class CampaignAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.results_workers),
                 name="campaigns_campaign_results_workers",
             ),
+            *self.mturk_urls(),
+            *self.links_urls(),
             *super().get_urls(),
         ]
 

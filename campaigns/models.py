@@ -4,6 +4,9 @@ One data model serves every task kind (ranking, direct assessment, post-editing 
 verification, the four reading-comprehension stages, translation): a Campaign has a ``kind``;
 a Hit is an ordered list of HitSlots; what differs between kinds is which slot roles a HIT
 builder creates and which Judgment columns a task page fills. See ../shared/METHODS.md.
+
+The crowd platforms' own rows (``MTurkHit``, ``PlatformEvent``) live in
+``campaigns.platforms.models`` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -20,10 +23,18 @@ from django.core.validators import (
 from django.db import models
 from django.db.models import Q
 
+from campaigns.platforms.models import MTurkHit, PlatformEvent, PlatformEventKind
+from campaigns.platforms.mturk.settings import checked_locales
+
 # BCP-47-ish: a 2-3 letter language, optional script and region ("en", "zh-Hans", "pt-BR").
 language_code_validator = RegexValidator(
     r"^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?$",
     "Use a language code such as 'en', 'de', 'zh-Hans' or 'pt-BR'.",
+)
+# Prolific completion codes are short capitals and digits (e.g. "C1A2B3C4"); it also goes into
+# a URL, so nothing else is accepted.
+completion_code_validator = RegexValidator(
+    r"^[A-Za-z0-9_-]{1,64}$", "Use the completion code Prolific shows (letters and digits)."
 )
 
 
@@ -298,6 +309,79 @@ class Campaign(models.Model):
         validators=[MinValueValidator(60)],
         help_text="Time a worker has to finish an accepted HIT before it returns to the pool.",
     )
+    hit_lifetime_seconds = models.PositiveIntegerField(
+        default=7 * 24 * 60 * 60,
+        validators=[MinValueValidator(30), MaxValueValidator(365 * 24 * 60 * 60)],
+        help_text="MTurk: how long a published HIT can be found and accepted (7 days = 604800).",
+    )
+    auto_approval_delay_seconds = models.PositiveIntegerField(
+        default=3 * 24 * 60 * 60,
+        validators=[MaxValueValidator(30 * 24 * 60 * 60)],
+        help_text="MTurk: a submitted assignment you have not reviewed is approved and paid "
+        "after this long (3 days = 259200).",
+    )
+    ask_background = models.BooleanField(
+        default=False,
+        help_text="Ask each worker for their native language, country and years speaking "
+        "the source and target languages before their first HIT (000 section 5.1).",
+    )
+
+    # --- Amazon Mechanical Turk -----------------------------------------------------------
+    mturk_sandbox = models.BooleanField(
+        default=True,
+        help_text="Publish to MTurk's sandbox (no money is paid). Untick to publish to the "
+        "production marketplace.",
+    )
+    mturk_locales = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Countries workers must be in (ISO 3166 codes such as US, GB, IN, "
+        "optionally with a subdivision such as US-CA). Empty: any country.",
+    )
+    mturk_min_approval_rate = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(100)],
+        help_text="Minimum percentage of a worker's earlier assignments approved (e.g. 95, "
+        "as in Graham et al.). Empty: no requirement.",
+    )
+    mturk_min_approved_hits = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Minimum number of HITs a worker has had approved (MTurk shows 100% approval "
+        "for workers with fewer than 100 assignments, so pair this with the rate).",
+    )
+    mturk_masters = models.BooleanField(
+        default=False, help_text="Only MTurk Masters (MTurk charges a further 5% fee)."
+    )
+    mturk_qualification_type_id = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="MTurk qualification granted to workers who passed this campaign's "
+        "qualification test; created on the first publication when the test is required.",
+    )
+    mturk_qualification_test_places = models.PositiveIntegerField(
+        default=100,
+        validators=[MinValueValidator(1)],
+        help_text="MTurk: how many workers may take the qualification test (its HIT's "
+        "assignments).",
+    )
+
+    # --- Prolific -------------------------------------------------------------------------
+    prolific_completion_code = models.CharField(
+        max_length=64,
+        blank=True,
+        validators=[completion_code_validator],
+        help_text="Prolific completion code for workers who finish their task.",
+    )
+    prolific_failed_code = models.CharField(
+        max_length=64,
+        blank=True,
+        validators=[completion_code_validator],
+        help_text="Prolific completion code for workers who fail quality control (the "
+        "qualification test, gold units or the reliability test). Empty: they get no code and "
+        "are asked to return the study.",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -346,6 +430,11 @@ class Campaign(models.Model):
                 chosen = getattr(self, field)
                 if chosen is not None and chosen.campaign_id != self.pk:
                     errors[field] = "Choose a system of this campaign."
+        if self.mturk_locales:
+            try:
+                self.mturk_locales = list(checked_locales(self.mturk_locales))
+            except ValueError as error:
+                errors["mturk_locales"] = str(error)
         if self.kind == TaskKind.POST_EDITING and self.segments_per_hit > 15:
             errors["segments_per_hit"] = "Post-editing HITs hold at most 15 segments (003)."
         if errors:
@@ -643,3 +732,28 @@ class HitSlot(models.Model):
     def clean(self) -> None:
         if self.controls_id and self.controls.hit_id != self.hit_id:
             raise ValidationError({"controls": "A slot can only control a slot of its own HIT."})
+
+
+__all__ = [
+    "AssessmentMode",
+    "Campaign",
+    "CampaignStatus",
+    "Degradation",
+    "Document",
+    "GoldAnswer",
+    "GoldScheme",
+    "Hit",
+    "HitSlot",
+    "HitTask",
+    "MTurkHit",
+    "Output",
+    "PlatformEvent",
+    "PlatformEventKind",
+    "RankingCombination",
+    "ReliabilityTest",
+    "Segment",
+    "SlotRole",
+    "System",
+    "TASKS_BY_KIND",
+    "TaskKind",
+]

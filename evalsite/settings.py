@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "judgments.entry.framing.FrameAncestorsMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"
@@ -141,6 +142,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "analytics.tasks.recompute_stale_campaigns",
         "schedule": 300.0,
     },
+    # Reconciles our assignments with MTurk's (submitted, approved, rejected) for every
+    # campaign with published HITs; see campaigns.platforms.review.
+    "sync-mturk-assignments": {
+        "task": "campaigns.tasks.sync_mturk_campaigns",
+        "schedule": 300.0,
+    },
 }
 
 if REDIS_URL:
@@ -191,8 +198,27 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 # --- Security -------------------------------------------------------------------------------
-# Every page refuses to be framed; the task pages (a later feature) relax this for MTurk only.
+# Every page refuses to be framed (X-Frame-Options DENY and CSP frame-ancestors 'none'), except
+# the worker's task pages, which MTurk shows in an iframe: those list MTURK_FRAME_ANCESTORS in
+# their CSP frame-ancestors (judgments.entry.framing).
 X_FRAME_OPTIONS = "DENY"
+MTURK_FRAME_ANCESTORS = env_list("MTURK_FRAME_ANCESTORS") or [
+    "https://worker.mturk.com",
+    "https://workersandbox.mturk.com",
+    "https://www.mturk.com",
+]
+# Where a finished MTurk task may post (turkSubmitTo + /mturk/externalSubmit): MTurk's two
+# submission hosts; any other turkSubmitTo is refused, so a forged link cannot make the page
+# post a worker's assignment id elsewhere.
+MTURK_SUBMIT_HOSTS = env_list("MTURK_SUBMIT_HOSTS") or [
+    "https://www.mturk.com",
+    "https://workersandbox.mturk.com",
+]
+# Prolific sends a finished participant here with the study's completion code.
+PROLIFIC_COMPLETION_URL = (
+    env_url("PROLIFIC_COMPLETION_URL", schemes=("https",))
+    or "https://app.prolific.com/submissions/complete"
+)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 HTTPS = env_bool("HTTPS", default=not DEBUG)

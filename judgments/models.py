@@ -6,7 +6,10 @@ worker's judgments stay stored and are excluded from scores by the statistics, n
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -20,6 +23,11 @@ class Platform(models.TextChoices):
     IMPORTED = "imported", "Imported judgments"
 
 
+class CountrySource(models.TextChoices):
+    FORM = "form", "The worker's background form"
+    MTURK_LOCALE = "mturk_locale", "MTurk's locale qualification (one country required)"
+
+
 class Worker(models.Model):
     """A crowd worker, identified by the platform that sent them and that platform's id.
 
@@ -30,6 +38,28 @@ class Worker(models.Model):
     external_id = models.CharField(
         max_length=200, help_text="MTurk WorkerId, Prolific PID or a pseudonymous id."
     )
+    label = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Direct links: the requester's own note on whom the link was for.",
+    )
+    # Background (000 section 5.1), asked once before a worker's first HIT in a campaign that
+    # wants it; the years speaking the campaign's languages are on CampaignWorker, since they
+    # depend on the campaign's language pair.
+    native_language = models.CharField(max_length=100, blank=True)
+    country = models.CharField(
+        max_length=2, blank=True, help_text="ISO 3166 country code (from the form or MTurk)."
+    )
+    country_source = models.CharField(
+        max_length=16,
+        choices=CountrySource.choices,
+        blank=True,
+        help_text="Where the country came from.",
+    )
+    blocked_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the requester blocked the worker on MTurk."
+    )
+    blocked_reason = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -84,6 +114,18 @@ class Assignment(models.Model):
     )
     platform_hit_id = models.CharField(
         max_length=200, blank=True, help_text="MTurk HITId or Prolific STUDY_ID."
+    )
+    turk_submit_to = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="MTurk: where the finished task posts (one of MTurk's two hosts).",
+    )
+    platform_status = models.CharField(
+        max_length=32, blank=True, help_text="The assignment's status as MTurk last reported it."
+    )
+    platform_synced_at = models.DateTimeField(null=True, blank=True)
+    review_feedback = models.TextField(
+        blank=True, help_text="The feedback sent to the worker with an approval or rejection."
     )
     current_served_at = models.DateTimeField(
         null=True,
@@ -162,6 +204,15 @@ class CampaignWorker(models.Model):
         blank=True, help_text="Why the worker is untrusted; never shown to the worker."
     )
     untrusted_at = models.DateTimeField(null=True, blank=True)
+    years_source_language = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(120)]
+    )
+    years_target_language = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(120)]
+    )
+    background_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the worker answered the background form."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -240,3 +291,45 @@ class Judgment(models.Model):
     def clean(self) -> None:
         if self.assignment_id and self.slot_id and self.slot.hit_id != self.assignment.hit_id:
             raise ValidationError({"slot": "The slot is not part of this assignment's HIT."})
+
+
+class BonusStatus(models.TextChoices):
+    PENDING = "pending", "Not confirmed by MTurk yet"
+    SENT = "sent", "Paid"
+
+
+class Bonus(models.Model):
+    """A bonus for one assignment. The row is written before MTurk is called, and its id makes
+    the ``UniqueRequestToken``: a retried payment (a second click, a Celery retry) reuses the
+    token, so MTurk pays once; the row is marked sent only when MTurk confirms."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="bonuses")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="bonuses")
+    amount = models.DecimalField(
+        max_digits=7, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))]
+    )
+    reason = models.TextField(help_text="Shown to the worker with the payment.")
+    status = models.CharField(
+        max_length=16, choices=BonusStatus.choices, default=BonusStatus.PENDING
+    )
+    created_by = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "bonuses"
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="bonus_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(status__in=BonusStatus.values), name="bonus_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"${self.amount} to {self.worker}"
+
+    @property
+    def request_token(self) -> str:
+        return f"evalsite-bonus-{self.pk}"

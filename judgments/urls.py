@@ -1,6 +1,7 @@
 from django.urls import path
 
 from judgments import views
+from judgments.entry import background, mturk, prolific
 
 app_name = "judgments"
 
@@ -11,4 +12,7 @@ urlpatterns = [
     path("a/<str:token>/", views.task_page, name="task"),
     path("a/<str:token>/item", views.task_item, name="task-item"),
     path("a/<str:token>/submit", views.task_submit, name="task-submit"),
+    path("a/<str:token>/background", background.background_form, name="task-background"),
+    path("mturk/<int:hit_id>/", mturk.mturk_task, name="mturk-task"),
+    path("prolific/<int:campaign_id>/", prolific.prolific_start, name="prolific-start"),
 ]

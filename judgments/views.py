@@ -32,12 +32,17 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.models import AssessmentMode, Campaign, CampaignStatus, HitTask
 from judgments import actions, tokens
 from judgments.actions import FINISHED_ASSIGNMENT_STATUSES, SubmissionError, TaskState
-from judgments.models import Assignment, Worker
-
-INVALID_LINK = (
-    "This link is not valid. Check that you opened the whole link, or ask whoever sent it to "
-    "you for a new one."
+from judgments.entry import background, mturk, prolific
+from judgments.entry.framing import allow_mturk_framing
+from judgments.entry.pages import (
+    INVALID_LINK,
+    campaign_title,
+    message_page,
+    see_other,
+    task_url,
+    worker_url,
 )
+from judgments.models import Assignment, Worker
 
 # --- Labels of the direct-assessment page ---------------------------------------------------
 # The Likert statements of 001 (2014 section 2), the scale's two anchors and the page's few
@@ -276,37 +281,6 @@ def _error_json(message: str, status: int, field: str | None = None) -> JsonResp
     )
 
 
-def _message_page(
-    request: HttpRequest,
-    message: str,
-    *,
-    title: str = "evalsite",
-    status: int = 200,
-    link: tuple[str, str] | None = None,
-) -> HttpResponse:
-    """A polite page: a title, one message and at most one link onwards."""
-    context = {"title": title, "message": message, "link": link}
-    return render(request, "judgments/message.html", context, status=status)
-
-
-def _see_other(url: str) -> HttpResponse:
-    """303: after a POST, the browser fetches the target with GET."""
-    return HttpResponse(status=303, headers={"Location": url})
-
-
-def _campaign_title(campaign: Campaign) -> str:
-    return campaign.title or campaign.get_kind_display()
-
-
-def _worker_url(worker_id: int, campaign_id: int) -> str:
-    return reverse("judgments:worker-link", args=[tokens.worker_token(worker_id, campaign_id)])
-
-
-def _task_url(assignment: Assignment) -> str:
-    token = tokens.assignment_token(assignment.pk, assignment.worker_id)
-    return reverse("judgments:task", args=[token])
-
-
 # --- Entry and hand-out ---------------------------------------------------------------------
 
 SESSION_WORKERS = "judgments.direct_workers"
@@ -322,7 +296,7 @@ def campaign_entry(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "judgments/entry.html",
         {
             "campaign": campaign,
-            "title": _campaign_title(campaign),
+            "title": campaign_title(campaign),
             # The qualification test is not one of the tasks a worker is paid for.
             "hit_count": campaign.hits.filter(is_qualification=False).count(),
         },
@@ -342,13 +316,13 @@ def campaign_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
         Campaign.objects.exclude(status=CampaignStatus.DRAFT), pk=campaign_id
     )
     if not campaign.accepts_work:
-        return _see_other(reverse("judgments:campaign-entry", args=[campaign.pk]))
+        return see_other(reverse("judgments:campaign-entry", args=[campaign.pk]))
     started = request.session.get(SESSION_WORKERS, {})
     worker = Worker.objects.filter(pk=started.get(str(campaign.pk))).first()
     if worker is None:
         worker = actions.create_pseudonymous_worker()
         request.session[SESSION_WORKERS] = {**started, str(campaign.pk): worker.pk}
-    return _see_other(_worker_url(worker.pk, campaign.pk))
+    return see_other(worker_url(worker.pk, campaign.pk))
 
 
 @never_cache
@@ -363,15 +337,15 @@ def worker_link(request: HttpRequest, token: str) -> HttpResponse:
     try:
         link = tokens.read_worker_token(token)
     except tokens.BadToken:
-        return _message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
     worker = Worker.objects.filter(pk=link.worker_id).first()
     campaign = Campaign.objects.filter(pk=link.campaign_id).first()
     if worker is None or campaign is None:
-        return _message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
     hand_out = actions.next_assignment_for(worker, campaign)
     if hand_out.assignment is None:
-        return _message_page(request, hand_out.reason.label, title=_campaign_title(campaign))
-    return redirect(_task_url(hand_out.assignment))
+        return message_page(request, hand_out.reason.label, title=campaign_title(campaign))
+    return redirect(task_url(hand_out.assignment))
 
 
 # --- The task page and its endpoints --------------------------------------------------------
@@ -384,6 +358,7 @@ def _read_task_token(token: str) -> tokens.AssignmentLink | None:
         return None
 
 
+@allow_mturk_framing
 @never_cache
 @require_GET
 def task_page(request: HttpRequest, token: str) -> HttpResponse:
@@ -391,28 +366,38 @@ def task_page(request: HttpRequest, token: str) -> HttpResponse:
     page once the assignment is submitted, or a page saying why the task cannot go on."""
     link = _read_task_token(token)
     if link is None:
-        return _message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
     try:
         assignment = actions.get_assignment(link.assignment_id, link.worker_id)
     except SubmissionError:
-        return _message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
     campaign = assignment.campaign
-    title = _campaign_title(campaign)
-    restart = (_worker_url(assignment.worker_id, campaign.pk), "Get a task")
+    title = campaign_title(campaign)
+    restart = (worker_url(assignment.worker_id, campaign.pk), "Get a task")
     if assignment.status in FINISHED_ASSIGNMENT_STATUSES:
-        if assignment.hit.is_qualification:
+        mturk_done = mturk.mturk_done_context(assignment)
+        if assignment.hit.is_qualification and mturk_done is None:
             # The test is scored: on to the worker's first task, or the polite refusal.
             return redirect(restart[0])
-        more = campaign.accepts_work
-        context = {"title": title, "link": (restart[0], "Do another task") if more else None}
+        prolific_done = prolific.prolific_done_response(request, assignment)
+        if prolific_done is not None:
+            return prolific_done
+        more = campaign.accepts_work and mturk_done is None
+        context = {
+            "title": title,
+            "link": (restart[0], "Do another task") if more else None,
+            "mturk": mturk_done,
+        }
         return render(request, "judgments/done.html", context)
     try:
         actions.check_open(assignment)
     except SubmissionError as error:
-        return _message_page(request, error.message, title=title, status=410, link=restart)
+        return message_page(request, error.message, title=title, status=410, link=restart)
+    if background.background_needed(assignment):
+        return redirect(reverse("judgments:task-background", args=[token]))
     template = TASK_TEMPLATES.get(assignment.hit.task)
     if template is None:
-        return _message_page(
+        return message_page(
             request, "This kind of task cannot be shown yet.", title=title, status=501
         )
     task = assignment.hit.task

@@ -127,6 +127,26 @@ def external_question_xml(url: str, frame_height: int = 0) -> str:
     return xml
 
 
+def checked_locales(values: Any) -> tuple[str, ...]:
+    """Locale codes normalised (``"us-ca"`` -> ``"US-CA"``), deduplicated, in their order;
+    ValueError naming the first code MTurk would not understand."""
+    if isinstance(values, str):
+        raise ValueError("locales is a list of codes such as ['US', 'GB'], not one string.")
+    locales: list[str] = []
+    for raw in values:
+        code = str(raw).strip().upper().replace("_", "-")
+        if not _LOCALE_RE.match(code):
+            raise ValueError(
+                f"{raw!r} is not a locale MTurk understands: use an ISO 3166 country code "
+                "('US', 'DE'), optionally with a subdivision ('US-CA')."
+            )
+        if code not in locales:
+            locales.append(code)
+    if len(locales) > MAX_LOCALES:
+        raise ValueError(f"MTurk accepts at most {MAX_LOCALES} locales; got {len(locales)}.")
+    return tuple(locales)
+
+
 def _normalise_keywords(keywords: Any) -> str:
     if isinstance(keywords, str):
         parts = keywords.split(",")
@@ -250,21 +270,7 @@ class HitSettings:
         object.__setattr__(self, "locales", locales)
 
     def _checked_locales(self) -> tuple[str, ...]:
-        if isinstance(self.locales, str):
-            raise ValueError("locales is a list of codes such as ['US', 'GB'], not one string.")
-        locales: list[str] = []
-        for raw in self.locales:
-            code = str(raw).strip().upper().replace("_", "-")
-            if not _LOCALE_RE.match(code):
-                raise ValueError(
-                    f"{raw!r} is not a locale MTurk understands: use an ISO 3166 country code "
-                    "('US', 'DE'), optionally with a subdivision ('US-CA')."
-                )
-            if code not in locales:
-                locales.append(code)
-        if len(locales) > MAX_LOCALES:
-            raise ValueError(f"MTurk accepts at most {MAX_LOCALES} locales; got {len(locales)}.")
-        return tuple(locales)
+        return checked_locales(self.locales)
 
     @property
     def reward_param(self) -> str:

@@ -1,0 +1,3 @@
+"""Celery tasks: publishing to MTurk and granting its qualification."""
+
+__all__: list[str] = []

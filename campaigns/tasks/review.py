@@ -1,0 +1,3 @@
+"""Celery tasks: syncing assignments with MTurk."""
+
+__all__: list[str] = []
