@@ -36,6 +36,7 @@ from analytics.models import RankingReference
 from campaigns import actions as campaign_actions
 from campaigns.admin_links import WorkerLinksAdminMixin
 from campaigns.admin_mturk import MTurkCampaignAdminMixin
+from campaigns.admin_mturk_review import MTurkReviewCampaignAdminMixin
 from campaigns.admin_results import da_results_context, ranking_results_context
 from campaigns.models import (
     Campaign,
@@ -95,7 +96,12 @@ class SystemInline(admin.TabularInline):
 
 
 @admin.register(Campaign)
-class CampaignAdmin(MTurkCampaignAdminMixin, WorkerLinksAdminMixin, admin.ModelAdmin):
+class CampaignAdmin(
+    MTurkCampaignAdminMixin,
+    MTurkReviewCampaignAdminMixin,
+    WorkerLinksAdminMixin,
+    admin.ModelAdmin,
+):
     list_display = (
         "name",
         "kind",
@@ -117,6 +123,7 @@ class CampaignAdmin(MTurkCampaignAdminMixin, WorkerLinksAdminMixin, admin.ModelA
         "finish",
         "build_hits",
         *MTurkCampaignAdminMixin.mturk_actions,
+        *MTurkReviewCampaignAdminMixin.review_actions,
         *WorkerLinksAdminMixin.links_actions,
     ]
     fieldsets = (
@@ -213,6 +220,7 @@ class CampaignAdmin(MTurkCampaignAdminMixin, WorkerLinksAdminMixin, admin.ModelA
                 name="campaigns_campaign_results_workers",
             ),
             *self.mturk_urls(),
+            *self.review_urls(),
             *self.links_urls(),
             *super().get_urls(),
         ]

@@ -375,13 +375,15 @@ def task_page(request: HttpRequest, token: str) -> HttpResponse:
     title = campaign_title(campaign)
     restart = (worker_url(assignment.worker_id, campaign.pk), "Get a task")
     if assignment.status in FINISHED_ASSIGNMENT_STATUSES:
+        # Prolific participants leave for Prolific's completion page (with the code their
+        # work earned); an MTurk task posts back to MTurk from the completion page.
+        prolific_done = prolific.prolific_done_response(request, assignment)
+        if prolific_done is not None:
+            return prolific_done
         mturk_done = mturk.mturk_done_context(assignment)
         if assignment.hit.is_qualification and mturk_done is None:
             # The test is scored: on to the worker's first task, or the polite refusal.
             return redirect(restart[0])
-        prolific_done = prolific.prolific_done_response(request, assignment)
-        if prolific_done is not None:
-            return prolific_done
         more = campaign.accepts_work and mturk_done is None
         context = {
             "title": title,
