@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
@@ -506,3 +507,32 @@ def parse_oracle(text: str, systems: Mapping[str, int]) -> list[list[int]]:
     if problems:
         raise ReferenceTextError(problems, systems)
     return orderings
+
+
+# --- API access ------------------------------------------------------------------------------
+
+
+class CampaignAccess(models.Model):
+    """An analyst's read access to one campaign through the REST API.
+
+    Who sees a campaign in the API: staff (everything), the campaign's owner (the requester:
+    full access) and the users granted access here (read only). Everyone else gets 404 for it,
+    as if it did not exist (``analytics.api.permissions``).
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="accesses")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="campaign_accesses"
+    )
+    granted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "user"]
+        verbose_name = "analyst access"
+        verbose_name_plural = "analyst accesses"
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="campaign_access_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} reads {self.campaign}"

@@ -32,7 +32,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from analytics import actions as analytics_actions
-from analytics.models import RankingReference
+from analytics.models import CampaignAccess, RankingReference
 from campaigns import actions as campaign_actions
 from campaigns.admin_links import WorkerLinksAdminMixin
 from campaigns.admin_mturk import MTurkCampaignAdminMixin
@@ -88,6 +88,17 @@ class RankingReferenceInline(admin.StackedInline):
     fields = ("reference_ranking", "oracle")
 
 
+class CampaignAccessInline(admin.TabularInline):
+    """Analysts who may read the campaign through the API (the owner always may)."""
+
+    model = CampaignAccess
+    extra = 0
+    fields = ("user", "granted_at")
+    readonly_fields = ("granted_at",)
+    raw_id_fields = ("user",)
+    verbose_name_plural = "Analyst access (read-only API access; the owner always has it)"
+
+
 class SystemInline(admin.TabularInline):
     model = System
     extra = 0
@@ -116,7 +127,7 @@ class CampaignAdmin(
     list_filter = ("kind", "status", "source_language", "target_language")
     search_fields = ("name", "title")
     readonly_fields = ("created_at", "updated_at", "content_counts", "worker_entry_link")
-    inlines = [SystemInline]
+    inlines = [SystemInline, CampaignAccessInline]
     actions = [
         "activate",
         "pause",

@@ -62,6 +62,11 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "campaigns",
     "judgments",
     "analytics",
@@ -191,6 +196,42 @@ STORAGES = {
             else "whitenoise.storage.CompressedManifestStaticFilesStorage"
         )
     },
+}
+
+# --- REST API (analytics.api) ----------------------------------------------------------------
+# Scripts authenticate with a token ("Authorization: Token <key>", created in the admin or with
+# `manage.py api_token`); a requester logged in to the admin may also browse the API and its
+# documentation with their session. Nobody anonymous sees anything.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "analytics.api.pagination.PageNumberPagination",
+    "PAGE_SIZE": 100,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "evalsite API",
+    "DESCRIPTION": (
+        "Read a campaign's results (systems and their scores, significance, workers and their "
+        "reliability or trust, HITs, assignments, judgments), stream exports, and import "
+        "published judgment files. Authenticate with 'Authorization: Token <key>'."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # The documentation page's JavaScript and CSS come from drf-spectacular-sidecar's static
+    # files: nothing is fetched from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # Admin uploads of segment files are read in memory up to this size, then spooled to disk.

@@ -12,4 +12,5 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("work/", include("judgments.urls")),
+    path("api/", include("analytics.api.urls")),
 ]

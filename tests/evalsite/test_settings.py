@@ -78,7 +78,11 @@ def test_no_environment_gives_the_embedded_default():
     assert values["cache"] == "django.core.cache.backends.locmem.LocMemCache"
     assert values["secret_len"] >= 50
     assert values["allowed_hosts"] == ["localhost", "127.0.0.1", "[::1]", "testserver"]
-    assert values["beat"] == ["expire-abandoned-assignments", "recompute-stale-campaign-results"]
+    assert values["beat"] == [
+        "expire-abandoned-assignments",
+        "recompute-stale-campaign-results",
+        "sync-mturk-assignments",
+    ]
 
 
 def test_dev_secret_is_generated_once_and_reused():
