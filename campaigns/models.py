@@ -145,6 +145,12 @@ class Campaign(models.Model):
         blank=True,
         help_text="Why the campaign has its status, e.g. the cause of an automatic pause.",
     )
+    imported_from = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="For a campaign of imported judgments: the format of the file(s) it came "
+        "from. Blank for campaigns run here.",
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

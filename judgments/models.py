@@ -248,6 +248,13 @@ class Judgment(models.Model):
     slot = models.ForeignKey(HitSlot, on_delete=models.CASCADE, related_name="judgments")
 
     score = models.FloatField(null=True, blank=True)
+    given_z = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Imported judgments only: a standardised score as published (the worker's "
+        "z-score), for files that carry no raw 0-100 score. The statistics use it as the "
+        "judgment's z instead of standardising a raw score.",
+    )
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     text = models.TextField(blank=True)
     yes_no = models.BooleanField(null=True, blank=True)
