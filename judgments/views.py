@@ -373,7 +373,12 @@ def task_page(request: HttpRequest, token: str) -> HttpResponse:
         return message_page(request, INVALID_LINK, title="Invalid link", status=404)
     campaign = assignment.campaign
     title = campaign_title(campaign)
-    restart = (worker_url(assignment.worker_id, campaign.pk), "Get a task")
+    # An MTurk worker restarts through MTurk's entry URL (the same MTurk assignment), never
+    # through the direct-link hand-out, which would give them work MTurk never pays for.
+    restart = (
+        mturk.mturk_resume_url(assignment) or worker_url(assignment.worker_id, campaign.pk),
+        "Get a task",
+    )
     if assignment.status in FINISHED_ASSIGNMENT_STATUSES:
         # Prolific participants leave for Prolific's completion page (with the code their
         # work earned); an MTurk task posts back to MTurk from the completion page.

@@ -4,6 +4,8 @@
   next HIT with room);
 - ``current_task_state``: what a worker sees now (the next unanswered unit(s) and progress);
 - ``record_judgment``: one validated, atomic, idempotent answer to one unit;
+- ``accept_mturk_assignment``: the assignment behind an MTurk worker's accepted HIT (created,
+  resumed or re-used under a new MTurk assignment id);
 - ``score_qualification``: the qualification test's score (pure);
 - ``expire_abandoned_assignments``, ``set_excluded``, ``exclude_worker``, ``set_untrusted``:
   housekeeping.
@@ -35,6 +37,11 @@ from judgments.actions.membership import (
     set_excluded,
     set_untrusted,
     set_untrusted_memberships,
+)
+from judgments.actions.platform import (
+    MTurkAcceptRefused,
+    accept_mturk_assignment,
+    single_locale_country,
 )
 from judgments.actions.qualification import (
     QualificationScore,
@@ -68,6 +75,7 @@ __all__ = [
     "HandOut",
     "HandOutKind",
     "MAX_STORED_INT",
+    "MTurkAcceptRefused",
     "NoWorkReason",
     "QualificationScore",
     "RANKS_EXAMPLE",
@@ -80,6 +88,7 @@ __all__ = [
     "TaskSpec",
     "TaskState",
     "Unit",
+    "accept_mturk_assignment",
     "announce_exclusions",
     "check_open",
     "create_pseudonymous_worker",
@@ -94,4 +103,5 @@ __all__ = [
     "set_excluded",
     "set_untrusted",
     "set_untrusted_memberships",
+    "single_locale_country",
 ]

@@ -1,15 +1,269 @@
-"""MTurk's ExternalQuestion entry point."""
+"""MTurk's ExternalQuestion entry point: every published HIT's ExternalURL is
+``/work/mturk/<hit id>/`` (``PUBLIC_BASE_URL`` in front), which MTurk shows in an iframe on its
+worker site with ``assignmentId``, ``hitId``, ``workerId`` and ``turkSubmitTo`` appended.
+
+- Preview (``assignmentId`` missing or ``ASSIGNMENT_ID_NOT_AVAILABLE``, before the worker
+  accepts): the HIT's first unit, read-only, with every input disabled; nothing is written.
+- Accept: the worker and the assignment are created (or resumed), then the worker goes to the
+  ordinary task page, authorised by its signed assignment token alone (no cookie reaches us
+  inside MTurk's frame). Answers are stored as the worker goes, by the task page's endpoints.
+- Done: the completion page posts ``assignmentId`` to ``turkSubmitTo`` +
+  ``/mturk/externalSubmit`` (:func:`mturk_done_context`), which is how MTurk learns the
+  assignment was submitted.
+
+MTurk's parameters come from the worker's browser, so they are checked: the ids must look
+like MTurk's, ``hitId`` must be the HIT we published there, and ``turkSubmitTo`` must be one
+of MTurk's two hosts (``settings.MTURK_SUBMIT_HOSTS``): otherwise a forged link could make
+our page post a worker's assignment id to any site.
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+import re
+from typing import Any
+from urllib.parse import urlencode
 
-from judgments.models import Assignment
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from campaigns.models import AssessmentMode, CampaignStatus, Hit, HitTask
+from campaigns.platforms.models import MTurkHit
+from judgments import actions
+from judgments.actions import CLOSED_CAMPAIGN_REASONS, MTurkAcceptRefused, NoWorkReason
+from judgments.entry.framing import allow_mturk_framing
+from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
+from judgments.models import Assignment, Platform
+
+# MTurk sends this as assignmentId while the worker previews a HIT they have not accepted.
+PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
+# MTurk's worker, assignment and HIT ids: capital letters and digits (case matters).
+MTURK_ID = re.compile(r"[A-Z0-9]{1,64}")
+EXTERNAL_SUBMIT_PATH = "/mturk/externalSubmit"
+
+ACCEPT_TO_START = "Accept the HIT to start."
+RETURN_THE_HIT = "Please return this HIT on MTurk."
+OPEN_FROM_MTURK = "Open the HIT again from MTurk's website."
+# Refusals that will not change for this worker (410 Gone); a paused campaign may reopen.
+LASTING_REFUSALS = {
+    NoWorkReason.FINISHED,
+    NoWorkReason.EXCLUDED,
+    NoWorkReason.UNTRUSTED,
+    NoWorkReason.NOT_QUALIFIED,
+}
 
 
-def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
-    raise NotImplementedError
+def submit_host(turk_submit_to: str) -> str | None:
+    """``turk_submit_to`` without one trailing slash, if it is exactly one of
+    ``settings.MTURK_SUBMIT_HOSTS``; else None."""
+    host = turk_submit_to[:-1] if turk_submit_to.endswith("/") else turk_submit_to
+    allowed = {
+        entry[:-1] if entry.endswith("/") else entry for entry in settings.MTURK_SUBMIT_HOSTS
+    }
+    return host if host and host in allowed else None
 
 
-def mturk_done_context(assignment: Assignment) -> dict | None:
+def _published(hit: Hit) -> MTurkHit | None:
+    try:
+        return hit.mturk
+    except ObjectDoesNotExist:
+        return None
+
+
+def _id_problem(params: QueryDict, name: str, what: str) -> str | None:
+    value = params.get(name, "")
+    if not value:
+        return f"The link has no {name}, MTurk's id of {what}."
+    if not MTURK_ID.fullmatch(value):
+        return f"The {name} in the link is not MTurk's id of {what} (capital letters and digits)."
     return None
+
+
+def accept_problems(params: QueryDict) -> list[str]:
+    """What is wrong with an accepted HIT's parameters, one sentence each (none: all fine)."""
+    problems = [
+        problem
+        for problem in (
+            _id_problem(params, "workerId", "your worker account"),
+            _id_problem(params, "assignmentId", "your assignment"),
+            _id_problem(params, "hitId", "the HIT"),
+        )
+        if problem
+    ]
+    if submit_host(params.get("turkSubmitTo", "")) is None:
+        problems.append(
+            "The link's turkSubmitTo is not one of MTurk's addresses ("
+            + ", ".join(settings.MTURK_SUBMIT_HOSTS)
+            + "), so this page could not send your work back to MTurk."
+        )
+    return problems
+
+
+@allow_mturk_framing
+@never_cache
+@require_GET
+def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
+    """MTurk's frame: the preview before the worker accepts the HIT, then the hand-over to
+    the task page (see the module docstring)."""
+    hit = (
+        Hit.objects.select_related("campaign", "mturk")
+        .exclude(campaign__status=CampaignStatus.DRAFT)
+        .filter(pk=hit_id)
+        .first()
+    )
+    if hit is None:
+        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+    params = request.GET
+    published = _published(hit)
+    given_hit_id = params.get("hitId", "")
+    if published is not None and given_hit_id and given_hit_id != published.mturk_hit_id:
+        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+
+    assignment_id = params.get("assignmentId", "")
+    if assignment_id in ("", PREVIEW_ASSIGNMENT_ID):
+        return _preview(request, hit)
+
+    title = campaign_title(hit.campaign)
+    problems = accept_problems(params)
+    if problems:
+        message = " ".join([*problems, OPEN_FROM_MTURK])
+        return message_page(request, message, title=title, status=400)
+    try:
+        hand_out = actions.accept_mturk_assignment(
+            hit,
+            worker_external_id=params["workerId"],
+            assignment_id=assignment_id,
+            hit_id=given_hit_id,
+            turk_submit_to=submit_host(params["turkSubmitTo"]),
+        )
+    except MTurkAcceptRefused as refused:
+        if refused.status == 404:
+            return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, refused.message, title=title, status=refused.status)
+    if hand_out.assignment is None:
+        reason = hand_out.reason
+        status = 410 if reason in LASTING_REFUSALS else 200
+        return message_page(request, f"{reason.label} {RETURN_THE_HIT}", title=title, status=status)
+    return redirect(task_url(hand_out.assignment))
+
+
+# --- The preview ----------------------------------------------------------------------------
+
+
+def _assess_sample(hit: Hit, labels: dict[str, str]) -> dict[str, Any] | None:
+    """The HIT's first item as the task page would show it: its text and, for adequacy, the
+    gray reference. Nothing else about the slot (role, system, gold) is read."""
+    slots = hit.slots.select_related("segment").order_by("position")
+    first = slots.first()
+    if first is None:
+        return None
+    gray = None
+    if hit.campaign.assessment_mode == AssessmentMode.ADEQUACY:
+        gray = first.segment.reference if first.segment else ""
+    total = slots.count()
+    return {
+        "kind": HitTask.ASSESS.value,
+        "progress": labels["progress"].format(n=1, total=total),
+        "text": first.shown_text,
+        "gray": gray,
+    }
+
+
+def _rank_sample(hit: Hit, labels: dict[str, str]) -> dict[str, Any] | None:
+    """The HIT's first ranking set (its lowest group): the segment's source and main
+    reference, and the outputs' texts in slot order, each with its rank buttons."""
+    groups = sorted(set(hit.slots.values_list("group", flat=True)))
+    if not groups:
+        return None
+    slots = list(hit.slots.select_related("segment").filter(group=groups[0]).order_by("position"))
+    segment = next((slot.segment for slot in slots if slot.segment), None)
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    outputs = []
+    for index, slot in enumerate(slots):
+        letter = letters[index] if index < len(letters) else str(index + 1)
+        outputs.append(
+            {
+                "label": labels["output"].format(letter=letter),
+                "rank_of": labels["rank_of"].format(letter=letter),
+                "text": slot.shown_text,
+            }
+        )
+    return {
+        "kind": HitTask.RANK.value,
+        "heading": labels["set"].format(n=1, total=len(groups)),
+        "source": segment.source if segment else "",
+        "reference": segment.reference if segment else "",
+        "outputs": outputs,
+        "ranks": range(1, len(slots) + 1),
+    }
+
+
+def _preview(request: HttpRequest, hit: Hit) -> HttpResponse:
+    """The HIT before it is accepted: title, instructions and the first unit read-only. No
+    worker, assignment or membership is written: MTurk shows previews to anyone."""
+    # Imported here: judgments.views imports this module to build the completion page.
+    from judgments.views import assess_labels, rank_labels
+
+    campaign = hit.campaign
+    labels: dict[str, str] = {}
+    sample = None
+    if hit.task == HitTask.ASSESS:
+        labels = assess_labels(campaign)
+        sample = _assess_sample(hit, labels)
+    elif hit.task == HitTask.RANK:
+        labels = rank_labels(campaign)
+        sample = _rank_sample(hit, labels)
+    if campaign.accepts_work:
+        notice = ACCEPT_TO_START
+    else:
+        notice = f"{CLOSED_CAMPAIGN_REASONS[campaign.status].label} Do not accept this HIT now."
+    context = {
+        "campaign": campaign,
+        "title": campaign_title(campaign),
+        "notice": notice,
+        "labels": labels,
+        "sample": sample,
+    }
+    return render(request, "judgments/mturk_preview.html", context)
+
+
+# --- The completion page --------------------------------------------------------------------
+
+
+def mturk_done_context(assignment: Assignment) -> dict[str, str] | None:
+    """Where the completion page posts an MTurk assignment: ``{"action": turkSubmitTo +
+    /mturk/externalSubmit, "assignment_id": MTurk's assignmentId}``; None for assignments that
+    did not come from MTurk, or whose turkSubmitTo is no longer an allowed MTurk host."""
+    if not assignment.turk_submit_to or not assignment.platform_assignment_id:
+        return None
+    if assignment.worker.platform != Platform.MTURK:
+        return None
+    host = submit_host(assignment.turk_submit_to)
+    if host is None:
+        return None
+    return {
+        "action": host + EXTERNAL_SUBMIT_PATH,
+        "assignment_id": assignment.platform_assignment_id,
+    }
+
+
+def mturk_resume_url(assignment: Assignment) -> str | None:
+    """The MTurk entry URL that resumes an MTurk assignment (started again if it expired
+    here), with the parameters MTurk gave it; None for other assignments. An MTurk worker's
+    "get a task" link must lead here: the direct hand-out would give them work MTurk does not
+    know about, and never pay for."""
+    if not assignment.platform_assignment_id or not assignment.turk_submit_to:
+        return None
+    if assignment.worker.platform != Platform.MTURK:
+        return None
+    params = {
+        "assignmentId": assignment.platform_assignment_id,
+        "hitId": assignment.platform_hit_id,
+        "workerId": assignment.worker.external_id,
+        "turkSubmitTo": assignment.turk_submit_to,
+    }
+    return reverse("judgments:mturk-task", args=[assignment.hit_id]) + "?" + urlencode(params)

@@ -211,7 +211,11 @@ def test_the_task_page_is_a_shell_without_cookies(assignment):
     assert response.status_code == 200
     assert response.cookies == {}  # no session, no CSRF cookie: works in MTurk's iframe
     assert "no-store" in response["Cache-Control"]
-    assert response["X-Frame-Options"] == "DENY"  # the crowd-platform work opens it to MTurk
+    assert "X-Frame-Options" not in response  # MTurk frames it; CSP frame-ancestors decides
+    assert response["Content-Security-Policy"] == (
+        "frame-ancestors https://worker.mturk.com https://workersandbox.mturk.com "
+        "https://www.mturk.com"
+    )
     assert '<p class="statement" id="statement">' in html
     assert "The black text adequately expresses the meaning of the gray text." in html
     assert "strongly disagree" in html and "strongly agree" in html

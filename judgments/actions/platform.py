@@ -1,0 +1,226 @@
+"""Accepting a crowd platform's assignment: the MTurk worker who accepted one of our HITs.
+
+MTurk, not the hand-out, decides who works on which HIT: the worker picks the HIT on MTurk,
+MTurk enforces its qualification requirements and its redundancy (``MaxAssignments``), and
+then frames our task page with its ``assignmentId``. So this action does not choose a HIT or
+count places; it records the worker and the assignment MTurk gave them (created, resumed or
+re-used), under the same campaign lock as ``next_assignment_for``.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.models import Campaign, CampaignStatus, Hit
+from judgments.actions.constants import FINISHED_ASSIGNMENT_STATUSES
+from judgments.actions.handout import (
+    CLOSED_CAMPAIGN_REASONS,
+    HandOut,
+    HandOutKind,
+    NoWorkReason,
+)
+from judgments.models import (
+    Assignment,
+    AssignmentStatus,
+    CampaignWorker,
+    CountrySource,
+    Platform,
+    Worker,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class MTurkAcceptRefused(Exception):
+    """An accept that must change nothing: the assignment id belongs to another worker or HIT
+    (a forged or mixed-up link: ``status`` 404), or the worker already finished this HIT under
+    another assignment (409). ``message`` is what the worker reads."""
+
+    def __init__(self, message: str, *, status: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+ALREADY_FINISHED_HIT = (
+    "You have already finished this HIT under another assignment, and each worker may do it "
+    "once. Please return this assignment on MTurk. Thank you!"
+)
+
+
+def single_locale_country(locales: list[str] | tuple[str, ...]) -> str | None:
+    """The country every locale names (``["US-CA", "US-NY"]`` -> ``"US"``), or None when the
+    locales name no country or several."""
+    countries = {str(code).strip().upper()[:2] for code in locales or () if str(code).strip()}
+    return countries.pop() if len(countries) == 1 else None
+
+
+def _note_locale_country(worker: Worker, campaign: Campaign) -> None:
+    """MTurk only let workers in the campaign's locale accept (its Locale qualification), so
+    when that locale is a single country, the worker is in it. A country the worker gave on
+    the background form, or learnt earlier, is kept: it is at least as good."""
+    if worker.country:
+        return
+    country = single_locale_country(campaign.mturk_locales)
+    if country is None:
+        return
+    worker.country = country
+    worker.country_source = CountrySource.MTURK_LOCALE
+    worker.save(update_fields=["country", "country_source"])
+
+
+def _start_again(
+    assignment: Assignment,
+    *,
+    assignment_id: str,
+    hit_id: str,
+    turk_submit_to: str,
+    expires_at: datetime,
+    now: datetime,
+) -> Assignment:
+    """Start the row again under the MTurk assignment the worker holds now; judgments kept."""
+    new_mturk_assignment = assignment.platform_assignment_id != assignment_id
+    assignment.status = AssignmentStatus.STARTED
+    assignment.expires_at = expires_at
+    assignment.last_activity_at = now
+    assignment.current_served_at = None
+    assignment.platform_assignment_id = assignment_id
+    assignment.platform_hit_id = hit_id
+    assignment.turk_submit_to = turk_submit_to
+    fields = [
+        "status",
+        "expires_at",
+        "last_activity_at",
+        "current_served_at",
+        "platform_assignment_id",
+        "platform_hit_id",
+        "turk_submit_to",
+    ]
+    if new_mturk_assignment:
+        # What MTurk reported was about the assignment the worker gave back, not this one.
+        assignment.platform_status = ""
+        assignment.platform_synced_at = None
+        fields += ["platform_status", "platform_synced_at"]
+    assignment.save(update_fields=fields)
+    logger.info("MTurk assignment %s started again on assignment %d", assignment_id, assignment.pk)
+    return assignment
+
+
+def accept_mturk_assignment(
+    hit: Hit,
+    worker_external_id: str,
+    assignment_id: str,
+    hit_id: str,
+    turk_submit_to: str,
+    now: datetime | None = None,
+) -> HandOut:
+    """The assignment behind MTurk's ``assignmentId`` on ``hit``, for MTurk worker
+    ``worker_external_id``: resumed, started again, re-used or created; or why there is none.
+
+    The ids are MTurk's, already checked by the caller (capital letters and digits), and
+    ``turk_submit_to`` is one of ``settings.MTURK_SUBMIT_HOSTS``. Under the campaign's row
+    lock, in order:
+
+    1. an assignment that already carries ``assignment_id`` but belongs to another worker or
+       HIT refuses the accept (:class:`MTurkAcceptRefused`, 404; nothing is written);
+    2. that assignment, once finished, is returned as it is, whatever the campaign's status
+       now: its completion page posts it to MTurk, which is how the worker gets paid;
+    3. a campaign that is not active, a worker it excludes or no longer trusts, or one who
+       failed its qualification test gets nothing (with the reason);
+    4. the same ``assignment_id`` again (a reload of MTurk's frame) resumes its assignment,
+       started again with a new deadline if it had expired;
+    5. the worker's earlier assignment on this HIT under another id (MTurk gives a new id when
+       a worker returns a HIT and accepts it again) is re-used under the new id: started, a
+       new deadline, its judgments kept; one already finished refuses (409: each worker does
+       a HIT once);
+    6. otherwise a new assignment is created.
+
+    The worker (``Worker`` with platform mturk) and their campaign membership are created on
+    their first accept. MTurk enforces the HIT's redundancy, so local counts refuse nothing.
+    """
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=hit.campaign_id)
+        now = now or timezone.now()
+        held = (
+            Assignment.objects.select_related("worker", "hit", "campaign")
+            .filter(platform_assignment_id=assignment_id)
+            .first()
+        )
+        if held is not None and (
+            held.hit_id != hit.pk
+            or held.worker.platform != Platform.MTURK
+            or held.worker.external_id != worker_external_id
+        ):
+            logger.warning(
+                "MTurk assignment %s was opened for HIT %d by worker %s but belongs to "
+                "assignment %d",
+                assignment_id,
+                hit.pk,
+                worker_external_id,
+                held.pk,
+            )
+            raise MTurkAcceptRefused("This link is not valid.", status=404)
+        if held is not None and held.status in FINISHED_ASSIGNMENT_STATUSES:
+            return HandOut(held, kind=HandOutKind.RESUMED)
+
+        if campaign.status != CampaignStatus.ACTIVE:
+            return HandOut(None, reason=CLOSED_CAMPAIGN_REASONS[campaign.status])
+        worker, _ = Worker.objects.get_or_create(
+            platform=Platform.MTURK, external_id=worker_external_id
+        )
+        membership, _ = CampaignWorker.objects.get_or_create(campaign=campaign, worker=worker)
+        if membership.excluded:
+            return HandOut(None, reason=NoWorkReason.EXCLUDED)
+        if membership.untrusted:
+            return HandOut(None, reason=NoWorkReason.UNTRUSTED)
+        # MTurk's own qualification requirement keeps out workers who were not granted our
+        # qualification; this also holds if it was granted by hand to one who failed here.
+        if (
+            campaign.qualification_required
+            and not hit.is_qualification
+            and membership.qualification_passed is False
+        ):
+            return HandOut(None, reason=NoWorkReason.NOT_QUALIFIED)
+        _note_locale_country(worker, campaign)
+
+        expires_at = now + timedelta(seconds=campaign.assignment_duration_seconds)
+        ids = {"assignment_id": assignment_id, "hit_id": hit_id, "turk_submit_to": turk_submit_to}
+        if held is not None:
+            if held.status == AssignmentStatus.STARTED and held.expires_at > now:
+                return HandOut(held, kind=HandOutKind.RESUMED)
+            # Expired here (or marked returned by a sync) while MTurk still offers the worker
+            # the same assignment: its time on MTurk decides, so the work goes on.
+            restarted = _start_again(held, expires_at=expires_at, now=now, **ids)
+            return HandOut(restarted, kind=HandOutKind.REACTIVATED)
+
+        earlier = (
+            Assignment.objects.select_related("hit", "campaign")
+            .filter(worker=worker, hit=hit)
+            .first()
+        )
+        if earlier is not None:
+            if earlier.status in FINISHED_ASSIGNMENT_STATUSES:
+                raise MTurkAcceptRefused(ALREADY_FINISHED_HIT, status=409)
+            restarted = _start_again(earlier, expires_at=expires_at, now=now, **ids)
+            return HandOut(restarted, kind=HandOutKind.REACTIVATED)
+
+        assignment = Assignment.objects.create(
+            campaign=campaign,
+            hit=hit,
+            worker=worker,
+            expires_at=expires_at,
+            platform_assignment_id=assignment_id,
+            platform_hit_id=hit_id,
+            turk_submit_to=turk_submit_to,
+        )
+        logger.info(
+            "MTurk assignment %s: worker %s started HIT %d",
+            assignment_id,
+            worker_external_id,
+            hit.pk,
+        )
+        return HandOut(assignment, kind=HandOutKind.NEW)
