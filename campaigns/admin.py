@@ -38,6 +38,7 @@ from campaigns.admin_links import WorkerLinksAdminMixin
 from campaigns.admin_mturk import MTurkCampaignAdminMixin
 from campaigns.admin_mturk_review import MTurkReviewCampaignAdminMixin
 from campaigns.admin_results import da_results_context, ranking_results_context
+from campaigns.links import prolific_study_url
 from campaigns.models import (
     Campaign,
     CampaignStatus,
@@ -126,7 +127,13 @@ class CampaignAdmin(
     )
     list_filter = ("kind", "status", "source_language", "target_language")
     search_fields = ("name", "title")
-    readonly_fields = ("created_at", "updated_at", "content_counts", "worker_entry_link")
+    readonly_fields = (
+        "created_at",
+        "updated_at",
+        "content_counts",
+        "worker_entry_link",
+        "prolific_study_link",
+    )
     inlines = [SystemInline, CampaignAccessInline]
     actions = [
         "activate",
@@ -203,7 +210,15 @@ class CampaignAdmin(
                 )
             },
         ),
-        ("Prolific", {"fields": ("prolific_completion_code", "prolific_failed_code")}),
+        (
+            "Prolific",
+            {
+                "fields": (
+                    "prolific_study_link",
+                    ("prolific_completion_code", "prolific_failed_code"),
+                )
+            },
+        ),
         ("History", {"fields": ("created_at", "updated_at")}),
     )
 
@@ -397,6 +412,13 @@ class CampaignAdmin(
             return "-"
         url = reverse("judgments:campaign-entry", args=[campaign.pk])
         return format_html('<a href="{}">{}</a>', url, url)
+
+    @admin.display(description="Prolific study URL")
+    def prolific_study_link(self, campaign: Campaign) -> str:
+        """What the requester pastes into the Prolific study as its URL."""
+        if not campaign.pk:
+            return "Save the campaign first."
+        return format_html("<code>{}</code>", prolific_study_url(campaign))
 
     def _set_status(self, request: HttpRequest, queryset: QuerySet[Campaign], status: str) -> None:
         updated = queryset.update(status=status, status_reason="")

@@ -164,8 +164,14 @@ def set_untrusted(
         return set_untrusted_memberships(memberships, untrusted, reason, now)
 
 
+PSEUDONYM_PREFIX = "anon-"
+
+
+def pseudonymous_external_id() -> str:
+    """A random pseudonym for a worker who came by a direct link (64 random bits)."""
+    return PSEUDONYM_PREFIX + secrets.token_hex(8)
+
+
 def create_pseudonymous_worker() -> Worker:
     """A worker who came by a direct link: no platform id, so a random pseudonym."""
-    return Worker.objects.create(
-        platform=Platform.DIRECT, external_id="anon-" + secrets.token_hex(8)
-    )
+    return Worker.objects.create(platform=Platform.DIRECT, external_id=pseudonymous_external_id())

@@ -1,15 +1,310 @@
-"""Prolific's study URL and completion redirect."""
+"""Prolific's study URL and completion redirect.
+
+A Prolific study points at ``/work/prolific/<campaign id>/`` with Prolific's placeholders
+``PROLIFIC_PID``, ``STUDY_ID`` and ``SESSION_ID`` (``campaigns.links.prolific_study_url``).
+The participant id is the worker's identity (``Worker(platform=prolific, external_id=PID)``);
+the session id is stored on the assignment the session received (its
+``platform_assignment_id``, with the study id in ``platform_hit_id``), so that opening the
+study URL again in the same session leads back to the same task, and a session id can never
+open somebody else's task.
+
+One Prolific submission is one HIT (after the qualification test, when the campaign requires
+it): when the HIT is finished the task page sends the participant to Prolific's completion
+URL with the campaign's completion code, or with the "failed" code (or no code) when the
+worker failed quality control (:func:`quality_control_failures`).
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urlencode
 
-from judgments.models import Assignment
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from analytics.models import Recommendation, WorkerStat
+from campaigns.models import Campaign, CampaignStatus, TaskKind
+from judgments import tokens
+from judgments.actions import (
+    CLOSED_CAMPAIGN_REASONS,
+    FINISHED_ASSIGNMENT_STATUSES,
+    next_assignment_for,
+)
+from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
+from judgments.models import Assignment, CampaignWorker, Platform, Worker
+
+logger = logging.getLogger(__name__)
+
+# Prolific ids (participants, studies, sessions) are 24 hexadecimal digits (MongoDB object
+# ids). The participant id must have that form; the study and session ids are only required to
+# be short and alphanumeric, so that a change of format on Prolific's side does not lock
+# participants out, while nothing but letters and digits is ever stored or put in a URL.
+PARTICIPANT_ID = re.compile(r"^[0-9a-fA-F]{24}$")
+STUDY_OR_SESSION_ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
+
+NOT_FROM_PROLIFIC = (
+    "This address is for Prolific participants. Open the study from your Prolific account, "
+    "so that your Prolific ID comes with it."
+)
+PLACEHOLDERS_LEFT = (
+    "This link still holds Prolific's placeholders instead of your Prolific ID. Open the "
+    "study from your Prolific account: Prolific fills them in."
+)
+BAD_PARAMETER = (
+    "This link's {name} is not one Prolific would send. Open the study again from your "
+    "Prolific account, without changing the link."
+)
+RETURN_THE_STUDY = (
+    "Thank you for taking part. Your answers are saved, but they did not meet the "
+    "requirements of this study, so there is no completion code for you. Please return your "
+    'submission on Prolific (in the study, choose "Return submission").'
+)
+NO_CODE_SET_UP = (
+    "Thank you! Your answers are saved. This study's completion code has not been set up "
+    "yet, so please go back to Prolific and send the researcher a message there: they will "
+    "record your submission."
+)
 
 
+@dataclass(frozen=True)
+class ProlificParameters:
+    participant_id: str
+    study_id: str
+    session_id: str
+
+
+def read_parameters(query: QueryDict) -> ProlificParameters | str:
+    """The three Prolific parameters of a study URL, checked; or the message for the
+    participant saying what is wrong with the link."""
+    participant = query.get("PROLIFIC_PID", "").strip()
+    if not participant:
+        return NOT_FROM_PROLIFIC
+    if "{{%" in participant or "%}}" in participant:
+        return PLACEHOLDERS_LEFT
+    if not PARTICIPANT_ID.match(participant):
+        return BAD_PARAMETER.format(name="Prolific ID (PROLIFIC_PID)")
+    values = {}
+    for name in ("STUDY_ID", "SESSION_ID"):
+        value = query.get(name, "").strip()
+        if value and not STUDY_OR_SESSION_ID.match(value):
+            return BAD_PARAMETER.format(name=name)
+        values[name] = value
+    # Prolific writes its ids in lower case; one spelling keeps one person one worker.
+    return ProlificParameters(
+        participant_id=participant.lower(),
+        study_id=values["STUDY_ID"],
+        session_id=values["SESSION_ID"],
+    )
+
+
+def _attach_session(assignment: Assignment, parameters: ProlificParameters) -> None:
+    """Store the session and study ids on the handed-out assignment, unless it already has a
+    session (a resumed task keeps the session it was handed out in).
+
+    One conditional UPDATE, so two tabs of one session cannot both write; a session id that
+    another assignment took meanwhile (the unique constraint) leaves this one as it was.
+    """
+    fields = {"platform_hit_id": parameters.study_id}
+    if parameters.session_id:
+        fields["platform_assignment_id"] = parameters.session_id
+    try:
+        with transaction.atomic():
+            Assignment.objects.filter(pk=assignment.pk, platform_assignment_id="").update(**fields)
+    except IntegrityError:
+        logger.warning(
+            "Prolific session %s is already stored on another assignment; assignment %d keeps none",
+            parameters.session_id,
+            assignment.pk,
+        )
+
+
+@never_cache
+@require_GET
 def prolific_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    raise NotImplementedError
+    """Where a Prolific study sends its participants: their task, or why there is none.
+
+    A session id already stored on an assignment leads back to that assignment (if it is this
+    participant's, in this campaign: else the link is refused and nothing is written); any
+    other visit gets the participant's next assignment from the shared hand-out, which resumes
+    a started one.
+    """
+    campaign = Campaign.objects.exclude(status=CampaignStatus.DRAFT).filter(pk=campaign_id).first()
+    if campaign is None:
+        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+    title = campaign_title(campaign)
+    parameters = read_parameters(request.GET)
+    if isinstance(parameters, str):
+        return message_page(request, parameters, title=title, status=400)
+
+    if parameters.session_id:
+        earlier = (
+            Assignment.objects.filter(platform_assignment_id=parameters.session_id)
+            .values("pk", "campaign_id", "worker_id", "worker__platform", "worker__external_id")
+            .first()
+        )
+        if earlier is not None:
+            own = (
+                earlier["campaign_id"] == campaign.pk
+                and earlier["worker__platform"] == Platform.PROLIFIC
+                and earlier["worker__external_id"] == parameters.participant_id
+            )
+            if not own:
+                logger.warning(
+                    "Prolific participant %s presented session %s, which belongs to "
+                    "assignment %d of another worker or campaign",
+                    parameters.participant_id,
+                    parameters.session_id,
+                    earlier["pk"],
+                )
+                return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+            token = tokens.assignment_token(earlier["pk"], earlier["worker_id"])
+            return redirect(reverse("judgments:task", args=[token]))
+
+    if not campaign.accepts_work:  # checked before a new participant is stored
+        return message_page(request, CLOSED_CAMPAIGN_REASONS[campaign.status].label, title=title)
+    worker, _ = Worker.objects.get_or_create(
+        platform=Platform.PROLIFIC, external_id=parameters.participant_id
+    )
+    hand_out = next_assignment_for(worker, campaign)
+    if hand_out.assignment is None:
+        return message_page(request, hand_out.reason.label, title=title)
+    if parameters.session_id or parameters.study_id:
+        _attach_session(hand_out.assignment, parameters)
+    return redirect(task_url(hand_out.assignment))
+
+
+# --- Quality control and the completion code -------------------------------------------------
+
+
+def quality_control_failures(campaign: Campaign, worker_ids: Iterable[int]) -> dict[int, str]:
+    """The workers among ``worker_ids`` who failed quality control in ``campaign``, with the
+    reason (for the requester; never shown to the worker). Two queries for any number of
+    workers.
+
+    A worker failed when the requester excluded them, when the gold checks made them
+    untrusted (002 section 4), when they failed the qualification test, or, in a
+    direct-assessment campaign, when the stored reliability result recommends rejecting
+    them (``Recommendation.REJECT``: unreliable *and* fast, i.e. clear random clicking).
+    Following 001, a worker who merely fails the reliability test is not failed here: the
+    2014 design paid such workers and only left their scores out, and rejecting honest but
+    noisy work on Prolific would punish the participant for the task's difficulty.
+    """
+    ids = sorted(set(worker_ids))
+    failures: dict[int, str] = {}
+    memberships = CampaignWorker.objects.filter(campaign=campaign, worker_id__in=ids).values_list(
+        "worker_id",
+        "excluded",
+        "excluded_reason",
+        "untrusted",
+        "untrusted_reason",
+        "qualification_passed",
+        "qualification_score",
+    )
+    for worker_id, excluded, excluded_why, untrusted, untrusted_why, passed, score in memberships:
+        if excluded:
+            failures[worker_id] = _reason("Excluded by the requester", excluded_why)
+        elif untrusted:
+            failures[worker_id] = _reason("Untrusted after the gold checks", untrusted_why)
+        elif passed is False:
+            shown = "" if score is None else f"score {score:.0%}"
+            failures[worker_id] = _reason("Failed the qualification test", shown)
+    if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
+        random_clickers = WorkerStat.objects.filter(
+            campaign=campaign, worker_id__in=ids, recommendation=Recommendation.REJECT
+        ).values_list("worker_id", "p_value", "mean_seconds")
+        for worker_id, p_value, mean_seconds in random_clickers:
+            details = []
+            if p_value is not None:
+                details.append(f"reliability test p = {p_value:.3g}")
+            if mean_seconds is not None:
+                details.append(f"{mean_seconds:.1f} s per judgment")
+            failures.setdefault(
+                worker_id,
+                _reason("Unreliable and fast: clear random clicking", ", ".join(details)),
+            )
+    return failures
+
+
+def _reason(what: str, details: str) -> str:
+    details = " ".join(details.split())
+    return f"{what} ({details})" if details else what
+
+
+def failed_quality_control(campaign: Campaign, worker_id: int) -> bool:
+    return worker_id in quality_control_failures(campaign, [worker_id])
+
+
+def completion_url(code: str) -> str:
+    """Prolific's completion URL carrying ``code``."""
+    base = settings.PROLIFIC_COMPLETION_URL
+    return f"{base}{'&' if '?' in base else '?'}{urlencode({'cc': code})}"
+
+
+def _finished_regular_assignment_exists(assignment: Assignment) -> bool:
+    return Assignment.objects.filter(
+        campaign_id=assignment.campaign_id,
+        worker_id=assignment.worker_id,
+        hit__is_qualification=False,
+        status__in=FINISHED_ASSIGNMENT_STATUSES,
+    ).exists()
 
 
 def prolific_done_response(request: HttpRequest, assignment: Assignment) -> HttpResponse | None:
-    return None
+    """What a Prolific participant gets once their assignment is finished: the redirect to
+    Prolific's completion page with the code their work earned, or a page saying what to do.
+    None for workers of other platforms, and for a passed qualification test (the task page
+    then sends the participant on to their first HIT), unless the participant already
+    finished a HIT after it: that finished the session, and going back to the test's page
+    must not start another, unpaid, HIT.
+    """
+    if assignment.worker.platform != Platform.PROLIFIC:
+        return None
+    campaign = assignment.campaign
+    if assignment.hit.is_qualification:
+        passed = (
+            CampaignWorker.objects.filter(campaign=campaign, worker_id=assignment.worker_id)
+            .values_list("qualification_passed", flat=True)
+            .first()
+        )
+        if passed is not False and not _finished_regular_assignment_exists(assignment):
+            return None
+    return completion_response(request, campaign, assignment.worker_id)
+
+
+def completion_response(request: HttpRequest, campaign: Campaign, worker_id: int) -> HttpResponse:
+    """The redirect with the completion (or failed) code for ``worker_id``, or the page that
+    tells them what to do when the campaign has no code for them."""
+    title = campaign_title(campaign)
+    if failed_quality_control(campaign, worker_id):
+        if campaign.prolific_failed_code:
+            return HttpResponseRedirect(completion_url(campaign.prolific_failed_code))
+        return message_page(request, RETURN_THE_STUDY, title=title)
+    if campaign.prolific_completion_code:
+        return HttpResponseRedirect(completion_url(campaign.prolific_completion_code))
+    logger.warning(
+        "Campaign %d has no Prolific completion code: worker %d finished and was asked to "
+        "message the researcher on Prolific. Set the code in the campaign's Prolific settings.",
+        campaign.pk,
+        worker_id,
+    )
+    return message_page(request, NO_CODE_SET_UP, title=title)
+
+
+__all__ = [
+    "ProlificParameters",
+    "completion_response",
+    "completion_url",
+    "failed_quality_control",
+    "prolific_done_response",
+    "prolific_start",
+    "quality_control_failures",
+    "read_parameters",
+]
