@@ -29,6 +29,7 @@ from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
 from analytics import actions as analytics_actions
@@ -421,7 +422,9 @@ class CampaignAdmin(
         return format_html("<code>{}</code>", prolific_study_url(campaign))
 
     def _set_status(self, request: HttpRequest, queryset: QuerySet[Campaign], status: str) -> None:
-        updated = queryset.update(status=status, status_reason="")
+        # update() skips auto_now: stamp updated_at, which the MTurk sync reads to keep
+        # syncing a campaign for a while after it finished.
+        updated = queryset.update(status=status, status_reason="", updated_at=timezone.now())
         self.message_user(
             request,
             f"{updated} campaign(s) now {CampaignStatus(status).label.lower()}.",

@@ -280,9 +280,15 @@ def inline_post(campaign, reference_ranking="", oracle=""):
             "trust_min_gold", "trust_min_accuracy", "takedown_min_workers",
             "qualification_pass_mark", "qualification_sets", "gold_count", "reward", "title",
             "description", "keywords",
-            "assignment_duration_seconds",
+            "assignment_duration_seconds", "hit_lifetime_seconds",
+            "auto_approval_delay_seconds", "mturk_qualification_type_id",
+            "mturk_qualification_test_places", "prolific_completion_code", "prolific_failed_code",
         )
     }  # fmt: skip
+    data["mturk_locales"] = ", ".join(campaign.mturk_locales)
+    data["mturk_min_approval_rate"] = data["mturk_min_approved_hits"] = ""
+    # Ticked checkboxes are posted as "on"; unticked ones are left out.
+    data.update({flag: "on" for flag in ("mturk_sandbox",) if getattr(campaign, flag)})
     data["takedown_untrusted_share"] = campaign.takedown_untrusted_share or ""
     data["owner"] = data["gold_best_system"] = data["gold_worst_system"] = ""
     systems = list(campaign.systems.order_by("pk"))
@@ -292,6 +298,10 @@ def inline_post(campaign, reference_ranking="", oracle=""):
             "systems-INITIAL_FORMS": str(len(systems)),
             "systems-MIN_NUM_FORMS": "0",
             "systems-MAX_NUM_FORMS": "1000",
+            "accesses-TOTAL_FORMS": "0",
+            "accesses-INITIAL_FORMS": "0",
+            "accesses-MIN_NUM_FORMS": "0",
+            "accesses-MAX_NUM_FORMS": "1000",
             "ranking_reference-TOTAL_FORMS": "1",
             "ranking_reference-INITIAL_FORMS": "0",
             "ranking_reference-MIN_NUM_FORMS": "0",
