@@ -22,6 +22,7 @@ from campaigns.models import (
     Hit,
     HitSlot,
     HitTask,
+    MTurkHit,
     Output,
     Segment,
     TaskKind,
@@ -54,6 +55,12 @@ def build_hits(campaign: Campaign) -> int:
             raise HitBuildError(
                 "Workers have already started this campaign's HITs, so they cannot be rebuilt. "
                 "Create a new campaign to evaluate with a different layout."
+            )
+        if MTurkHit.objects.filter(hit__campaign=campaign).exists():
+            raise HitBuildError(
+                "This campaign's HITs are published on MTurk, so they cannot be rebuilt. Expire "
+                "them (action 'Expire MTurk HITs') and create a new campaign for a different "
+                "layout."
             )
         campaign.hits.all().delete()
         count = HIT_BUILDERS[campaign.kind](campaign)

@@ -8,12 +8,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
+from functools import partial
+
+from django.db import transaction
 
 from campaigns.models import HitSlot
 from judgments.models import (
     Assignment,
     CampaignWorker,
     Judgment,
+    Platform,
 )
 
 logger = logging.getLogger(__name__)
@@ -103,4 +107,22 @@ def _store_qualification(assignment: Assignment, now: datetime) -> CampaignWorke
         result.correct,
         result.checked,
     )
+    if passed:
+        _schedule_mturk_grant(assignment, membership)
     return membership
+
+
+def _schedule_mturk_grant(assignment: Assignment, membership: CampaignWorker) -> None:
+    """An MTurk worker who passed gets the campaign's MTurk qualification, so MTurk lets them
+    accept its regular HITs. After the commit: the grant is a network call that must neither
+    hold the transaction open nor run for a result that was rolled back."""
+    campaign = assignment.campaign
+    if not campaign.mturk_qualification_type_id:
+        return
+    if assignment.worker.platform != Platform.MTURK:
+        return
+    # Imported here: campaigns.tasks loads the platform glue, which this module must not need
+    # just to score a test.
+    from campaigns.tasks.publishing import grant_mturk_qualification
+
+    transaction.on_commit(partial(grant_mturk_qualification.delay, membership.pk))

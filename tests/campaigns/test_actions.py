@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from campaigns.actions import HitBuildError, build_hits
-from campaigns.models import GoldAnswer, HitSlot, SlotRole, TaskKind
+from campaigns.models import GoldAnswer, HitSlot, MTurkHit, SlotRole, TaskKind
 from tests.factories import (
     AssignmentFactory,
     CampaignFactory,
@@ -104,6 +104,22 @@ def test_hits_that_a_worker_started_are_never_rebuilt():
     AssignmentFactory(hit=campaign.hits.first())
     before = layout(campaign)
     with pytest.raises(HitBuildError, match="Workers have already started this campaign's HITs"):
+        build_hits(campaign)
+    assert layout(campaign) == before
+
+
+def test_hits_published_on_mturk_are_never_rebuilt():
+    campaign = da_campaign()
+    build_hits(campaign)
+    MTurkHit.objects.create(
+        hit=campaign.hits.first(),
+        mturk_hit_id="3PUBLISHEDHIT",
+        hit_type_id="3TYPE",
+        sandbox=True,
+        max_assignments=5,
+    )
+    before = layout(campaign)
+    with pytest.raises(HitBuildError, match="published on MTurk, so they cannot be rebuilt"):
         build_hits(campaign)
     assert layout(campaign) == before
 

@@ -1,0 +1,76 @@
+"""Publishing a campaign to MTurk: the Django glue around :mod:`campaigns.platforms.mturk`.
+
+The service layer knows nothing of our models; this package turns a :class:`Campaign` into
+:class:`~campaigns.platforms.mturk.HitSettings` and task URLs, says what a publication would
+do and cost (:func:`plan`, :func:`check_funds`), publishes (:func:`publish`) and ends or
+prolongs HITs (:func:`expire`, :func:`extend`). The admin, ``manage.py mturk_hits`` and the
+Celery tasks all call these functions, so the rules are written once.
+
+Safety rules kept here:
+
+* A HIT is published at most once. ``MTurkHit`` rows are written one by one as MTurk returns
+  each HIT id (each in its own short transaction), so a publication that fails part-way keeps
+  what MTurk created and the next attempt skips it; the ``UniqueRequestToken`` (stable per
+  campaign, environment and HIT) covers a crash between MTurk's answer and our write.
+* Nothing local is marked done before MTurk confirmed it: expiry and extension dates change
+  only after MTurk accepted the change for that HIT.
+* Every MTurk error becomes a :class:`~campaigns.platforms.models.PlatformEvent` with MTurk's
+  message and what the requester can do, shown on the campaign page.
+
+Modules: :mod:`.planning` (settings, URLs, the plan, the balance, HIT numbers),
+:mod:`.publication` (publishing), :mod:`.lifetime` (expire and extend). Every MTurk client
+comes from :func:`campaigns.platforms.clients.mturk_client`, which tests replace.
+"""
+
+from .lifetime import MAX_EXTEND_DAYS, BatchResult, days_from_now, expire, extend
+from .planning import (
+    EDIT_CAMPAIGN,
+    QUALIFICATION_DESCRIPTION_NOTE,
+    QUALIFICATION_TITLE_PREFIX,
+    Funds,
+    NotHttpsError,
+    Plan,
+    Problem,
+    check_funds,
+    environment_label,
+    hit_ids_for_numbers,
+    hit_settings_for,
+    parse_hit_numbers,
+    plan,
+    public_base_url,
+    qualification_type_description,
+    qualification_type_name,
+    request_token_prefix,
+    requirements_in_words,
+    task_url,
+)
+from .publication import PublishResult, publish
+
+__all__ = [
+    "EDIT_CAMPAIGN",
+    "MAX_EXTEND_DAYS",
+    "QUALIFICATION_DESCRIPTION_NOTE",
+    "QUALIFICATION_TITLE_PREFIX",
+    "BatchResult",
+    "Funds",
+    "NotHttpsError",
+    "Plan",
+    "Problem",
+    "PublishResult",
+    "check_funds",
+    "days_from_now",
+    "environment_label",
+    "expire",
+    "extend",
+    "hit_ids_for_numbers",
+    "hit_settings_for",
+    "parse_hit_numbers",
+    "plan",
+    "public_base_url",
+    "publish",
+    "qualification_type_description",
+    "qualification_type_name",
+    "request_token_prefix",
+    "requirements_in_words",
+    "task_url",
+]
