@@ -5,9 +5,12 @@ A fixed number of queries whatever the size of the campaign: one ``values_list``
 query per judgment, no model instances. Judgments are joined to their slots and outputs in
 numpy (sorted ids + ``searchsorted``), never row by row in Python.
 
-What is loaded: every judgment of the campaign that has a score, on a slot whose role is one
-of direct assessment's four (system, repeat, bad reference, reference). Judgments on other
-slots (none in a campaign built by the DA builder) are counted in ``n_skipped`` and left out.
+What is loaded: every judgment of the campaign that has a score or a given z-score
+(``Judgment.given_z``: imported files that publish standardised scores only; the statistics
+use it as the judgment's z, see :class:`~analytics.stats.direct_assessment.DAJudgments`), on a
+slot whose role is one of direct assessment's four (system, repeat, bad reference, reference).
+Judgments on other slots (none in a campaign built by the DA builder) are counted in
+``n_skipped`` and left out.
 Seconds per judgment: the browser's ``client_duration_ms`` when present, else the server's
 ``server_duration_ms``, else NaN.
 
@@ -67,6 +70,7 @@ _JUDGMENT_COLUMNS = (
     "score",
     "client_duration_ms",
     "server_duration_ms",
+    "given_z",
 )
 _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
@@ -80,7 +84,8 @@ class LoadedCampaign:
     over it (the row's assignment was rejected; its worker is excluded from the campaign by
     the requester). ``scored`` is the rows that count in system scores: neither.
     ``excluded_workers`` are the sorted ids of the campaign's excluded workers (also those
-    without judgments). ``n_read`` counts every judgment with a score that was read,
+    without judgments). ``n_read`` counts every judgment with a score (or a given z) that was
+    read,
     ``n_rejected_read`` those in rejected assignments, ``n_skipped`` those left out for being
     on a slot of another task kind (both counts include them).
     """
@@ -133,7 +138,8 @@ def _lookup(sorted_ids: NDArray[np.int64], wanted: NDArray[np.int64], what: str)
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     """Load campaign ``campaign_id``'s direct-assessment judgments (five queries in all)."""
     judgment_rows = list(
-        Judgment.objects.filter(campaign_id=campaign_id, score__isnull=False)
+        Judgment.objects.filter(campaign_id=campaign_id)
+        .filter(Q(score__isnull=False) | Q(given_z__isnull=False))
         # By id, for a deterministic order (the default ordering would join HitSlot).
         .order_by("id")
         .values_list(*_JUDGMENT_COLUMNS)
@@ -167,8 +173,9 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
 
     table = np.array(judgment_rows, dtype=np.float64).reshape(-1, len(_JUDGMENT_COLUMNS))
     worker, assignment, slot = (table[:, i].astype(np.int64) for i in range(3))
-    score = table[:, 3]
+    score = table[:, 3]  # NaN where only a given z was stored
     client_ms, server_ms = table[:, 4], table[:, 5]
+    given_z = table[:, 6]
     seconds = np.where(np.isnan(client_ms), server_ms, client_ms) / 1000.0
 
     if slot_rows:
@@ -189,9 +196,9 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     keep = role != _NO_ROLE
     n_skipped = int(np.count_nonzero(~keep))
     if n_skipped:
-        worker, assignment, slot, score, seconds, at, role, rejected = (
+        worker, assignment, slot, score, seconds, given_z, at, role, rejected = (
             column[keep]
-            for column in (worker, assignment, slot, score, seconds, at, role, rejected)
+            for column in (worker, assignment, slot, score, seconds, given_z, at, role, rejected)
         )
     item = slot_output[at]
     # Links on system slots are ignored by the statistics; -1 keeps the arrays clean.
@@ -214,6 +221,7 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
         pair_slot=pair_slot,
         score=score,
         seconds=seconds,
+        given_z=given_z,
     )
     return LoadedCampaign(
         campaign_id=campaign_id,
@@ -241,6 +249,7 @@ def subset(judgments: DAJudgments, rows: NDArray[np.bool_]) -> DAJudgments:
         score=judgments.score[rows],
         seconds=judgments.seconds[rows],
         scale_max=judgments.scale_max,
+        given_z=judgments.given_z[rows],
     )
 
 

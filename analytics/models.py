@@ -164,7 +164,12 @@ class SystemScore(models.Model):
     include_unreliable = models.BooleanField(default=False)
     position = models.PositiveSmallIntegerField()
     n = models.PositiveIntegerField(help_text="Judgments of its outputs (repeats included).")
-    mean_score = models.FloatField()
+    mean_score = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Mean raw score; empty for judgments imported as standardised z-scores "
+        "(Judgment.given_z), which have no raw score.",
+    )
     mean_z = models.FloatField()
     cluster = models.PositiveSmallIntegerField()
     rank_best = models.PositiveSmallIntegerField()

@@ -35,6 +35,7 @@ from django.utils.html import format_html
 from analytics import actions as analytics_actions
 from analytics.models import CampaignAccess, RankingReference
 from campaigns import actions as campaign_actions
+from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
 from campaigns.admin_links import WorkerLinksAdminMixin
 from campaigns.admin_mturk import MTurkCampaignAdminMixin
 from campaigns.admin_mturk_review import MTurkReviewCampaignAdminMixin
@@ -110,6 +111,7 @@ class SystemInline(admin.TabularInline):
 
 @admin.register(Campaign)
 class CampaignAdmin(
+    CampaignJudgmentImportAdminMixin,
     MTurkCampaignAdminMixin,
     MTurkReviewCampaignAdminMixin,
     WorkerLinksAdminMixin,
@@ -246,6 +248,7 @@ class CampaignAdmin(
                 self.admin_site.admin_view(self.results_workers),
                 name="campaigns_campaign_results_workers",
             ),
+            *self.judgment_import_urls(),
             *self.mturk_urls(),
             *self.review_urls(),
             *self.links_urls(),

@@ -332,7 +332,8 @@ def _system_rows(campaign: Campaign, report: DAReport, include: bool) -> list[Sy
             include_unreliable=include,
             position=i + 1,
             n=int(s.n[i]),
-            mean_score=float(s.mean_score[i]),
+            # NaN (stored empty) for a system judged with given z-scores only (imports).
+            mean_score=_finite(float(s.mean_score[i])),
             mean_z=float(s.mean_z[i]),
             cluster=int(report.clusters[i]),
             rank_best=int(report.rank_best[i]),
@@ -450,7 +451,12 @@ def stale_da_campaigns():
     reflects, or one newer than it; a different number of judgments in rejected assignments;
     a worker excluded or re-admitted since; other reliability settings. One query.
     """
-    scored = Judgment.objects.filter(campaign=OuterRef("pk"), score__isnull=False).order_by()
+    # What load_da_judgments reads: a raw score or a given z (imported standardised files).
+    scored = (
+        Judgment.objects.filter(campaign=OuterRef("pk"))
+        .filter(Q(score__isnull=False) | Q(given_z__isnull=False))
+        .order_by()
+    )
     per_campaign = scored.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
     newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))

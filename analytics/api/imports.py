@@ -1,5 +1,235 @@
-"""Importing published judgment files (stub: filled in by the judgment-import work)."""
+"""``POST /api/imports/``: import published judgment files (the API twin of the admin's "Import
+judgments" page and ``manage.py import_judgments``; ``campaigns.importers.judgments`` does
+the work).
+
+A multipart request with one or more ``file`` parts and the options. Any authenticated user
+may create a campaign of imported judgments, which they then own (analysts bring in judgments
+from elsewhere to compare); adding to an existing one (``name`` of an imported campaign), or
+reconciling an MTurk batch, needs the right to change that campaign (staff, or its owner:
+``analytics.api.permissions.writable_campaigns``). A campaign the user may not change is
+never named in an answer beyond "taken".
+
+Answers: 201 with the campaign and the counts once imported (200 for ``dry_run``, nothing
+written); 400 with every problem (file, line, field, message) and nothing written.
+"""
 
 from __future__ import annotations
 
-urlpatterns: list = []
+from typing import Any
+
+from django.urls import path
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from analytics.api.permissions import writable_campaigns
+from campaigns.importers.judgments import (
+    FORMAT_LABELS,
+    FORMATS,
+    ImportFailed,
+    ImportOptions,
+    ImportProblem,
+    import_judgments,
+)
+
+__all__ = ["JudgmentImportView", "urlpatterns"]
+
+
+DESCRIPTION = (
+    "Import published judgment files (WMT direct assessment, Appraise score exports, WMT08 "
+    "and WMT10-12 relative rankings) into a campaign of imported judgments, whose statistics "
+    "are then computed as for a collected campaign; or reconcile an MTurk batch result file "
+    "with our own assignments. Send the file(s) as multipart parts named `file`. Any "
+    "authenticated user may create a campaign (and owns it); adding to an existing imported "
+    "campaign, or reconciling a batch, needs the right to change that campaign (staff or its "
+    "owner). Everything is checked before anything is written: 400 lists every problem with "
+    "its file, line and field, and nothing is written. 201 once imported; 200 for a dry run. "
+    "The formats are described in docs/judgment-formats.md."
+)
+
+
+class JudgmentImportSerializer(serializers.Serializer):
+    file = serializers.ListField(
+        child=serializers.FileField(),
+        min_length=1,
+        help_text="The file(s) to import, all of the one format (repeat the part for more).",
+    )
+    format = serializers.ChoiceField(
+        choices=[(key, FORMAT_LABELS[key]) for key in FORMATS],
+        help_text="wmt-da, appraise, wmt08-rr, wmt10-rr or mturk-batch (docs/judgment-formats.md).",
+    )
+    name = serializers.CharField(
+        max_length=200,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="The campaign: a new name, or an imported campaign of yours of the same kind "
+        "to add to. Not needed for mturk-batch.",
+    )
+    source_language = serializers.CharField(
+        max_length=16,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="A new campaign's source language code; default: the file's, when it gives "
+        "codes (wmt-da, appraise).",
+    )
+    target_language = serializers.CharField(
+        max_length=16, required=False, default="", allow_blank=True
+    )
+    standardised = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="wmt-da: the scores are z-scores (WMT's *-stnd files), not raw 0-100 scores.",
+    )
+    dry_run = serializers.BooleanField(
+        required=False, default=False, help_text="Check everything and write nothing."
+    )
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if data["format"] != "mturk-batch" and not data["name"].strip():
+            raise serializers.ValidationError({"name": "Give the campaign a name."})
+        return data
+
+
+class ImportSummarySerializer(serializers.Serializer):
+    format = serializers.CharField()
+    files = serializers.ListField(child=serializers.CharField())
+    campaign = serializers.IntegerField(
+        allow_null=True, help_text="Null for a dry run of a new campaign."
+    )
+    campaign_name = serializers.CharField()
+    kind = serializers.CharField(help_text="direct_assessment or ranking.")
+    created = serializers.BooleanField(help_text="A new campaign was (or would be) created.")
+    dry_run = serializers.BooleanField()
+    standardised = serializers.BooleanField()
+    counts = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="judgments, workers, assignments, hits, systems, segments (and new_workers, "
+        "new_systems, new_segments once written); for mturk-batch: matched, mark_approved, "
+        "mark_rejected, mark_submitted, unchanged, conflict, waiting.",
+    )
+    ignored = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Rows deliberately not imported, by reason."
+    )
+    notes = serializers.ListField(child=serializers.CharField())
+    message = serializers.CharField()
+
+
+class ImportProblemSerializer(serializers.Serializer):
+    file = serializers.CharField(allow_null=True)
+    line = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField(allow_null=True)
+    message = serializers.CharField()
+
+
+class ImportProblemsSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    total = serializers.IntegerField(help_text="Problems found.")
+    omitted = serializers.IntegerField(help_text="Problems found but not listed (over 200).")
+    problems = ImportProblemSerializer(many=True)
+
+
+def _problems_response(failure: ImportFailed) -> Response:
+    return Response(
+        {
+            "detail": failure.headline,
+            "total": failure.total,
+            "omitted": failure.omitted,
+            "problems": [
+                {
+                    "file": problem.file,
+                    "line": problem.line,
+                    "field": problem.field,
+                    "message": problem.message,
+                }
+                for problem in failure.problems
+            ],
+        },
+        status=status.HTTP_400_BAD_REQUEST,
+    )
+
+
+def _request_problems(errors: dict[str, Any]) -> ImportFailed:
+    """The request's own errors (a missing file, an unknown format) in the problem shape, so
+    that a 400 always has one form."""
+    problems = []
+    for field_name, messages in errors.items():
+        for message in messages if isinstance(messages, list) else [messages]:
+            text = message if isinstance(message, str) else str(message)
+            problems.append(
+                ImportProblem(
+                    None, None, None if field_name == "non_field_errors" else field_name, text
+                )
+            )
+    return ImportFailed(problems)
+
+
+class JudgmentImportView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        operation_id="imports_create",
+        summary="Import published judgment files",
+        description=DESCRIPTION,
+        request={"multipart/form-data": JudgmentImportSerializer},
+        responses={
+            201: ImportSummarySerializer,
+            200: OpenApiResponse(
+                ImportSummarySerializer, description="dry_run: what would be imported."
+            ),
+            400: OpenApiResponse(
+                ImportProblemsSerializer,
+                description="Every problem found, with file, line and field; nothing written.",
+                examples=[
+                    OpenApiExample(
+                        "A score out of range",
+                        value={
+                            "detail": "1 problem found; nothing was imported.",
+                            "total": 1,
+                            "omitted": 0,
+                            "problems": [
+                                {
+                                    "file": "ad-csen.tsv",
+                                    "line": 2,
+                                    "field": "score",
+                                    "message": "score 120 is outside 0-100; raw scores are "
+                                    "slider positions from 0 to 100 (if the file holds "
+                                    "standardised z-scores, import it as standardised)",
+                                }
+                            ],
+                        },
+                    )
+                ],
+            ),
+        },
+        tags=["imports"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = JudgmentImportSerializer(data=request.data)
+        if not serializer.is_valid():
+            return _problems_response(_request_problems(serializer.errors))
+        data = serializer.validated_data
+        options = ImportOptions(
+            fmt=data["format"],
+            name=data["name"].strip(),
+            source_language=data["source_language"].strip(),
+            target_language=data["target_language"].strip(),
+            standardised=data["standardised"],
+            owner=request.user,
+            appendable=writable_campaigns(request.user),
+        )
+        try:
+            summary = import_judgments(data["file"], options, dry_run=data["dry_run"])
+        except ImportFailed as failure:
+            return _problems_response(failure)
+        return Response(
+            summary.as_dict(),
+            status=status.HTTP_200_OK if summary.dry_run else status.HTTP_201_CREATED,
+        )
+
+
+urlpatterns = [path("imports/", JudgmentImportView.as_view(), name="imports")]

@@ -172,19 +172,26 @@ def _pair_agreement(
     chance: ChanceModel,
     scale_max: float,
 ) -> PairAgreement:
-    n_pairs, abs_sum, sq_sum = groups.diff_moments(scores)
-    if n_pairs > 0:
+    # Judgments imported as given z-scores have no raw score: the raw-scale figures (|d| and
+    # the equal-width kappas) are then missing (NaN), the z-percentile kappas are not.
+    raw = bool(np.isfinite(scores).all())
+    if raw:
+        n_pairs, abs_sum, sq_sum = groups.diff_moments(scores)
+    else:
+        n_pairs, abs_sum, sq_sum = float(groups.n_pairs), float("nan"), float("nan")
+    if n_pairs > 0 and raw:
         mean = abs_sum / n_pairs
     else:
         mean = float("nan")
-    if n_pairs > 1:
+    if n_pairs > 1 and raw:
         # Sample sd of |d| over pairs from its first two moments (clip rounding below 0).
         sd = float(np.sqrt(max(sq_sum - n_pairs * mean * mean, 0.0) / (n_pairs - 1)))
     else:
         sd = float("nan")
 
-    binnings: list[tuple[Binning, int, NDArray[np.int64]]] = [
-        ("equal_width", k, equal_width_categories(scores, k, scale_max)) for k in categories
+    binnings: list[tuple[Binning, int, NDArray[np.int64] | None]] = [
+        ("equal_width", k, equal_width_categories(scores, k, scale_max) if raw else None)
+        for k in categories
     ]
     if z is not None and z_reference is not None:
         binnings += [
@@ -192,6 +199,10 @@ def _pair_agreement(
         ]
     kappas = []
     for binning, k, cats in binnings:
+        if cats is None:
+            nan = float("nan")
+            kappas.append(KappaResult(binning, k, nan, nan, nan))
+            continue
         pr_a = groups.agreeing_pairs(cats, k) / n_pairs if n_pairs else float("nan")
         pr_e = 1.0 / k if chance == "uniform" else groups.pooled_chance(cats, k)
         kappas.append(KappaResult(binning, k, pr_a, pr_e, kappa_coefficient(pr_a, pr_e)))
@@ -212,7 +223,8 @@ def agreement(
     ``include_workers`` (mask aligned to ``judgments.workers``) restricts both kinds of pair
     to those workers (the "filtered" columns); None = everyone ("unfiltered").  If ``z`` is
     given, kappa is also reported for ``z_categories`` percentile bins of the z-scores of all
-    included judgments.  Mean/sd of |difference| are on the raw scale, as in Table 1.
+    included judgments.  Mean/sd of |difference| are on the raw scale, as in Table 1 (NaN,
+    with the equal-width kappas, when some of the compared judgments have only a given z).
     """
     if chance not in ("uniform", "pooled"):
         raise ValueError("chance must be 'uniform' or 'pooled'")

@@ -92,8 +92,17 @@ class DAJudgments(WorkerRows):
     - ``pair_slot``: for a control row (REPEAT, BAD_REFERENCE, REFERENCE), the slot id of the
       SYSTEM slot it controls; -1 if none.  The partner is looked up within the same
       assignment.  Links on SYSTEM rows are ignored, so a data model that links both ways works.
-    - ``score``: float in [0, ``scale_max``] (default 100), the slider position.
+    - ``score``: float in [0, ``scale_max``] (default 100), the slider position; NaN on a
+      row that has a ``given_z`` and no raw score.
     - ``seconds``: float time spent on the judgment; NaN where unknown.
+    - ``given_z`` (optional: None or empty when no row has one, else NaN where a row has
+      none): a standardised score given with the data
+      instead of a raw one (imported judgment files that publish only z-scores).  Such a row
+      takes it as its z (:func:`~analytics.stats.direct_assessment.standardize`), its raw
+      score is missing (system raw means that include it are NaN), and its control pairs
+      compare given z-scores (:attr:`value`).  A worker's rows are meant to be all raw or all
+      given: the reliability tests are unchanged by a worker's own positive linear rescaling,
+      so testing z-scores gives what testing the raw scores would have given.
 
     A control whose partner judgment is absent (an abandoned assignment) is simply unpaired:
     see :attr:`n_unmatched_controls`.  Inconsistent data (duplicate (assignment, slot), a
@@ -111,6 +120,7 @@ class DAJudgments(WorkerRows):
     score: NDArray[np.float64]
     seconds: NDArray[np.float64]
     scale_max: float = field(default=100.0)
+    given_z: NDArray[np.float64] | None = field(default=None)
 
     def __post_init__(self) -> None:
         columns = {
@@ -127,18 +137,41 @@ class DAJudgments(WorkerRows):
             object.__setattr__(self, name, _frozen_array(getattr(self, name), dtype, name))
         object.__setattr__(self, "role", _frozen_array(Role.codes(self.role), np.int8, "role"))
         n = self.worker.shape[0]
-        for name in [*columns, "role"]:
+        given = self.given_z
+        if given is None or (n and np.size(given) == 0):
+            given = np.full(n, np.nan)  # no row has a given z
+        object.__setattr__(self, "given_z", _frozen_array(given, np.float64, "given_z"))
+        for name in [*columns, "role", "given_z"]:
             if getattr(self, name).shape[0] != n:
                 raise ValueError(f"{name} has length {getattr(self, name).shape[0]}, expected {n}")
-        if not np.isfinite(self.score).all():
-            raise ValueError("score must be finite (load only judgments that have a score)")
-        if n and (self.score.min() < 0 or self.score.max() > self.scale_max):
+        has_given = self.has_given_z
+        if np.isinf(self.given_z).any():
+            raise ValueError("given_z must be finite (NaN where a row has none)")
+        if not np.isfinite(self.score[~has_given]).all():
+            raise ValueError(
+                "score must be finite (load only judgments that have a score or a given z)"
+            )
+        raw = self.score[np.isfinite(self.score)]
+        if raw.size and (raw.min() < 0 or raw.max() > self.scale_max):
             raise ValueError(f"score must lie in [0, {self.scale_max}]")
         # Derive (and validate) the pair links eagerly: a data error should surface at load
         # time, not in the middle of a later computation.
         _ = self.partner
 
     # ------------------------------------------------------------------ derived, cached
+    @property
+    def has_given_z(self) -> NDArray[np.bool_]:
+        """Per row: does it carry a given z-score (and so no raw score of its own to use)?"""
+        return ~np.isnan(self.given_z)
+
+    @cached_property
+    def value(self) -> NDArray[np.float64]:
+        """Per row, what control pairs compare: the given z where a row has one, else the raw
+        score (for a campaign of raw scores, exactly ``score``)."""
+        value = np.where(self.has_given_z, self.given_z, self.score)
+        value.setflags(write=False)
+        return value
+
     @cached_property
     def partner(self) -> NDArray[np.int64]:
         """Per row, the row index of the SYSTEM judgment a control row controls, else -1."""
@@ -197,8 +230,8 @@ class DAJudgments(WorkerRows):
         original_rows = self.partner[rows]
         return ControlPairs(
             worker=self.worker_index[rows],
-            original=self.score[original_rows],
-            control=self.score[rows],
+            original=self.value[original_rows],
+            control=self.value[rows],
             original_row=original_rows,
             control_row=rows,
         )
@@ -220,7 +253,8 @@ class ControlPairs:
     """Resolved control pairs of one role, as parallel arrays (one element per pair).
 
     ``worker`` is the worker *index* (position in :attr:`DAJudgments.workers`); ``original`` the
-    score of the controlled system output; ``control`` the score of the control item.
+    score of the controlled system output; ``control`` the score of the control item (both
+    :attr:`DAJudgments.value`: the given z-scores of rows imported as standardised).
     """
 
     worker: NDArray[np.int64]

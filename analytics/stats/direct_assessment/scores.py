@@ -63,6 +63,10 @@ def standardize(
     the population sd is a factor sqrt((n-1)/n), about 0.5% for one 100-item HIT; it rescales a
     worker's z-scores but never reorders them.
 
+    Rows with a given z (``judgments.given_z``, imported files that publish only z-scores)
+    keep it as their z and are not part of any worker's basis: they were standardised by
+    whoever published them, over data we may not have.
+
     A worker whose basis scores are all identical (sd = 0), or who has too few scores for an sd,
     gets z = 0 everywhere: such a worker expresses no preference between any two items, and 0
     ("at this worker's mean") is the only value that neither invents a preference nor poisons
@@ -74,7 +78,8 @@ def standardize(
         raise ValueError("ddof must be >= 0")
     g = judgments.n_workers
     w = judgments.worker_index
-    basis = np.ones(len(judgments), dtype=bool)
+    given = judgments.has_given_z
+    basis = ~given
     if exclude_references:
         basis &= judgments.role != Role.REFERENCE
     grouped = Grouped.build(judgments.score[basis], w[basis], g)
@@ -89,8 +94,9 @@ def standardize(
 
     usable = np.isfinite(sd) & (sd > 0)
     z = np.zeros(len(judgments))
-    rows = usable[w]
+    rows = usable[w] & ~given
     z[rows] = (judgments.score[rows] - mean[w[rows]]) / sd[w[rows]]
+    z[given] = judgments.given_z[given]
     return ZScores(z=z, mean=mean, sd=sd, ddof=ddof, exclude_references=exclude_references)
 
 
@@ -98,7 +104,9 @@ def standardize(
 class SystemScores:
     """Per-system scores, sorted best first by mean z (ties: lower system id first).
 
-    Only systems with at least one included output judgment appear.
+    Only systems with at least one included output judgment appear. ``mean_score`` is NaN for
+    a system some of whose included judgments have no raw score (imported as given z-scores):
+    a raw mean over part of them would not be the system's.
     """
 
     system: NDArray[np.int64]

@@ -1,0 +1,203 @@
+"""The admin's "Import judgments" page: upload published judgment files, see every problem, or
+get a campaign of imported judgments with its statistics computed.
+
+:class:`CampaignJudgmentImportAdminMixin` goes on ``CampaignAdmin``: its
+``judgment_import_urls()`` adds the page (``admin:campaigns_campaign_import_judgments``), and
+its ``changelist_view`` puts the page's address in the changelist's context as
+``judgment_import_url`` for the "Import judgments" button (``judgment_import_link()`` renders
+that button for any other place). The work is done by ``campaigns.importers.judgments``, the
+same code as the API's ``POST /api/imports/`` and ``manage.py import_judgments``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from campaigns.admin_import import MultipleFileField
+from campaigns.importers.judgments import (
+    FORMAT_HELP,
+    FORMAT_LABELS,
+    MTURK_BATCH,
+    ImportFailed,
+    ImportOptions,
+    ImportProblem,
+    JudgmentImportSummary,
+    import_judgments,
+)
+from campaigns.models import Campaign
+
+URL_NAME = "campaigns_campaign_import_judgments"
+
+
+def imported_campaigns():
+    return Campaign.objects.exclude(imported_from="").order_by("name")
+
+
+class ImportJudgmentsForm(forms.Form):
+    files = MultipleFileField(help_text="One or more files of the one format.")
+    format = forms.ChoiceField(
+        choices=list(FORMAT_LABELS.items()), widget=forms.RadioSelect, initial="wmt-da"
+    )
+    name = forms.CharField(
+        max_length=200,
+        required=False,
+        label="New campaign",
+        help_text="The name of the campaign to create (not needed for MTurk batch results, "
+        "whose assignments say which campaign they are).",
+    )
+    campaign = forms.ModelChoiceField(
+        queryset=Campaign.objects.none(),
+        required=False,
+        label="Or add to",
+        help_text="An existing campaign of imported judgments of the same kind.",
+    )
+    source_language = forms.CharField(
+        max_length=16,
+        required=False,
+        help_text="A new campaign's language codes (e.g. cs and en); default: the file's, when "
+        "it gives codes (WMT direct assessment, Appraise).",
+    )
+    target_language = forms.CharField(max_length=16, required=False)
+    standardised = forms.BooleanField(
+        required=False,
+        label="Scores are standardised",
+        help_text="WMT direct assessment: the scores are z-scores (WMT's *-stnd files), not "
+        "raw 0-100 slider positions.",
+    )
+
+    def __init__(self, *args: Any, appendable=None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["campaign"].queryset = (
+            appendable if appendable is not None else Campaign.objects.none()
+        )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        name, campaign = (data.get("name") or "").strip(), data.get("campaign")
+        if name and campaign:
+            self.add_error("name", "Give a new name or choose a campaign to add to, not both.")
+        elif not name and not campaign and data.get("format") != MTURK_BATCH:
+            self.add_error("name", "Give the new campaign a name, or choose one to add to.")
+        return data
+
+    def options(self, owner, appendable) -> ImportOptions:
+        data = self.cleaned_data
+        return ImportOptions(
+            fmt=data["format"],
+            name=(data.get("name") or "").strip(),
+            campaign=data.get("campaign"),
+            source_language=data.get("source_language", "").strip(),
+            target_language=data.get("target_language", "").strip(),
+            standardised=bool(data.get("standardised")),
+            owner=owner,
+            appendable=appendable,
+        )
+
+
+class CampaignJudgmentImportAdminMixin:
+    """The "Import judgments" page of the campaign admin (see the module docstring)."""
+
+    def judgment_import_urls(self) -> list:
+        return [
+            path(
+                "import-judgments/",
+                self.admin_site.admin_view(self.import_judgments_view),
+                name=URL_NAME,
+            )
+        ]
+
+    def judgment_import_url(self) -> str:
+        return reverse(f"{self.admin_site.name}:{URL_NAME}")
+
+    def judgment_import_link(self) -> SafeString:
+        return format_html(
+            '<a class="addlink" href="{}">Import judgments</a>', self.judgment_import_url()
+        )
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):
+        extra_context = dict(extra_context or {})
+        if self._may_import(request):
+            extra_context["judgment_import_url"] = self.judgment_import_url()
+        return super().changelist_view(request, extra_context)
+
+    def _may_import(self, request: HttpRequest) -> bool:
+        return self.has_add_permission(request) or self.has_change_permission(request)
+
+    def _appendable(self, request: HttpRequest):
+        return (
+            imported_campaigns() if self.has_change_permission(request) else Campaign.objects.none()
+        )
+
+    def import_judgments_view(self, request: HttpRequest) -> HttpResponse:
+        if not self._may_import(request):
+            raise PermissionDenied
+        appendable = self._appendable(request)
+        problems: list[ImportProblem] = []
+        omitted = 0
+        checked: JudgmentImportSummary | None = None
+        if request.method == "POST":
+            form = ImportJudgmentsForm(request.POST, request.FILES, appendable=appendable)
+            if form.is_valid():
+                options = form.options(request.user, appendable)
+                self._check_permission(request, options)
+                dry_run = "_check" in request.POST
+                try:
+                    summary = import_judgments(form.cleaned_data["files"], options, dry_run=dry_run)
+                except ImportFailed as failure:
+                    problems, omitted = failure.problems, failure.omitted
+                else:
+                    if dry_run:
+                        checked = summary
+                    else:
+                        return self._imported(request, summary)
+        else:
+            form = ImportJudgmentsForm(appendable=appendable)
+        opts = Campaign._meta
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Import judgments",
+            "subtitle": None,
+            "opts": opts,
+            "app_label": opts.app_label,
+            "form": form,
+            "problems": problems,
+            "problem_count": len(problems) + omitted,
+            "omitted": omitted,
+            "checked": checked,
+            "format_help": [(FORMAT_LABELS[key], text) for key, text in FORMAT_HELP.items()],
+            "has_view_permission": self.has_view_permission(request),
+        }
+        return TemplateResponse(request, "admin/campaigns/campaign/import_judgments.html", context)
+
+    def _check_permission(self, request: HttpRequest, options: ImportOptions) -> None:
+        """Creating a campaign needs the add permission; adding to one, or recording MTurk's
+        decisions on assignments, the change permission."""
+        if options.fmt == MTURK_BATCH or options.campaign is not None:
+            allowed = self.has_change_permission(request)
+        elif Campaign.objects.filter(name=options.name).exists():
+            allowed = self.has_change_permission(request)
+        else:
+            allowed = self.has_add_permission(request)
+        if not allowed:
+            raise PermissionDenied
+
+    def _imported(self, request: HttpRequest, summary: JudgmentImportSummary) -> HttpResponse:
+        url = reverse(
+            f"{self.admin_site.name}:campaigns_campaign_change", args=[summary.campaign_id]
+        )
+        messages.success(
+            request,
+            format_html(
+                '{} <a href="{}">Open the campaign and its results</a>.', summary.message, url
+            ),
+        )
+        return HttpResponseRedirect(url)

@@ -1,0 +1,387 @@
+"""Importing published judgment files, shared by the admin page, the API and
+``manage.py import_judgments``.
+
+    from campaigns.importers.judgments import ImportOptions, import_judgments
+
+    summary = import_judgments(["ad-csen-good-raw.csv"], ImportOptions("wmt-da", name="WMT21"))
+
+Formats (``docs/judgment-formats.md`` describes each, with an example):
+
+- ``wmt-da``: WMT's direct-assessment TSV (HITId, WorkerId, ..., type, sid, score, time), raw
+  0-100 scores or standardised ones (``ImportOptions.standardised``);
+- ``appraise``: Appraise's score CSV export (user, systemID, itemID, itemType, src, tgt,
+  score, ...);
+- ``wmt08-rr`` and ``wmt10-rr``: WMT's relative-ranking CSVs (WMT08's TASK, TYPE, ITEM_ID,
+  ...; WMT10-12's srclang, trglang, srcIndex, ...);
+- ``mturk-batch``: MTurk's batch result CSV of our own HITs, which reconciles assignment
+  statuses instead of adding judgments (``mturk_batch``).
+
+Every file is read and checked completely before anything is written; all problems are
+collected (``ImportFailed`` lists them with file, line and column) and an import with any
+problem writes nothing. The write is one transaction (``writer``). The judgments then get the
+statistics of a collected campaign from the same code, ``analytics.actions.recompute_campaign``:
+worker reliability, z-scores, system scores, significance and agreement, or for rankings the
+win ratios, Expected Wins, Bradley-Terry and TrueSkill with their agreement figures.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from analytics.actions import recompute_campaign
+from campaigns.importers.context import Progress
+from campaigns.importers.judgments.appraise_scores import parse_appraise_scores
+from campaigns.importers.judgments.mturk_batch import (
+    COUNT_LABELS,
+    BatchRow,
+    Reconciliation,
+    check_mturk_batch,
+    parse_mturk_batch,
+    write_mturk_batch,
+)
+from campaigns.importers.judgments.ranking import RankingSets
+from campaigns.importers.judgments.records import ParsedJudgments
+from campaigns.importers.judgments.target import ImportOptions, resolve_campaign
+from campaigns.importers.judgments.validation import (
+    check_not_empty,
+    check_one_language_pair,
+    check_one_mode,
+    check_sizes,
+    note_unpaired_controls,
+)
+from campaigns.importers.judgments.wmt08_rr import parse_wmt08_rr
+from campaigns.importers.judgments.wmt10_rr import parse_wmt10_rr
+from campaigns.importers.judgments.wmt_da import parse_wmt_da
+from campaigns.importers.judgments.writer import write_judgments
+from campaigns.importers.problems import ImportFailed, ImportProblem, ProblemList
+from campaigns.importers.reading import read_input
+from campaigns.models import Campaign, TaskKind
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_HELP",
+    "FORMAT_KINDS",
+    "FORMAT_LABELS",
+    "MTURK_BATCH",
+    "CheckedJudgmentImport",
+    "ImportFailed",
+    "ImportOptions",
+    "ImportProblem",
+    "JudgmentImportSummary",
+    "check_judgment_import",
+    "import_judgments",
+    "write_checked_judgments",
+]
+
+logger = logging.getLogger(__name__)
+
+MTURK_BATCH = "mturk-batch"
+FORMATS = ("wmt-da", "appraise", "wmt08-rr", "wmt10-rr", MTURK_BATCH)
+FORMAT_LABELS = {
+    "wmt-da": "WMT direct assessment (TSV: HITId, WorkerId, ..., type, sid, score, time)",
+    "appraise": "Appraise score export (CSV: user, systemID, itemID, itemType, src, tgt, score)",
+    "wmt08-rr": "WMT08 relative ranking (CSV: TASK, TYPE, ITEM_ID, ANNOTATOR_ID, TIME, SYSTEM_0)",
+    "wmt10-rr": "WMT10-12 relative ranking (CSV: srclang, trglang, srcIndex, ..., judgeId)",
+    MTURK_BATCH: "MTurk batch results of our own HITs (CSV: reconciles assignment statuses)",
+}
+FORMAT_HELP = {
+    "wmt-da": "WMT's human-evaluation files, one row per judgment, tab-separated. Types "
+    "SYSTEM, REPEAT, BAD_REF and REF become system outputs and quality-control items; tick "
+    "standardised for WMT's *-stnd files (z-scores instead of 0-100 scores).",
+    "appraise": "The output of Appraise's ExportSystemScoresToCSV: TGT, CHK (repeat), BAD and "
+    "REF items with their 0-100 scores; one HIT per Appraise batch (with --batch-info) or per "
+    "annotator.",
+    "wmt08-rr": "WMT08's human judgments: RANK rows become ranking sets of up to five systems "
+    "(other types are skipped); the task names the test set.",
+    "wmt10-rr": "WMT10-12's RNK results (and Appraise's WMT13-16 exports): one ranking set of "
+    "up to five systems per row; -1 marks an unranked output.",
+    MTURK_BATCH: "The batch CSV MTurk's requester website downloads for our own HITs: records "
+    "MTurk's approvals and rejections on our assignments (the answers are already here).",
+}
+FORMAT_KINDS = {
+    "wmt-da": TaskKind.DIRECT_ASSESSMENT.value,
+    "appraise": TaskKind.DIRECT_ASSESSMENT.value,
+    "wmt08-rr": TaskKind.RANKING.value,
+    "wmt10-rr": TaskKind.RANKING.value,
+}
+_PARSERS = {
+    "wmt-da": parse_wmt_da,
+    "appraise": parse_appraise_scores,
+    "wmt08-rr": parse_wmt08_rr,
+    "wmt10-rr": parse_wmt10_rr,
+}
+COUNT_NOUNS = {
+    "judgments": "judgment",
+    "workers": "worker",
+    "assignments": "assignment",
+    "hits": "HIT",
+    "systems": "system",
+    "segments": "segment",
+}
+
+
+@dataclass(frozen=True)
+class JudgmentImportSummary:
+    """What an import wrote (or, for a dry run, would write).
+
+    ``counts``: judgments, workers, assignments, HITs, systems and segments of the import
+    (and, once written, how many workers, systems and segments were new to the campaign);
+    for an MTurk batch, the assignments matched and what changed. ``ignored``: rows read but
+    deliberately not imported, by reason. ``notes``: what a person should know (unpaired
+    quality-control items, MTurk conflicts).
+    """
+
+    fmt: str
+    files: tuple[str, ...]
+    campaign_id: int | None
+    campaign_name: str
+    kind: str
+    created: bool
+    dry_run: bool
+    counts: dict[str, int]
+    ignored: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    standardised: bool = False
+
+    @property
+    def message(self) -> str:
+        names = ", ".join(self.files)
+        if self.fmt == MTURK_BATCH:
+            text = self._batch_message(names)
+        else:
+            what = _plural(self.counts["judgments"], "judgment")
+            where = (
+                f'new campaign "{self.campaign_name}" ({self._kind_text()})'
+                if self.created
+                else f'campaign "{self.campaign_name}"'
+            )
+            detail = ", ".join(
+                _plural(self.counts[key], COUNT_NOUNS[key])
+                for key in ("workers", "assignments", "hits", "systems", "segments")
+            )
+            if self.dry_run:
+                text = (
+                    f"Checked {names}: no problems. Importing would add {what} ({detail}) to "
+                    f"{where}; nothing was written."
+                )
+            else:
+                text = f"Imported {what} ({detail}) from {names} into {where}."
+        if self.ignored:
+            text += " Skipped: " + "; ".join(f"{n} {why}" for why, n in self.ignored.items()) + "."
+        for note in self.notes:
+            note = note.rstrip(".")
+            text += f" {note[:1].upper()}{note[1:]}."
+        return text
+
+    def _kind_text(self) -> str:
+        if self.kind == TaskKind.RANKING:
+            return "ranking"
+        scale = "standardised scores" if self.standardised else "raw 0-100 scores"
+        return f"direct assessment, {scale}"
+
+    def _batch_message(self, names: str) -> str:
+        counts = ", ".join(
+            f"{self.counts[key]} {label}"
+            for key, label in COUNT_LABELS.items()
+            if key != "matched" and self.counts.get(key)
+        )
+        matched = _plural(self.counts.get("matched", 0), "assignment")
+        if self.dry_run:
+            return (
+                f'Checked {names}: no problems. {matched} of campaign "{self.campaign_name}" '
+                f"matched; if imported: {counts or 'nothing changed'}; nothing was written."
+            )
+        return (
+            f'Reconciled {matched} of campaign "{self.campaign_name}" with {names}: '
+            f"{counts or 'nothing changed'}."
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.fmt,
+            "files": list(self.files),
+            "campaign": self.campaign_id,
+            "campaign_name": self.campaign_name,
+            "kind": self.kind,
+            "created": self.created,
+            "dry_run": self.dry_run,
+            "standardised": self.standardised,
+            "counts": dict(self.counts),
+            "ignored": dict(self.ignored),
+            "notes": list(self.notes),
+            "message": self.message,
+        }
+
+
+@dataclass
+class CheckedJudgmentImport:
+    """An import with no problems, ready for :func:`write_checked_judgments`."""
+
+    options: ImportOptions
+    campaign: Campaign
+    summary: JudgmentImportSummary
+    parsed: ParsedJudgments | None = None
+    plan: Reconciliation | None = None
+
+
+def check_judgment_import(
+    files: Sequence[Any], options: ImportOptions, *, parse_progress: Progress | None = None
+) -> CheckedJudgmentImport:
+    """Read and check everything; write nothing. Raises ImportFailed listing every problem.
+
+    ``files``: paths or binary file objects (uploads), all of the one format.
+    """
+    if options.fmt not in FORMATS:
+        raise ValueError(f"unknown judgment format {options.fmt!r}; use one of {FORMATS}")
+    if not files:
+        raise ImportFailed([ImportProblem(None, None, "file", "choose a file to import")])
+    problems = ProblemList()
+    inputs = [read_input(file) for file in files]
+    if options.fmt == MTURK_BATCH:
+        return _check_batch(inputs, options, problems, parse_progress)
+    parsed = ParsedJudgments(kind=FORMAT_KINDS[options.fmt], standardised=options.standardised)
+    if options.standardised and options.fmt != "wmt-da":
+        problems.add(
+            None,
+            None,
+            "standardised",
+            f"only WMT direct-assessment files come standardised; {options.fmt} files hold raw "
+            "scores or ranks",
+        )
+    sets = RankingSets(parsed)
+    for input_file in inputs:
+        if parsed.kind == TaskKind.RANKING:
+            _PARSERS[options.fmt](input_file, parsed, problems, parse_progress, sets)
+        else:
+            _PARSERS[options.fmt](input_file, parsed, problems, parse_progress)
+    problems.file_order = parsed.files
+    check_one_language_pair(parsed, problems)
+    if parsed.kind == TaskKind.DIRECT_ASSESSMENT:
+        check_one_mode(parsed, problems)
+        note_unpaired_controls(parsed)
+    check_sizes(parsed, problems)
+    check_not_empty(parsed, problems)
+    campaign = resolve_campaign(options, parsed, problems)
+    if problems or campaign is None:
+        raise problems.failure()
+    summary = JudgmentImportSummary(
+        fmt=options.fmt,
+        files=tuple(parsed.files),
+        campaign_id=campaign.pk,
+        campaign_name=campaign.name,
+        kind=campaign.kind,
+        created=campaign.pk is None,
+        dry_run=True,
+        counts={
+            "judgments": len(parsed.judgments),
+            "workers": len(parsed.workers()),
+            "assignments": len(parsed.assignments()),
+            "hits": len(parsed.hits),
+            "systems": len(parsed.systems),
+            "segments": len(parsed.segments),
+        },
+        ignored=dict(parsed.ignored),
+        notes=tuple(parsed.notes),
+        standardised=options.standardised,
+    )
+    return CheckedJudgmentImport(options, campaign, summary, parsed=parsed)
+
+
+def _check_batch(
+    inputs: list, options: ImportOptions, problems: ProblemList, progress: Progress | None
+) -> CheckedJudgmentImport:
+    rows: list[BatchRow] = []
+    for input_file in inputs:
+        parse_mturk_batch(input_file, rows, problems, progress)
+    problems.file_order = [input_file.name for input_file in inputs]
+    plan = check_mturk_batch(rows, options, problems)
+    if problems or plan is None:
+        raise problems.failure()
+    summary = _batch_summary(options, inputs, plan, dry_run=True)
+    return CheckedJudgmentImport(options, plan.campaign, summary, plan=plan)
+
+
+def _batch_summary(
+    options: ImportOptions, inputs: list, plan: Reconciliation, *, dry_run: bool
+) -> JudgmentImportSummary:
+    return JudgmentImportSummary(
+        fmt=options.fmt,
+        files=tuple(input_file.name for input_file in inputs),
+        campaign_id=plan.campaign.pk,
+        campaign_name=plan.campaign.name,
+        kind=plan.campaign.kind,
+        created=False,
+        dry_run=dry_run,
+        counts={key: plan.counts.get(key, 0) for key in COUNT_LABELS},
+        notes=tuple(plan.notes),
+    )
+
+
+def write_checked_judgments(
+    checked: CheckedJudgmentImport, *, progress: Progress | None = None
+) -> JudgmentImportSummary:
+    """Write a checked import in one transaction, then compute the campaign's statistics."""
+    planned = checked.summary
+    if checked.plan is not None:
+        write_mturk_batch(checked.plan)
+        summary = JudgmentImportSummary(
+            **{**planned.__dict__, "dry_run": False, "notes": tuple(checked.plan.notes)}
+        )
+        summary.counts.update({key: checked.plan.counts.get(key, 0) for key in COUNT_LABELS})
+    else:
+        counts = write_judgments(checked.campaign, checked.parsed, progress=progress)
+        summary = JudgmentImportSummary(
+            **{
+                **planned.__dict__,
+                "campaign_id": checked.campaign.pk,
+                "dry_run": False,
+                "counts": {
+                    **planned.counts,
+                    "new_workers": counts.new_workers,
+                    "new_systems": counts.new_systems,
+                    "new_segments": counts.new_segments,
+                },
+            }
+        )
+    failure = _recompute(checked.campaign)
+    if failure:
+        summary = JudgmentImportSummary(**{**summary.__dict__, "notes": (*summary.notes, failure)})
+    return summary
+
+
+def _recompute(campaign: Campaign) -> str:
+    """Store the statistics, from the same code as a collected campaign's; a note if that
+    failed. The import is committed by now, so it stands: the error is logged and the
+    periodic sweep retries, since the campaign's stored results do not match its data."""
+    try:
+        recompute_campaign(campaign)
+    except Exception:
+        logger.exception("Judgments imported into campaign %s; its statistics failed", campaign.pk)
+        return (
+            "the judgments are imported, but computing the statistics failed (logged); they "
+            "are retried by the periodic sweep"
+        )
+    return ""
+
+
+def import_judgments(
+    files: Sequence[Any],
+    options: ImportOptions,
+    *,
+    progress: Progress | None = None,
+    parse_progress: Progress | None = None,
+    dry_run: bool = False,
+) -> JudgmentImportSummary:
+    """Check ``files`` and, unless ``dry_run``, write them and compute the statistics.
+    Raises ImportFailed, writing nothing."""
+    checked = check_judgment_import(files, options, parse_progress=parse_progress)
+    if dry_run:
+        return checked.summary
+    return write_checked_judgments(checked, progress=progress)
+
+
+def _plural(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"

@@ -1,0 +1,161 @@
+"""What every judgment format is parsed into, before the campaign checks and the writer.
+
+A parser fills one :class:`ParsedJudgments` per import (several files may go into one) with
+the rows a collected campaign has: segments, systems, HITs with their slots, and one
+:class:`JudgmentRecord` per answer. The checks (``target.py``) and the writer (``writer.py``)
+never look at a format again, as in the segment importers (``campaigns.importers.records``).
+
+Keys, chosen so that the same thing read twice is the same row:
+
+- a segment is ``(document, segment id)``; formats without documents use one document,
+  :data:`TEST_SET_DOCUMENT`, since their segment ids are line numbers of one test set;
+- a slot is ``(role, system, document, segment id)`` within its HIT: the judged output of
+  ``system`` on that segment, shown in that role (``campaigns.models.SlotRole`` values);
+- a HIT is ``HitRecord.key`` (the file's HITId, or a key the format builds for its
+  ranking sets); an assignment is one worker on one HIT.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from campaigns.importers.problems import ProblemList
+from campaigns.importers.records import Origin
+from campaigns.models import SlotRole
+
+# The document of formats whose segment ids are line numbers of one test set.
+TEST_SET_DOCUMENT = "testset"
+# Judgment.client_duration_ms is a 32-bit column: about 24.8 days.
+MAX_DURATION_MS = 2**31 - 1
+# HitSlot.position is a small integer.
+MAX_SLOTS_PER_HIT = 2**15 - 1
+
+SlotKey = tuple[str, str, str, str]  # (role, system, document, segment id)
+SegmentKey = tuple[str, str]  # (document, segment id)
+
+
+def slot_key(role: str, system: str, segment: SegmentKey) -> SlotKey:
+    return (role, system, segment[0], segment[1])
+
+
+@dataclass(slots=True)
+class HitRecord:
+    """One HIT: its slots in first-appearance order (position = index + 1).
+
+    ``external_id`` is the platform's HIT id when the file has one (WMT's HITId), stored on
+    the assignments (``Assignment.platform_hit_id``) so that a second import of the same
+    HIT into the campaign is recognised.
+    """
+
+    key: str
+    label: str
+    origin: Origin
+    external_id: str = ""
+    slots: dict[SlotKey, int] = field(default_factory=dict)
+
+    def slot(self, key: SlotKey) -> SlotKey:
+        if key not in self.slots:
+            self.slots[key] = len(self.slots) + 1
+        return key
+
+
+@dataclass(slots=True)
+class JudgmentRecord:
+    """One answer: a worker's score (raw or given z) or rank on one slot of one HIT."""
+
+    worker: str
+    hit: str
+    slot: SlotKey
+    file: str
+    line: int
+    score: float | None = None
+    given_z: float | None = None
+    rank: int | None = None
+    seconds: float | None = None
+    started_at: datetime | None = None
+
+
+@dataclass
+class ParsedJudgments:
+    """Everything read from the files of one import, in first-appearance order.
+
+    ``language_pairs`` and ``modes`` record what the files say about the campaign (each with
+    where it was first seen and on how many rows), so that one import holds one language pair
+    and, for direct assessment, one assessment mode. ``ignored`` counts rows read but
+    deliberately not imported, by reason; ``notes`` says what a person should know.
+    """
+
+    kind: str
+    files: list[str] = field(default_factory=list)
+    segments: dict[SegmentKey, Origin] = field(default_factory=dict)
+    systems: dict[str, Origin] = field(default_factory=dict)
+    hits: dict[str, HitRecord] = field(default_factory=dict)
+    judgments: list[JudgmentRecord] = field(default_factory=list)
+    language_pairs: dict[tuple[str, ...], tuple[Origin, int]] = field(default_factory=dict)
+    modes: dict[str, Origin] = field(default_factory=dict)
+    ignored: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    # (worker, HIT, slot) -> (file, line): the duplicate check.
+    judged: dict[tuple[str, str, SlotKey], tuple[str, int]] = field(default_factory=dict)
+    standardised: bool = False
+    # Judgments whose time was too long to store (kept, without a time).
+    too_long: int = 0
+
+    def hit(self, key: str, label: str, origin: Origin, external_id: str = "") -> HitRecord:
+        record = self.hits.get(key)
+        if record is None:
+            record = self.hits[key] = HitRecord(key, label, origin, external_id)
+        return record
+
+    def output(self, system: str, segment: SegmentKey, origin: Origin) -> None:
+        """Note that ``system`` has an output on ``segment`` (segments and systems are created
+        from these)."""
+        self.segments.setdefault(segment, origin)
+        self.systems.setdefault(system, origin)
+
+    def language_pair(self, pair: tuple[str, ...], origin: Origin) -> None:
+        first, count = self.language_pairs.get(pair, (origin, 0))
+        self.language_pairs[pair] = (first, count + 1)
+
+    def add(self, record: JudgmentRecord, hit: HitRecord, problems: ProblemList) -> bool:
+        """Add one judgment unless the worker already judged that slot of that HIT (then a
+        problem names both lines); True if added."""
+        key = (record.worker, record.hit, record.slot)
+        previous = self.judged.get(key)
+        if previous is not None:
+            role, system, _, segment = record.slot
+            where = f"line {previous[1]}"
+            if previous[0] != record.file:
+                where = f"{previous[0]} {where}"
+            problems.add(
+                record.file,
+                record.line,
+                None,
+                f"duplicate judgment: worker {record.worker} already judged the "
+                f"{_ROLE_WORDS.get(role, role)} of system {system} on segment {segment} in "
+                f"{hit.label} on {where}; a worker judges each item of a HIT once",
+            )
+            return False
+        self.judged[key] = (record.file, record.line)
+        if record.seconds is not None and record.seconds * 1000 > MAX_DURATION_MS:
+            record.seconds = None
+            self.too_long += 1
+        self.judgments.append(record)
+        return True
+
+    def workers(self) -> list[str]:
+        return list(dict.fromkeys(record.worker for record in self.judgments))
+
+    def assignments(self) -> list[tuple[str, str]]:
+        """(worker, HIT) pairs in first-appearance order."""
+        return list(dict.fromkeys((record.worker, record.hit) for record in self.judgments))
+
+
+_ROLE_WORDS = {
+    SlotRole.SYSTEM.value: "output",
+    SlotRole.REPEAT.value: "repeat",
+    SlotRole.BAD_REFERENCE.value: "bad reference",
+    SlotRole.REFERENCE.value: "reference",
+}

@@ -1,0 +1,236 @@
+"""Which campaign an import goes into, and the checks of the files against it.
+
+An import either creates an "imported" campaign (``Campaign.imported_from`` = the format,
+status finished: nothing is handed out) or, when it names one, adds to an existing imported
+campaign of the same kind that the importer may change. Collected campaigns are never
+imported into: their judgments come from their own task pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+
+from campaigns.importers.judgments.records import ParsedJudgments
+from campaigns.importers.judgments.validation import file_languages
+from campaigns.importers.problems import ProblemList
+from campaigns.models import AssessmentMode, Campaign, CampaignStatus, TaskKind
+from judgments.models import Assignment, Judgment
+
+KIND_LABELS = {
+    TaskKind.DIRECT_ASSESSMENT.value: "direct-assessment",
+    TaskKind.RANKING.value: "ranking",
+}
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What the person importing says, besides the files.
+
+    ``name``: the campaign to create, or an existing imported campaign to add to;
+    ``campaign``: an existing imported campaign chosen directly (the admin's list).
+    ``source_language``/``target_language``: the new campaign's language codes (default: the
+    file's, when it names its languages by code). ``standardised``: the scores are z-scores
+    (WMT's ``*-stnd`` files), not raw 0-100. ``owner``: the new campaign's owner.
+    ``appendable``: the campaigns the importer may add to (None: any; the API and the admin
+    pass the user's own).
+    """
+
+    fmt: str
+    name: str = ""
+    campaign: Campaign | None = None
+    source_language: str = ""
+    target_language: str = ""
+    standardised: bool = False
+    owner: Any = None
+    appendable: QuerySet[Campaign] | None = None
+
+    def may_add_to(self, campaign: Campaign) -> bool:
+        return self.appendable is None or self.appendable.filter(pk=campaign.pk).exists()
+
+
+def resolve_campaign(
+    options: ImportOptions, parsed: ParsedJudgments, problems: ProblemList
+) -> Campaign | None:
+    """The campaign to import into: existing (checked) or new (unsaved); None after problems."""
+    existing = options.campaign
+    name = options.name.strip()
+    if existing is None and name:
+        existing = Campaign.objects.filter(name=name).first()
+        if existing is not None and not options.may_add_to(existing):
+            problems.add(
+                None,
+                None,
+                "name",
+                f'the name "{name}" is taken by a campaign you cannot import into; choose '
+                "another name for a new campaign",
+            )
+            return None
+    if existing is not None:
+        if not options.may_add_to(existing):
+            problems.add(None, None, "campaign", "you cannot import into this campaign")
+            return None
+        return existing if check_existing(existing, options, parsed, problems) else None
+    return new_campaign(options, parsed, problems)
+
+
+def check_existing(
+    campaign: Campaign, options: ImportOptions, parsed: ParsedJudgments, problems: ProblemList
+) -> bool:
+    """Can ``parsed`` be added to ``campaign``? Reports why not."""
+    label = f'campaign "{campaign.name}"'
+    if not campaign.imported_from:
+        problems.add(
+            None,
+            None,
+            "name",
+            f"{label} was run here, not imported: judgment files are imported into campaigns "
+            "of imported judgments only; choose another name for a new campaign",
+        )
+        return False
+    if campaign.kind != parsed.kind:
+        problems.add(
+            None,
+            None,
+            "name",
+            f"{label} holds {KIND_LABELS.get(campaign.kind, campaign.kind)} judgments and this "
+            f"file {KIND_LABELS[parsed.kind]} ones; choose another name for a new campaign",
+        )
+        return False
+    ok = True
+    for field, given, stored in (
+        ("source_language", options.source_language, campaign.source_language),
+        ("target_language", options.target_language, campaign.target_language),
+    ):
+        if given and given != stored:
+            problems.add(
+                None,
+                None,
+                field,
+                f"{label} is {campaign.source_language}-{campaign.target_language}, not "
+                f"{options.source_language or campaign.source_language}-"
+                f"{options.target_language or campaign.target_language}",
+            )
+            ok = False
+    if parsed.kind == TaskKind.DIRECT_ASSESSMENT:
+        ok = _same_scale(campaign, options, problems) and ok
+        if len(parsed.modes) == 1:
+            mode = next(iter(parsed.modes))
+            if mode != campaign.assessment_mode:
+                origin = parsed.modes[mode]
+                problems.add(
+                    origin.file,
+                    origin.line,
+                    origin.field,
+                    f"{label} is {campaign.assessment_mode}, and this file {mode}; fluency and "
+                    "adequacy are separate campaigns",
+                )
+                ok = False
+    return check_hits_are_new(campaign, parsed, problems) and ok
+
+
+def _same_scale(campaign: Campaign, options: ImportOptions, problems: ProblemList) -> bool:
+    """Raw scores and given z-scores are never mixed in one campaign: a worker's z from
+    their raw scores and a published z are standardised over different data."""
+    judged = Judgment.objects.filter(campaign=campaign)
+    has_given = judged.filter(given_z__isnull=False).exists()
+    has_raw = judged.filter(score__isnull=False).exists()
+    if options.standardised and has_raw or not options.standardised and has_given:
+        held, this = ("raw 0-100", "standardised") if has_raw else ("standardised", "raw 0-100")
+        problems.add(
+            None,
+            None,
+            "standardised",
+            f'campaign "{campaign.name}" holds {held} scores and this file {this} ones; they '
+            "cannot be standardised together, so import the file into a new campaign",
+        )
+        return False
+    return True
+
+
+def check_hits_are_new(campaign: Campaign, parsed: ParsedJudgments, problems: ProblemList) -> bool:
+    """A HIT of the file (by its HITId) must not be in the campaign already: importing the
+    same file twice would count every judgment twice."""
+    ids = {hit.external_id: hit for hit in parsed.hits.values() if hit.external_id}
+    if not ids or campaign.pk is None:
+        return True
+    stored = set(
+        Assignment.objects.filter(campaign=campaign)
+        .exclude(platform_hit_id="")
+        .values_list("platform_hit_id", flat=True)
+        .distinct()
+    )
+    again = [hit for external_id, hit in ids.items() if external_id in stored]
+    for hit in again:
+        problems.add(
+            hit.origin.file,
+            hit.origin.line,
+            "HITId",
+            f'{hit.label} is already in campaign "{campaign.name}" (imported before); a HIT '
+            "is imported once",
+        )
+    return not again
+
+
+def new_campaign(
+    options: ImportOptions, parsed: ParsedJudgments, problems: ProblemList
+) -> Campaign | None:
+    name = options.name.strip()
+    if not name:
+        problems.add(None, None, "name", "give the new campaign a name")
+        return None
+    languages = (options.source_language, options.target_language)
+    if not all(languages):
+        from_file = file_languages(parsed)
+        if from_file is None:
+            if problems:  # the file's own problems (several pairs, broken rows) come first
+                return None
+            problems.add(
+                None,
+                None,
+                "source_language",
+                "give the source and target language codes (e.g. cs and en): "
+                + _languages_found(parsed),
+            )
+            return None
+        languages = (
+            options.source_language or from_file[0],
+            options.target_language or from_file[1],
+        )
+    mode = ""
+    if parsed.kind == TaskKind.DIRECT_ASSESSMENT:
+        mode = next(iter(parsed.modes), AssessmentMode.ADEQUACY.value)
+    # Redundancy is what the file shows: the most workers any of its HITs had.
+    per_hit: dict[str, int] = {}
+    for _, hit in parsed.assignments():
+        per_hit[hit] = per_hit.get(hit, 0) + 1
+    campaign = Campaign(
+        name=name,
+        kind=parsed.kind,
+        redundancy=min(max(per_hit.values(), default=1), 100),
+        status=CampaignStatus.FINISHED,
+        status_reason="Judgments imported from published files; nothing is handed out.",
+        imported_from=options.fmt,
+        owner=options.owner,
+        source_language=languages[0],
+        target_language=languages[1],
+        assessment_mode=mode,
+    )
+    try:
+        campaign.full_clean(validate_unique=False)
+    except ValidationError as error:
+        for field, messages in error.message_dict.items():
+            for message in messages:
+                problems.add(None, None, None if field == "__all__" else field, message)
+        return None
+    return campaign
+
+
+def _languages_found(parsed: ParsedJudgments) -> str:
+    if not parsed.language_pairs:
+        return "the file does not name its languages"
+    pair = next(iter(parsed.language_pairs))
+    return f'the file names its languages "{"-".join(pair)}", which are not language codes'

@@ -1,0 +1,162 @@
+"""WMT's direct-assessment files (the ``ad-*.csv`` files of the WMT findings' human evaluation).
+
+One row per judgment, tab-separated; the header line names the columns (WMT's own files
+separate the header by spaces and the rows by tabs; both are read):
+
+    HITId WorkerId Input.src Input.trg Input.item hit sys_id rid type sid score time
+
+- ``HITId``, ``WorkerId``: the MTurk HIT and worker; one HIT becomes one Hit, one worker on
+  one HIT one assignment;
+- ``Input.src``, ``Input.trg``: the language codes (one pair per import);
+- ``Input.item``: ``ad`` (adequacy) or ``fl`` (fluency) (one per import);
+- ``sys_id``: the system; ``sid``: the segment (its line in the test set);
+- ``type``: ``SYSTEM`` (a system output), ``REPEAT``, ``BAD_REF`` or ``REF`` (quality
+  control: an exact repeat, a degraded output, the reference shown as an output);
+- ``score``: 0-100, or a z-score when the file is standardised (WMT's ``*-stnd`` files); the
+  importer is told which;
+- ``time``: the seconds the worker spent on the whole HIT (WMT repeats it on every row of the
+  HIT), spread evenly over the worker's judgments of that HIT;
+- ``hit`` and ``rid`` (WMT's HIT number and item batch) are not needed and not stored.
+"""
+
+from __future__ import annotations
+
+from campaigns.importers.context import Progress
+from campaigns.importers.judgments.records import (
+    TEST_SET_DOCUMENT,
+    JudgmentRecord,
+    ParsedJudgments,
+    slot_key,
+)
+from campaigns.importers.judgments.tables import Columns, read_table, split_tabs
+from campaigns.importers.judgments.validation import Checker, origin
+from campaigns.importers.problems import ProblemList
+from campaigns.importers.reading import InputFile
+from campaigns.models import AssessmentMode, SlotRole
+
+REQUIRED = ("HITId", "WorkerId", "sys_id", "type", "sid", "score")
+TYPES = {
+    "SYSTEM": SlotRole.SYSTEM.value,
+    "REPEAT": SlotRole.REPEAT.value,
+    "BAD_REF": SlotRole.BAD_REFERENCE.value,
+    "REF": SlotRole.REFERENCE.value,
+}
+MODES = {
+    "ad": AssessmentMode.ADEQUACY.value,
+    "adequacy": AssessmentMode.ADEQUACY.value,
+    "fl": AssessmentMode.FLUENCY.value,
+    "fluency": AssessmentMode.FLUENCY.value,
+}
+
+
+def split_header(line: str) -> list[str]:
+    """WMT writes the header with spaces, the rows with tabs; column names have neither."""
+    return line.split("\t") if "\t" in line else line.split()
+
+
+def parse_wmt_da(
+    input_file: InputFile,
+    parsed: ParsedJudgments,
+    problems: ProblemList,
+    progress: Progress | None = None,
+) -> None:
+    name = input_file.name
+    parsed.files.append(name)
+    table = read_table(input_file, problems, split=split_tabs, progress=progress)
+    if table is None:
+        return
+    if table.first is None:
+        problems.add(name, None, None, "empty file: the header line is missing")
+        return
+    header_line, header = table.first
+    columns = Columns(split_header("\t".join(header)))
+    if not columns.report_missing(name, header_line, REQUIRED, problems):
+        return
+    check = Checker(name, problems)
+    width = len(columns.names)
+    # (worker, HIT) -> (seconds of the whole HIT, line first given, judgments).
+    hit_times: dict[tuple[str, str], tuple[float | None, int, list[JudgmentRecord]]] = {}
+    for line, row in table.rest():
+        if len(row) != width:
+            problems.add(
+                name,
+                line,
+                None,
+                f"{len(row)} tab-separated fields, but the header has {width} columns",
+            )
+            continue
+        record = _row(check, columns, line, row, parsed)
+        if record is None:
+            continue
+        seconds = check.seconds(line, "time", columns.get(row, "time"))
+        key = (record.worker, record.hit)
+        first = hit_times.get(key)
+        if first is None:
+            hit_times[key] = (seconds, line, [record])
+        else:
+            if first[0] != seconds:
+                shown = "empty" if seconds is None else f"{seconds:g}"
+                before = "empty" if first[0] is None else f"{first[0]:g}"
+                check.problem(
+                    line,
+                    "time",
+                    f"time {shown} differs from {before} on line {first[1]} for the same "
+                    "worker and HIT; WMT's time is the seconds spent on the whole HIT, the "
+                    "same on each of its rows",
+                )
+            first[2].append(record)
+    for seconds, _, records in hit_times.values():
+        if seconds is not None:
+            for record in records:
+                record.seconds = seconds / len(records)
+
+
+def _row(
+    check: Checker, columns: Columns, line: int, row: list[str], parsed: ParsedJudgments
+) -> JudgmentRecord | None:
+    name = check.file
+    hit_id = check.identifier(line, "HITId", columns.get(row, "HITId"), "HITId")
+    worker = check.identifier(line, "WorkerId", columns.get(row, "WorkerId"), "WorkerId")
+    system = check.identifier(line, "sys_id", columns.get(row, "sys_id"), "system (sys_id)")
+    segment = check.identifier(line, "sid", columns.get(row, "sid"), "segment id (sid)")
+    kind = columns.get(row, "type").strip()
+    role = TYPES.get(kind.upper())
+    if role is None:
+        check.problem(
+            line,
+            "type",
+            f'unknown type "{kind}"; WMT\'s types are SYSTEM, REPEAT, BAD_REF and REF',
+        )
+    score = check.score(line, "score", columns.get(row, "score"), parsed.standardised)
+    mode_text = columns.get(row, "Input.item").strip()
+    if mode_text:
+        mode = MODES.get(mode_text.lower())
+        if mode is None:
+            check.problem(
+                line,
+                "Input.item",
+                f'unknown Input.item "{mode_text}"; WMT uses ad (adequacy) or fl (fluency)',
+            )
+        else:
+            parsed.modes.setdefault(mode, origin(name, line, "Input.item"))
+    source, target = columns.get(row, "Input.src").strip(), columns.get(row, "Input.trg").strip()
+    if source or target:
+        parsed.language_pair((source, target), origin(name, line, "Input.src"))
+    if None in (hit_id, worker, system, segment, role, score):
+        return None
+    segment_key = (TEST_SET_DOCUMENT, segment)
+    where = origin(name, line, "sid")
+    parsed.output(system, segment_key, where)
+    hit = parsed.hit(hit_id, f"HIT {hit_id}", where, external_id=hit_id)
+    record = JudgmentRecord(
+        worker=worker,
+        hit=hit_id,
+        slot=hit.slot(slot_key(role, system, segment_key)),
+        file=name,
+        line=line,
+    )
+    if parsed.standardised:
+        record.given_z = score
+    else:
+        record.score = score
+    return record if parsed.add(record, hit, check.problems) else None

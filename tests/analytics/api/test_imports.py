@@ -1,0 +1,196 @@
+"""POST /api/imports/: who may import, the 201 and 400 answers, and the schema's description."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from analytics.models import CampaignResult
+from campaigns.models import Campaign
+from judgments.models import Assignment, AssignmentStatus, Judgment, Platform
+from tests.campaigns.test_import_judgments_data import WMT_DA_RAW, da_file, da_row
+from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, WorkerFactory
+
+pytestmark = pytest.mark.django_db
+URL = "/api/imports/"
+
+
+def client_for(username: str, **fields) -> tuple[APIClient, object]:
+    user = get_user_model().objects.create_user(username, **fields)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client, user
+
+
+def upload(text: str, name: str = "ad-csen.tsv") -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, text.encode("utf-8"))
+
+
+def test_an_analyst_imports_a_file_into_a_campaign_they_then_own():
+    client, analyst = client_for("analyst")
+    response = client.post(
+        URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "WMT21 cs-en"}
+    )
+    campaign = Campaign.objects.get()
+    assert response.status_code == 201
+    assert response.json() == {
+        "format": "wmt-da",
+        "files": ["ad-csen.tsv"],
+        "campaign": campaign.pk,
+        "campaign_name": "WMT21 cs-en",
+        "kind": "direct_assessment",
+        "created": True,
+        "dry_run": False,
+        "standardised": False,
+        "counts": {
+            "judgments": 44,
+            "workers": 2,
+            "assignments": 2,
+            "hits": 2,
+            "systems": 2,
+            "segments": 5,
+            "new_workers": 2,
+            "new_systems": 2,
+            "new_segments": 5,
+        },
+        "ignored": {},
+        "notes": [],
+        "message": "Imported 44 judgments (2 workers, 2 assignments, 2 HITs, 2 systems, 5 "
+        'segments) from ad-csen.tsv into new campaign "WMT21 cs-en" (direct assessment, raw '
+        "0-100 scores).",
+    }
+    assert campaign.owner == analyst
+    assert CampaignResult.objects.get(campaign=campaign).n_judgments == 44
+
+
+def test_problems_answer_400_with_every_line_and_nothing_is_written():
+    client, _ = client_for("analyst")
+    text = da_file(
+        da_row("H1", "W1", "A", "SYSTEM", "1", "120"), da_row("H1", "W1", "A", "FOO", "2", "5")
+    )
+    response = client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "x"})
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "2 problems found; nothing was imported.",
+        "total": 2,
+        "omitted": 0,
+        "problems": [
+            {
+                "file": "ad-csen.tsv",
+                "line": 2,
+                "field": "score",
+                "message": "score 120 is outside 0-100; raw scores are slider positions from "
+                "0 to 100 (if the file holds standardised z-scores, import it as standardised)",
+            },
+            {
+                "file": "ad-csen.tsv",
+                "line": 3,
+                "field": "type",
+                "message": 'unknown type "FOO"; WMT\'s types are SYSTEM, REPEAT, BAD_REF and REF',
+            },
+        ],
+    }
+    assert (Campaign.objects.count(), Judgment.objects.count()) == (0, 0)
+
+
+def test_a_bad_request_answers_in_the_same_shape():
+    client, _ = client_for("analyst")
+    response = client.post(URL, {"format": "csv"})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["detail"] == "2 problems found; nothing was imported."
+    assert body["problems"] == [
+        {"file": None, "line": None, "field": "file", "message": "This field is required."},
+        {
+            "file": None,
+            "line": None,
+            "field": "format",
+            "message": '"csv" is not a valid choice.',
+        },
+    ]
+    response = client.post(URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da"})
+    assert response.json()["problems"] == [
+        {"file": None, "line": None, "field": "name", "message": "Give the campaign a name."}
+    ]
+
+
+def test_adding_to_a_campaign_needs_the_right_to_change_it():
+    owner_client, owner = client_for("owner")
+    other_client, _ = client_for("other")
+    CampaignFactory(name="owned", imported_from="wmt-da", owner=owner)
+    text = da_file(da_row("H9", "W1", "A", "SYSTEM", "1", "50"))
+    response = other_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        {
+            "file": None,
+            "line": None,
+            "field": "name",
+            "message": 'the name "owned" is taken by a campaign you cannot import into; choose '
+            "another name for a new campaign",
+        }
+    ]
+    response = owner_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
+    assert response.status_code == 201
+    assert response.json()["created"] is False
+    assert Judgment.objects.filter(campaign__name="owned").count() == 1
+
+
+def test_a_dry_run_answers_200_and_writes_nothing():
+    client, _ = client_for("analyst")
+    response = client.post(
+        URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "x", "dry_run": "true"}
+    )
+    assert response.status_code == 200
+    assert (response.json()["dry_run"], response.json()["campaign"]) == (True, None)
+    assert Campaign.objects.count() == 0
+
+
+def test_an_mturk_batch_reconciles_only_the_users_own_campaigns():
+    owner_client, owner = client_for("owner")
+    other_client, _ = client_for("other")
+    campaign = CampaignFactory(name="ours", owner=owner)
+    AssignmentFactory(
+        hit=HitFactory(campaign=campaign),
+        worker=WorkerFactory(platform=Platform.MTURK, external_id="WA"),
+        status=AssignmentStatus.SUBMITTED,
+        platform_assignment_id="AS1",
+    )
+    batch = "HITId,AssignmentId,WorkerId,AssignmentStatus\nHIT1,AS1,WA,Approved\n"
+    response = other_client.post(URL, {"file": upload(batch, "batch.csv"), "format": "mturk-batch"})
+    assert response.status_code == 400
+    assert response.json()["problems"][0]["field"] == "AssignmentId"
+    assert Assignment.objects.get().status == AssignmentStatus.SUBMITTED
+    response = owner_client.post(URL, {"file": upload(batch, "batch.csv"), "format": "mturk-batch"})
+    assert response.status_code == 201
+    assert response.json()["counts"]["mark_approved"] == 1
+    assert Assignment.objects.get().status == AssignmentStatus.APPROVED
+
+
+def test_without_credentials_the_endpoint_answers_401():
+    response = APIClient().post(URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "x"})
+    assert response.status_code == 401
+    assert Campaign.objects.count() == 0
+
+
+def test_the_schema_describes_the_request_and_both_answers():
+    client, _ = client_for("analyst")
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    operation = schema["paths"]["/api/imports/"]["post"]
+    body = operation["requestBody"]["content"]["multipart/form-data"]["schema"]["$ref"]
+    request = schema["components"]["schemas"][body.rsplit("/", 1)[1]]
+    assert set(request["properties"]) == {
+        "file",
+        "format",
+        "name",
+        "source_language",
+        "target_language",
+        "standardised",
+        "dry_run",
+    }
+    assert request["required"] == ["file", "format"]
+    assert request["properties"]["file"]["items"] == {"type": "string", "format": "binary"}
+    assert set(operation["responses"]) >= {"200", "201", "400"}
+    problems = operation["responses"]["400"]["content"]["application/json"]["schema"]["$ref"]
+    assert problems.endswith("/ImportProblems")

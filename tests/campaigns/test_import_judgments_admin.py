@@ -1,0 +1,116 @@
+"""The admin's "Import judgments" page (CampaignJudgmentImportAdminMixin), on an admin site of
+its own so that it is tested whatever the campaign admin it is mixed into."""
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import path
+
+from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
+from campaigns.models import Campaign
+from judgments.models import Judgment
+from tests.campaigns.test_import_judgments_data import WMT_DA_RAW, da_file, da_row
+from tests.factories import CampaignFactory
+
+site = admin.AdminSite(name="judgment_import_test")
+
+
+@admin.register(Campaign, site=site)
+class ImportingCampaignAdmin(CampaignJudgmentImportAdminMixin, admin.ModelAdmin):
+    def get_urls(self):
+        return [*self.judgment_import_urls(), *super().get_urls()]
+
+
+urlpatterns = [path("admin/", site.urls)]
+pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
+URL = "/admin/campaigns/campaign/import-judgments/"
+
+
+@pytest.fixture
+def staff(client):
+    user = get_user_model().objects.create_user("req", password="pw", is_staff=True)
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            codename__in=["add_campaign", "change_campaign", "view_campaign"]
+        )
+    )
+    client.force_login(user)
+    return user
+
+
+def upload(text: str, name: str = "ad-csen.tsv") -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, text.encode("utf-8"), content_type="text/tab-separated-values")
+
+
+def test_page_and_changelist_button(client, staff):
+    page = client.get(URL)
+    assert page.status_code == 200
+    assert [choice[0] for choice in page.context["form"].fields["format"].choices] == [
+        "wmt-da",
+        "appraise",
+        "wmt08-rr",
+        "wmt10-rr",
+        "mturk-batch",
+    ]
+    changelist = client.get("/admin/campaigns/campaign/")
+    assert changelist.context["judgment_import_url"] == URL
+
+
+def test_upload_creates_the_campaign_and_links_to_it(client, staff):
+    response = client.post(
+        URL, {"files": upload(WMT_DA_RAW), "format": "wmt-da", "name": "WMT21 cs-en"}
+    )
+    campaign = Campaign.objects.get()
+    change = f"/admin/campaigns/campaign/{campaign.pk}/change/"
+    assert response.status_code == 302
+    assert response["Location"] == change
+    assert campaign.owner == staff
+    assert Judgment.objects.count() == 44
+    shown = [str(message) for message in response.wsgi_request._messages]
+    assert shown == [
+        "Imported 44 judgments (2 workers, 2 assignments, 2 HITs, 2 systems, 5 segments) from "
+        # The summary is escaped (a campaign name is text), the link is not.
+        "ad-csen.tsv into new campaign &quot;WMT21 cs-en&quot; (direct assessment, raw 0-100 "
+        "scores). "
+        f'<a href="{change}">Open the campaign and its results</a>.'
+    ]
+
+
+def test_problems_are_listed_and_nothing_is_written(client, staff):
+    text = da_file(da_row("H1", "W1", "A", "SYSTEM", "1", "abc"))
+    response = client.post(URL, {"files": upload(text), "format": "wmt-da", "name": "x"})
+    assert response.status_code == 200
+    assert [str(problem) for problem in response.context["problems"]] == [
+        'ad-csen.tsv line 2, field "score": "abc" is not a number; every judgment needs one'
+    ]
+    assert b"1 problem found; nothing was imported." in response.content
+    assert Campaign.objects.count() == 0
+
+
+def test_check_only_and_adding_to_an_imported_campaign(client, staff):
+    existing = CampaignFactory(name="earlier", imported_from="wmt-da")
+    CampaignFactory(name="collected")
+    form = client.get(URL).context["form"]
+    assert list(form.fields["campaign"].queryset) == [existing]
+    response = client.post(
+        URL,
+        {"files": upload(WMT_DA_RAW), "format": "wmt-da", "campaign": existing.pk, "_check": "1"},
+    )
+    assert response.status_code == 200
+    assert response.context["checked"].message.startswith(
+        "Checked ad-csen.tsv: no problems. Importing would add 44 judgments"
+    )
+    assert Judgment.objects.count() == 0
+    client.post(URL, {"files": upload(WMT_DA_RAW), "format": "wmt-da", "campaign": existing.pk})
+    assert Judgment.objects.filter(campaign=existing).count() == 44
+
+
+def test_form_needs_a_name_or_a_campaign_and_staff_need_permissions(client, staff):
+    response = client.post(URL, {"files": upload(WMT_DA_RAW), "format": "wmt-da"})
+    assert response.context["form"].errors == {
+        "name": ["Give the new campaign a name, or choose one to add to."]
+    }
+    staff.user_permissions.clear()
+    assert client.get(URL).status_code == 403
