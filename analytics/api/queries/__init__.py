@@ -1,0 +1,56 @@
+"""What the API's endpoints read about many rows at once (DESIGN.md: logic about many rows
+in ``queries`` as ``annotate_*`` functions).
+
+Every list endpoint runs a fixed number of queries whatever its page size:
+
+- :mod:`.rows`: annotations and page-wide completions of the listed rows (campaigns with
+  progress and cost, HITs, workers with timing, assignments, judgments);
+- :mod:`.scores`: segment-level scores computed from the judgments with the statistics' own
+  z-scores and selections, and the pairwise significance matrix of the stored results.
+"""
+
+from analytics.api.queries.rows import (
+    PAID_STATUSES,
+    CampaignCost,
+    WorkerTiming,
+    annotate_assignment_counts,
+    annotate_assignments,
+    annotate_campaign_cost,
+    annotate_campaign_progress,
+    annotate_campaign_results,
+    annotate_hits,
+    annotate_judgments,
+    attach_campaign_costs,
+    attach_worker_timing,
+    campaign_workers,
+)
+from analytics.api.queries.scores import (
+    DEFAULT_SIGNIFICANCE_METHOD,
+    SegmentTable,
+    da_segment_scores,
+    ranking_segment_scores,
+    segment_scores,
+    significance_table,
+)
+
+__all__ = [
+    "DEFAULT_SIGNIFICANCE_METHOD",
+    "PAID_STATUSES",
+    "CampaignCost",
+    "SegmentTable",
+    "WorkerTiming",
+    "annotate_assignment_counts",
+    "annotate_assignments",
+    "annotate_campaign_cost",
+    "annotate_campaign_progress",
+    "annotate_campaign_results",
+    "annotate_hits",
+    "annotate_judgments",
+    "attach_campaign_costs",
+    "attach_worker_timing",
+    "campaign_workers",
+    "da_segment_scores",
+    "ranking_segment_scores",
+    "segment_scores",
+    "significance_table",
+]

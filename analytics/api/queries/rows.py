@@ -1,0 +1,422 @@
+"""Annotations of the rows the API lists: campaigns (progress, cost), HITs, workers,
+assignments and judgments.
+
+The figures of a row are annotations of the page's one query (correlated subqueries, one per
+figure, so that counting assignments never multiplies rows with a join on judgments), or come
+from one grouped query over the whole page afterwards (``attach_*``), never from a query per
+row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    FilteredRelation,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Coalesce
+from numpy.typing import NDArray
+
+from campaigns.models import Campaign, Hit, HitSlot, MTurkHit
+from campaigns.platforms.mturk import fee_for, fee_rate
+from judgments.models import (
+    Assignment,
+    AssignmentStatus,
+    Bonus,
+    BonusStatus,
+    CampaignWorker,
+    Judgment,
+    Worker,
+)
+
+__all__ = [
+    "PAID_STATUSES",
+    "CampaignCost",
+    "WorkerTiming",
+    "annotate_assignment_counts",
+    "annotate_assignments",
+    "annotate_campaign_cost",
+    "annotate_campaign_progress",
+    "annotate_campaign_results",
+    "annotate_hits",
+    "annotate_judgments",
+    "attach_campaign_costs",
+    "attach_worker_timing",
+    "campaign_workers",
+]
+
+# Assignments the requester pays for: submitted ones are approved automatically after the
+# campaign's auto-approval delay unless rejected, so they are money committed.
+PAID_STATUSES = (AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED)
+CENT = Decimal("0.01")
+
+
+def _count(queryset: QuerySet, outer: str) -> Coalesce:
+    """COUNT(*) of ``queryset`` (already filtered on ``OuterRef``) as a correlated subquery."""
+    counted = queryset.order_by().values(outer).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def annotate_assignment_counts(queryset: QuerySet, outer: str) -> QuerySet:
+    """``assignments_<status>``: the row's assignments in each status (``outer``: the
+    Assignment field that points at the row, "campaign" or "hit")."""
+    return queryset.annotate(
+        **{
+            f"assignments_{status}": _count(
+                Assignment.objects.filter(**{outer: OuterRef("pk"), "status": status}), outer
+            )
+            for status in AssignmentStatus.values
+        }
+    )
+
+
+# --- Campaigns -------------------------------------------------------------------------------
+
+
+def annotate_campaign_progress(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
+    """HITs, assignments by status, judgments, and the assignments that count as done.
+
+    ``n_hits`` are the regular HITs (a qualification test is outside the redundancy);
+    ``n_done`` the submitted or approved assignments on them. The share done is
+    ``n_done / (n_hits * redundancy)`` (:class:`~analytics.api.serializers.ProgressSerializer`).
+    """
+    queryset = annotate_assignment_counts(queryset, "campaign")
+    return queryset.annotate(
+        n_hits=_count(
+            Hit.objects.filter(campaign=OuterRef("pk"), is_qualification=False), "campaign"
+        ),
+        n_qualification_hits=_count(
+            Hit.objects.filter(campaign=OuterRef("pk"), is_qualification=True), "campaign"
+        ),
+        n_done=_count(
+            Assignment.objects.filter(
+                campaign=OuterRef("pk"),
+                status__in=PAID_STATUSES,
+                hit__is_qualification=False,
+            ),
+            "campaign",
+        ),
+        n_judgments=_count(Judgment.objects.filter(campaign=OuterRef("pk")), "campaign"),
+    )
+
+
+def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
+    """What the campaign has cost so far, before MTurk's fee (see :func:`attach_campaign_costs`).
+
+    ``n_paid``: submitted or approved assignments (qualification tests included: they are paid
+    like any HIT); ``bonuses_sent``: the sum of bonuses MTurk confirmed; ``on_mturk``: some HIT
+    was published on MTurk (sandbox or production); ``on_mturk_production``: on the production
+    marketplace, where MTurk charges its fee.
+    """
+    bonuses = (
+        Bonus.objects.filter(assignment__campaign=OuterRef("pk"), status=BonusStatus.SENT)
+        .order_by()
+        .values("assignment__campaign")
+        .annotate(total=Sum("amount"))
+        .values("total")
+    )
+    return queryset.annotate(
+        n_paid=_count(
+            Assignment.objects.filter(campaign=OuterRef("pk"), status__in=PAID_STATUSES),
+            "campaign",
+        ),
+        bonuses_sent=Coalesce(
+            Subquery(bonuses, output_field=Campaign._meta.get_field("reward")),
+            Value(Decimal("0.00")),
+            output_field=Campaign._meta.get_field("reward"),
+        ),
+        on_mturk=Exists(MTurkHit.objects.filter(hit__campaign=OuterRef("pk"))),
+        on_mturk_production=Exists(
+            MTurkHit.objects.filter(hit__campaign=OuterRef("pk"), sandbox=False)
+        ),
+    )
+
+
+def annotate_campaign_results(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
+    """When the stored results were computed and over what, whichever kind's they are (a
+    campaign has at most one of the two result rows). The results' JSON details are not read."""
+    return queryset.annotate(
+        results_computed_at=Coalesce(F("da_result__computed_at"), F("ranking_result__computed_at")),
+        results_n_judgments=Coalesce(F("da_result__n_judgments"), F("ranking_result__n_judgments")),
+        results_n_scored_judgments=Coalesce(
+            F("da_result__n_scored_judgments"), F("ranking_result__n_scored_judgments")
+        ),
+        results_n_workers=Coalesce(F("da_result__n_workers"), F("ranking_result__n_workers")),
+    )
+
+
+@dataclass(frozen=True)
+class CampaignCost:
+    """A campaign's cost in US dollars: rewards of paid assignments, sent bonuses and MTurk's
+    fee on both (production HITs only: the sandbox pays nothing)."""
+
+    reward: Decimal
+    paid_assignments: int
+    rewards: Decimal
+    bonuses: Decimal
+    mturk_fees: Decimal
+    on_mturk: bool
+    on_mturk_production: bool
+    currency: str = "USD"
+
+    @property
+    def total(self) -> Decimal:
+        return self.rewards + self.bonuses + self.mturk_fees
+
+
+def attach_campaign_costs(campaigns: Sequence[Campaign]) -> None:
+    """Set ``campaign.cost`` (:class:`CampaignCost`) on campaigns annotated by
+    :func:`annotate_campaign_cost`.
+
+    MTurk's fee is charged per assignment and per bonus and rounded to the cent each time
+    (``campaigns.platforms.mturk.fee_for``), at a rate that depends on the HIT's number of
+    assignments (``fee_rate``), so it is summed from two grouped queries over the page's
+    campaigns on production MTurk (paid assignments by HIT size, sent bonuses by amount),
+    never from a query per campaign.
+    """
+    production = [c.pk for c in campaigns if c.on_mturk_production]
+    reward_fees: dict[int, Decimal] = {}
+    bonus_fees: dict[int, Decimal] = {}
+    if production:
+        by_size = (
+            Assignment.objects.filter(
+                campaign_id__in=production,
+                status__in=PAID_STATUSES,
+                hit__mturk__sandbox=False,
+            )
+            .order_by()
+            .values_list("campaign_id", "hit__mturk__max_assignments")
+            .annotate(n=Count("pk"))
+        )
+        masters = {c.pk: c.mturk_masters for c in campaigns}
+        rewards = {c.pk: c.reward for c in campaigns}
+        for campaign_id, size, n in by_size:
+            if rewards[campaign_id] > 0:
+                fee = fee_for(rewards[campaign_id], fee_rate(size, masters=masters[campaign_id]))
+                reward_fees[campaign_id] = reward_fees.get(campaign_id, Decimal(0)) + fee * n
+        by_amount = (
+            Bonus.objects.filter(
+                assignment__campaign_id__in=production,
+                status=BonusStatus.SENT,
+                assignment__hit__mturk__sandbox=False,
+            )
+            .order_by()
+            .values_list("assignment__campaign_id", "amount")
+            .annotate(n=Count("pk"))
+        )
+        # A bonus pays MTurk's base rate only: the extra 20% (10+ assignments) and 5%
+        # (Masters) apply to rewards (campaigns/platforms/mturk/costs.py).
+        bonus_rate = fee_rate(1, masters=False)
+        for campaign_id, amount, n in by_amount:
+            bonus_fees[campaign_id] = bonus_fees.get(campaign_id, Decimal(0)) + (
+                fee_for(amount, bonus_rate) * n
+            )
+    for campaign in campaigns:
+        campaign.cost = CampaignCost(
+            reward=campaign.reward,
+            paid_assignments=campaign.n_paid,
+            rewards=(campaign.reward * campaign.n_paid).quantize(CENT),
+            bonuses=Decimal(campaign.bonuses_sent).quantize(CENT),
+            mturk_fees=(
+                reward_fees.get(campaign.pk, Decimal(0)) + bonus_fees.get(campaign.pk, Decimal(0))
+            ).quantize(CENT),
+            on_mturk=campaign.on_mturk,
+            on_mturk_production=campaign.on_mturk_production,
+        )
+
+
+# --- HITs and workers ------------------------------------------------------------------------
+
+
+def annotate_hits(queryset: QuerySet[Hit]) -> QuerySet[Hit]:
+    """Slots, assignments by status and the MTurk HIT id of each HIT."""
+    queryset = annotate_assignment_counts(queryset, "hit")
+    return queryset.annotate(
+        n_slots=_count(HitSlot.objects.filter(hit=OuterRef("pk")), "hit"),
+        mturk_hit_id=F("mturk__mturk_hit_id"),
+    )
+
+
+def campaign_workers(campaign: Campaign) -> QuerySet[Worker]:
+    """The workers of a campaign (an assignment or a membership in it) with their standing
+    there: the membership's flags and background, their reliability (direct assessment) or
+    trust (ranking) row, and their number of assignments. One query: the three per-campaign
+    rows are LEFT JOINs restricted to the campaign (each is unique per campaign and worker)."""
+    in_campaign = Exists(
+        Assignment.objects.filter(campaign=campaign, worker=OuterRef("pk"))
+    ) | Exists(CampaignWorker.objects.filter(campaign=campaign, worker=OuterRef("pk")))
+    return (
+        Worker.objects.filter(in_campaign)
+        .annotate(
+            membership=FilteredRelation(
+                "campaigns_joined", condition=Q(campaigns_joined__campaign=campaign)
+            ),
+            reliability=FilteredRelation(
+                "campaign_stats", condition=Q(campaign_stats__campaign=campaign)
+            ),
+            trust=FilteredRelation("ranking_stats", condition=Q(ranking_stats__campaign=campaign)),
+        )
+        .annotate(
+            n_assignments=_count(
+                Assignment.objects.filter(campaign=campaign, worker=OuterRef("pk")), "worker"
+            ),
+            excluded=Coalesce(F("membership__excluded"), Value(False)),
+            untrusted=Coalesce(F("membership__untrusted"), Value(False)),
+            qualification_passed=F("membership__qualification_passed"),
+            years_source_language=F("membership__years_source_language"),
+            years_target_language=F("membership__years_target_language"),
+            reliability_id=F("reliability__id"),
+            reliability_reliable=F("reliability__reliable"),
+            reliability_p_value=F("reliability__p_value"),
+            reliability_test=F("reliability__test"),
+            reliability_n_pairs=F("reliability__n_pairs"),
+            reliability_n_bad_ref_pairs=F("reliability__n_bad_ref_pairs"),
+            reliability_n_repeat_pairs=F("reliability__n_repeat_pairs"),
+            reliability_reason=F("reliability__reason"),
+            reliability_recommendation=F("reliability__recommendation"),
+            trust_id=F("trust__id"),
+            trust_status=F("trust__status"),
+            trust_gold_seen=F("trust__gold_seen"),
+            trust_gold_correct=F("trust__gold_correct"),
+            trust_accuracy=F("trust__accuracy"),
+            trust_flagged=F("trust__flagged"),
+            trust_in_scores=F("trust__in_scores"),
+        )
+        .order_by("external_id", "pk")
+    )
+
+
+@dataclass(frozen=True)
+class WorkerTiming:
+    """A worker's judgments in one campaign and the seconds they took. Seconds per judgment are
+    the browser's measurement when present, else the server's (as ``analytics.loading``);
+    ``n_timed`` judgments have either. Mean, median and total are over those (None if none)."""
+
+    n_judgments: int
+    n_timed: int
+    mean_seconds: float | None
+    median_seconds: float | None
+    total_seconds: float | None
+
+
+def _timings(
+    worker: NDArray[np.int64], seconds: NDArray[np.float64], wanted: NDArray[np.int64]
+) -> dict[int, WorkerTiming]:
+    """Per worker of ``wanted``: counts, mean, median and total of ``seconds`` (NaN: untimed),
+    with one sort for all workers (the median of each group is read at its middle)."""
+    timed = ~np.isnan(seconds)
+    ids, code = np.unique(worker, return_inverse=True)
+    code = code.reshape(-1)
+    k = ids.shape[0]
+    n_all = np.bincount(code, minlength=k)
+    t_code, t_seconds = code[timed], seconds[timed]
+    n = np.bincount(t_code, minlength=k)
+    total = np.bincount(t_code, weights=t_seconds, minlength=k)
+    order = np.lexsort((t_seconds, t_code))
+    ordered = t_seconds[order]
+    start = np.cumsum(n) - n
+    low = start + np.maximum(n - 1, 0) // 2
+    high = start + n // 2
+    median = np.full(k, np.nan)
+    has = n > 0
+    median[has] = (ordered[low[has]] + ordered[np.minimum(high[has], ordered.shape[0] - 1)]) / 2
+    found = {int(worker_id): i for i, worker_id in enumerate(ids.tolist())}
+    out: dict[int, WorkerTiming] = {}
+    for worker_id in wanted.tolist():
+        i = found.get(int(worker_id))
+        if i is None or n[i] == 0:
+            out[int(worker_id)] = WorkerTiming(
+                n_judgments=0 if i is None else int(n_all[i]),
+                n_timed=0,
+                mean_seconds=None,
+                median_seconds=None,
+                total_seconds=None,
+            )
+            continue
+        out[int(worker_id)] = WorkerTiming(
+            n_judgments=int(n_all[i]),
+            n_timed=int(n[i]),
+            mean_seconds=float(total[i] / n[i]),
+            median_seconds=float(median[i]),
+            total_seconds=float(total[i]),
+        )
+    return out
+
+
+def attach_worker_timing(workers: Sequence[Worker], campaign_id: int) -> None:
+    """Set ``worker.timing`` (:class:`WorkerTiming`) from one query over the page's workers."""
+    ids = np.array([w.pk for w in workers], dtype=np.int64)
+    if ids.size == 0:
+        return
+    rows = list(
+        Judgment.objects.filter(campaign_id=campaign_id, worker_id__in=ids.tolist())
+        .order_by()
+        .values_list("worker_id", "client_duration_ms", "server_duration_ms")
+    )
+    table = np.array(rows, dtype=np.float64).reshape(-1, 3)
+    client, server = table[:, 1], table[:, 2]
+    seconds = np.where(np.isnan(client), server, client) / 1000.0
+    timing = _timings(table[:, 0].astype(np.int64), seconds, ids)
+    for worker in workers:
+        worker.timing = timing[worker.pk]
+
+
+# --- Assignments and judgments ---------------------------------------------------------------
+
+
+def annotate_assignments(queryset: QuerySet[Assignment]) -> QuerySet[Assignment]:
+    """Each assignment with its HIT and worker (joined) and its number of judgments."""
+    return queryset.select_related("hit", "worker").annotate(
+        n_judgments=_count(Judgment.objects.filter(assignment=OuterRef("pk")), "assignment")
+    )
+
+
+def annotate_judgments(queryset: QuerySet[Judgment]) -> QuerySet[Judgment]:
+    """Each judgment with what an analyst reads beside it, joined in the same query: the HIT
+    number, slot position, group and role, the system of the output judged, the document and
+    segment ids (the slot's segment, else its output's), the worker's platform id and the
+    assignment's status. Only the columns shown are read (no texts of the slot or output)."""
+    return queryset.annotate(
+        hit_number=F("slot__hit__number"),
+        slot_position=F("slot__position"),
+        slot_group=F("slot__group"),
+        role=F("slot__role"),
+        system_id=F("slot__output__system_id"),
+        system_name=F("slot__output__system__name"),
+        document_external_id=Coalesce(
+            F("slot__segment__document__external_id"),
+            F("slot__output__segment__document__external_id"),
+        ),
+        segment_external_id=Coalesce(
+            F("slot__segment__external_id"), F("slot__output__segment__external_id")
+        ),
+        worker_external_id=F("worker__external_id"),
+        assignment_status=F("assignment__status"),
+    ).only(
+        "id",
+        "campaign_id",
+        "assignment_id",
+        "worker_id",
+        "score",
+        "given_z",
+        "rank",
+        "text",
+        "yes_no",
+        "yes_no_second",
+        "client_duration_ms",
+        "server_duration_ms",
+        "submitted_at",
+    )
