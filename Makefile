@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench-import clean
+.PHONY: run test lint format bench-import bench-export clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "evalsite needs Python 3.11 or newer; set PYTHON=/path/to/python3.11"'
@@ -38,6 +38,9 @@ format: $(VENV)/.installed-dev
 
 bench-import: $(VENV)/.installed-dev
 	$(BIN)/python bench/import_speed.py
+
+bench-export: $(VENV)/.installed-dev
+	$(BIN)/python bench/export_judgments.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -14,8 +14,14 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 python manage.py migrate --noinput
 python manage.py collectstatic --noinput --verbosity 1
 
+# Threaded workers: a streamed export of a million judgments takes about 30 s, and gunicorn's
+# sync workers are killed after --timeout (30 s) mid-download, leaving the client a cut-off
+# file with status 200. A gthread worker's heartbeat goes on while one thread streams.
+# Database connections: up to WEB_CONCURRENCY x WEB_THREADS.
 exec gunicorn evalsite.wsgi:application \
   --bind "0.0.0.0:${PORT:-8000}" \
   --workers "${WEB_CONCURRENCY:-3}" \
+  --worker-class gthread \
+  --threads "${WEB_THREADS:-4}" \
   --access-logfile - \
   "$@"

@@ -67,6 +67,8 @@ def test_deploy_scripts_exec_the_production_processes():
     web = (REPO_ROOT / SCRIPTS["web"]).read_text()
     assert web.index("manage.py migrate --noinput") < web.index("manage.py collectstatic --noinput")
     assert "exec gunicorn evalsite.wsgi:application" in web
+    # Streamed exports outlive gunicorn's 30 s timeout: threaded workers keep heartbeating.
+    assert "--worker-class gthread" in web
     assert '--bind "0.0.0.0:${PORT:-8000}"' in web
     assert "exec celery -A evalsite worker" in (REPO_ROOT / SCRIPTS["worker"]).read_text()
     assert "exec celery -A evalsite beat" in (REPO_ROOT / SCRIPTS["beat"]).read_text()

@@ -1,5 +1,507 @@
-"""Streamed exports (stub: filled in by the exports work)."""
+"""Streamed exports of a campaign: its judgments as CSV or JSON Lines, its system table as CSV,
+WMT-style TSV or LaTeX.
+
+Routes (under /api/, authenticated like every endpoint; a campaign the user may not read is a
+404, as if it did not exist):
+
+- ``campaigns/<id>/export/judgments.csv`` and ``.../judgments.jsonl``: every judgment of the
+  campaign, one row each, with its HIT, slot, role, system, document and segment, the texts
+  (source, main reference, the text shown), the worker, the assignment and its status, the
+  answer (score, given z, rank, text, yes/no answers, details) and the timings. One SQL query
+  with joins, read with ``.iterator()`` (a server-side cursor on PostgreSQL) and written row
+  by row into a StreamingHttpResponse: memory stays flat whatever the campaign's size
+  (bench/export_judgments.py measures a million judgments).
+- ``campaigns/<id>/export/systems.csv``, ``.tsv`` and ``.tex``: the stored system scores
+  (direct assessment: rank range, mean z, mean raw score, n, cluster; ranking: the same per
+  scoring method), reliable (trusted) workers only unless ``?include_unreliable=1``
+  (``?include_untrusted=1`` for ranking); ``?method=`` picks one ranking method.
+
+The views are DRF APIViews so that token authentication, permissions and the OpenAPI schema
+work as for every endpoint; the files themselves are written by the pure
+:mod:`analytics.export_formats`. Errors (401, 404, 400, 409) are JSON ``{"detail": ...}`` (or
+``{"<parameter>": [...]}``) whatever the client's Accept header: the content negotiation here
+always picks JSON, since a CSV renderer has nothing sensible to say about an error.
+"""
 
 from __future__ import annotations
 
-urlpatterns: list = []
+from collections.abc import Iterator
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models.fields.json import KeyTextTransform
+from django.http import HttpResponse, StreamingHttpResponse
+from django.urls import path
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from analytics import export_formats as formats
+from analytics.api.permissions import get_visible_campaign
+from analytics.models import (
+    CampaignResult,
+    RankingMethod,
+    RankingResult,
+    RankingScore,
+    SystemScore,
+)
+from campaigns.models import Campaign, TaskKind
+from judgments.models import Judgment
+
+__all__ = ["JUDGMENT_COLUMNS", "judgment_rows", "urlpatterns"]
+
+# (column, the field path read for it): the export's columns in order. One query joins
+# judgment -> slot -> HIT / output -> system / segment -> document, worker, assignment and
+# campaign; nothing is looked up per row.
+JUDGMENT_FIELDS: tuple[tuple[str, str | KeyTextTransform], ...] = (
+    ("judgment_id", "id"),
+    ("campaign", "campaign__name"),
+    ("hit", "slot__hit__number"),
+    ("slot_position", "slot__position"),
+    ("slot_group", "slot__group"),
+    ("role", "slot__role"),
+    ("system", "slot__output__system__name"),
+    ("document", "slot__segment__document__external_id"),
+    ("segment", "slot__segment__external_id"),
+    ("source", "slot__segment__source"),
+    # The main reference: the first of the segment's references, as text (->> 0): the
+    # database picks it out, Python decodes no JSON for it.
+    ("reference", KeyTextTransform("0", "slot__segment__references")),
+    ("shown_text", "slot__shown_text"),
+    ("worker_platform", "worker__platform"),
+    ("worker_external_id", "worker__external_id"),
+    ("assignment_id", "assignment_id"),
+    ("platform_assignment_id", "assignment__platform_assignment_id"),
+    ("assignment_status", "assignment__status"),
+    ("score", "score"),
+    ("given_z", "given_z"),
+    ("rank", "rank"),
+    ("text", "text"),
+    ("yes_no", "yes_no"),
+    ("yes_no_second", "yes_no_second"),
+    ("details", "details"),
+    ("client_started_at", "client_started_at"),
+    ("client_duration_ms", "client_duration_ms"),
+    ("served_at", "served_at"),
+    ("submitted_at", "submitted_at"),
+    ("server_duration_ms", "server_duration_ms"),
+)
+JUDGMENT_COLUMNS: tuple[str, ...] = tuple(column for column, _ in JUDGMENT_FIELDS)
+# Rows fetched from the cursor at a time: ~2,000 rows of a few hundred bytes each.
+FETCH_CHUNK_SIZE = 2000
+
+
+def judgment_rows(campaign: Campaign) -> Iterator[tuple[Any, ...]]:
+    """The campaign's judgments as tuples in :data:`JUDGMENT_COLUMNS` order, by HIT,
+    assignment and slot position, read lazily (the query runs at the first ``next``).
+
+    On PostgreSQL the rows are read inside a transaction: Django then declares an ordinary
+    server-side cursor, which streams. Outside one it declares a WITH HOLD cursor, and
+    PostgreSQL computes and stores the whole result before sending the first row. A
+    transaction also gives the export one consistent snapshot. Not on SQLite: there a
+    transaction (IMMEDIATE, see settings) would hold the write lock, and workers' submissions
+    would wait for the download; SQLite's cursor reads lazily without one.
+    """
+    queryset = (
+        Judgment.objects.filter(campaign=campaign)
+        .order_by("slot__hit__number", "assignment_id", "slot__position", "id")
+        .values_list(*(field for _, field in JUDGMENT_FIELDS))
+    )
+    if connection.vendor == "postgresql":
+        with transaction.atomic():
+            yield from queryset.iterator(chunk_size=FETCH_CHUNK_SIZE)
+    else:
+        yield from queryset.iterator(chunk_size=FETCH_CHUNK_SIZE)
+
+
+# --- Views -----------------------------------------------------------------------------------
+
+
+class ErrorsAsJSON(BaseContentNegotiation):
+    """Always the view's first renderer (JSON). The exports write their own files; DRF only
+    renders errors, and a client that asked for text/csv should get the error as JSON, not a
+    406."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class NotComputed(APIException):
+    """409: the campaign exists and may be read, but has no stored results yet."""
+
+    status_code = 409
+    default_code = "not_computed"
+    default_detail = "The campaign's statistics have not been computed yet."
+
+
+ERROR = inline_serializer("ExportError", {"detail": serializers.CharField()})
+ERRORS = {
+    400: OpenApiResponse(
+        OpenApiTypes.OBJECT,
+        description="A query parameter is unknown or invalid: {parameter: [message]}.",
+    ),
+    401: OpenApiResponse(ERROR, description="No, invalid or inactive credentials."),
+    404: OpenApiResponse(
+        ERROR, description="No campaign with this id that you may read (also when it exists)."
+    ),
+}
+TABLE_ERRORS = {
+    **ERRORS,
+    404: OpenApiResponse(
+        ERROR,
+        description="No campaign with this id that you may read, or a campaign of a kind "
+        "without a system table (only direct assessment and ranking have one).",
+    ),
+    409: OpenApiResponse(
+        ERROR, description="The campaign's statistics have not been computed yet."
+    ),
+}
+
+
+class ExportView(APIView):
+    """Base of the export views: JSON errors, no browsable page, and a 400 for a query
+    parameter the view does not take: a misspelt ``?include_unreliabel=1`` would otherwise
+    download the default table without a word."""
+
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = ErrorsAsJSON
+    query_parameters: tuple[str, ...] = ()
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # authentication and permissions first
+        unknown = sorted(set(request.query_params) - set(self.query_parameters))
+        if unknown:
+            takes = ", ".join(self.query_parameters) or "no query parameters"
+            raise ValidationError(
+                {name: [f"Unknown parameter; this export takes {takes}."] for name in unknown}
+            )
+
+    @staticmethod
+    def file_stem(campaign: Campaign) -> str:
+        return slugify(campaign.name) or f"campaign-{campaign.pk}"
+
+
+def _attachment(response: HttpResponse | StreamingHttpResponse, filename: str):
+    response["Content-Disposition"] = content_disposition_header(True, filename)
+    return response
+
+
+JUDGMENTS_DESCRIPTION = (
+    "Every judgment of the campaign, one row each, streamed (any size; nothing is paginated). "
+    "Columns, in order: " + ", ".join(JUDGMENT_COLUMNS) + ". Rows are ordered by HIT, "
+    "assignment and slot position. Empty cells (CSV) or null (JSON) where a value does not "
+    "apply; datetimes are ISO 8601 in UTC; yes/no answers are true/false; details is a JSON "
+    "object; reference is the segment's main reference."
+)
+
+
+class JudgmentsCSV(ExportView):
+    @extend_schema(
+        operation_id="campaign_export_judgments_csv",
+        summary="All judgments as CSV",
+        description=JUDGMENTS_DESCRIPTION
+        + " CSV as RFC 4180 (UTF-8, a header line, CRLF line ends, texts quoted when needed).",
+        tags=["exports"],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="A CSV file."),
+            **ERRORS,
+        },
+    )
+    def get(self, request: Request, campaign_id: int) -> StreamingHttpResponse:
+        campaign = get_visible_campaign(request.user, campaign_id)
+        response = StreamingHttpResponse(
+            formats.csv_chunks(JUDGMENT_COLUMNS, judgment_rows(campaign)),
+            content_type="text/csv; charset=utf-8",
+        )
+        return _attachment(response, f"{self.file_stem(campaign)}-judgments.csv")
+
+
+class JudgmentsJSONL(ExportView):
+    @extend_schema(
+        operation_id="campaign_export_judgments_jsonl",
+        summary="All judgments as JSON Lines",
+        description=JUDGMENTS_DESCRIPTION
+        + " JSON Lines: one JSON object per line (UTF-8), keys as the columns.",
+        tags=["exports"],
+        responses={
+            (200, "application/jsonl"): OpenApiResponse(
+                OpenApiTypes.STR, description="A JSON Lines file."
+            ),
+            **ERRORS,
+        },
+    )
+    def get(self, request: Request, campaign_id: int) -> StreamingHttpResponse:
+        campaign = get_visible_campaign(request.user, campaign_id)
+        response = StreamingHttpResponse(
+            formats.jsonl_chunks(JUDGMENT_COLUMNS, judgment_rows(campaign)),
+            content_type="application/jsonl; charset=utf-8",
+        )
+        return _attachment(response, f"{self.file_stem(campaign)}-judgments.jsonl")
+
+
+# --- System tables -----------------------------------------------------------------------------
+
+
+class SystemTableQuery(serializers.Serializer):
+    include_unreliable = serializers.BooleanField(
+        default=False,
+        help_text="Direct assessment: scores over every worker instead of reliable workers "
+        "only (excluded workers and rejected assignments never count). Ignored for ranking.",
+    )
+    include_untrusted = serializers.BooleanField(
+        default=False,
+        help_text="Ranking: scores over every worker instead of trusted (and undecided) "
+        "workers only. Ignored for direct assessment.",
+    )
+    method = serializers.ChoiceField(
+        choices=RankingMethod.choices,
+        required=False,
+        # An empty ?method= means every method, as if it were left out.
+        allow_blank=True,
+        help_text="Ranking: only this scoring method (default, or empty: every method). "
+        "Ignored for direct assessment.",
+    )
+
+
+# In the order of DASystemRow's fields.
+DA_FIELDS = ("rank_best", "rank_worst", "system__name", "mean_z", "mean_score", "n", "cluster")
+
+
+def _da_rows(campaign: Campaign, include_unreliable: bool) -> list[formats.DASystemRow]:
+    if not CampaignResult.objects.filter(campaign=campaign).exists():
+        raise NotComputed(
+            f"The statistics of campaign {campaign.pk} have not been computed yet: it has no "
+            "scored judgment, or the first computation is still queued."
+        )
+    scores = SystemScore.objects.filter(campaign=campaign, include_unreliable=include_unreliable)
+    return [
+        formats.DASystemRow(*values)
+        for values in scores.order_by("position").values_list(*DA_FIELDS)
+    ]
+
+
+RANKING_ORDER = [method.value for method in RankingMethod]
+# In the order of RankingSystemRow's fields.
+RANKING_FIELDS = (
+    "method",
+    "rank_best",
+    "rank_worst",
+    "system__name",
+    "score",
+    "ci_low",
+    "ci_high",
+    "sigma",
+    "n",
+    "wins",
+    "ties",
+    "losses",
+    "cluster",
+)
+
+
+def _ranking_rows(
+    campaign: Campaign, include_untrusted: bool, method: str | None
+) -> list[formats.RankingSystemRow]:
+    if not RankingResult.objects.filter(campaign=campaign).exists():
+        raise NotComputed(
+            f"The statistics of campaign {campaign.pk} have not been computed yet: it has no "
+            "ranked judgment, or the first computation is still queued."
+        )
+    scores = RankingScore.objects.filter(campaign=campaign, include_untrusted=include_untrusted)
+    if method:
+        scores = scores.filter(method=method)
+    rows = [
+        formats.RankingSystemRow(*values)
+        for values in scores.order_by("position").values_list(*RANKING_FIELDS)
+    ]
+    # Methods in their declared order (as the admin panel shows them); the sort is stable, so
+    # each method's systems stay in position order.
+    rows.sort(key=lambda row: RANKING_ORDER.index(row.method))
+    return rows
+
+
+DA_VARIANTS = {False: "reliable workers only", True: "every worker"}
+RANKING_VARIANTS = {False: "trusted workers only", True: "every worker"}
+
+
+class SystemTableView(ExportView):
+    """The stored system scores as one file; subclasses say which format."""
+
+    extension = ""
+    content_type = ""
+    query_parameters = tuple(SystemTableQuery().fields)
+
+    def da_table(self, rows: list[formats.DASystemRow], caption: str) -> str:
+        raise NotImplementedError
+
+    def ranking_table(self, rows: list[formats.RankingSystemRow], captions: dict) -> str:
+        raise NotImplementedError
+
+    def get(self, request: Request, campaign_id: int) -> HttpResponse:
+        campaign = get_visible_campaign(request.user, campaign_id)
+        # A plain dict, not the QueryDict: DRF reads an empty value in form data as "left
+        # out", and ?include_unreliable= should be an error, not the default.
+        query = SystemTableQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        options = query.validated_data
+        pair = f"{campaign.source_language}-{campaign.target_language}"
+        if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
+            include = options["include_unreliable"]
+            rows = self.da_table(
+                _da_rows(campaign, include),
+                f"{campaign.name} ({pair}, direct assessment, {campaign.assessment_mode}), "
+                f"{DA_VARIANTS[include]}: systems by mean standardised score (Ave z); Ave % is "
+                "the mean raw score, # the rank range; rules separate significance clusters.",
+            )
+            suffix = "-all" if include else ""
+        elif campaign.kind == TaskKind.RANKING:
+            include = options["include_untrusted"]
+            method = options.get("method")
+            rows = self.ranking_table(
+                _ranking_rows(campaign, include, method),
+                {
+                    value: f"{campaign.name} ({pair}, ranking), {label}, "
+                    f"{RANKING_VARIANTS[include]}: # is the rank range; rules separate "
+                    "significance clusters."
+                    for value, label in RankingMethod.choices
+                },
+            )
+            suffix = ("-all" if include else "") + (f"-{method}" if method else "")
+        else:
+            raise NotFound(
+                f"Campaign {campaign.pk} is a {campaign.get_kind_display()} campaign: only "
+                "direct-assessment and ranking campaigns have a system table."
+            )
+        response = HttpResponse(rows, content_type=self.content_type)
+        return _attachment(response, f"{self.file_stem(campaign)}-systems{suffix}.{self.extension}")
+
+
+def _table_schema(operation_id: str, summary: str, media_type: str, description: str):
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        description=description + SYSTEMS_DESCRIPTION,
+        tags=["exports"],
+        parameters=[SystemTableQuery],
+        responses={
+            (200, media_type): OpenApiResponse(OpenApiTypes.STR, description=summary + "."),
+            **TABLE_ERRORS,
+        },
+    )
+
+
+SYSTEMS_DESCRIPTION = (
+    " Read from the stored results (computed live after every submission). Direct "
+    "assessment: one row per system, best first. Ranking: one row per scoring method and "
+    "system (methods win_ratio_geq, win_ratio_gt, expected_wins, bradley_terry, trueskill), "
+    "each method's systems best first."
+)
+
+
+class SystemsCSV(SystemTableView):
+    extension = "csv"
+    content_type = "text/csv; charset=utf-8"
+
+    @_table_schema(
+        "campaign_export_systems_csv",
+        "System table as CSV",
+        "text/csv",
+        "Full precision. Direct assessment columns: "
+        + ", ".join(formats.DA_CSV_COLUMNS)
+        + " (mean_raw: 0-100). Ranking columns: "
+        + ", ".join(formats.RANKING_CSV_COLUMNS)
+        + " (ci_low/ci_high: 95% bootstrap interval; sigma: TrueSkill only).",
+    )
+    def get(self, request: Request, campaign_id: int) -> HttpResponse:
+        return super().get(request, campaign_id)
+
+    def da_table(self, rows, caption):
+        return formats.da_systems_csv(rows)
+
+    def ranking_table(self, rows, captions):
+        return formats.ranking_systems_csv(rows)
+
+
+class SystemsTSV(SystemTableView):
+    extension = "tsv"
+    content_type = "text/tab-separated-values; charset=utf-8"
+
+    @_table_schema(
+        "campaign_export_systems_tsv",
+        "System table as WMT-style TSV",
+        "text/tab-separated-values",
+        "WMT's findings tables as tab-separated text, rounded as printed there. Direct "
+        "assessment columns: "
+        + ", ".join(formats.DA_TSV_COLUMNS)
+        + " (# the rank range, Ave % the mean raw score, Ave z the mean standardised score). "
+        "Ranking columns: " + ", ".join(formats.RANKING_TSV_COLUMNS) + ".",
+    )
+    def get(self, request: Request, campaign_id: int) -> HttpResponse:
+        return super().get(request, campaign_id)
+
+    def da_table(self, rows, caption):
+        return formats.da_systems_tsv(rows)
+
+    def ranking_table(self, rows, captions):
+        return formats.ranking_systems_tsv(rows)
+
+
+class SystemsLaTeX(SystemTableView):
+    extension = "tex"
+    content_type = "application/x-tex; charset=utf-8"
+
+    @_table_schema(
+        "campaign_export_systems_tex",
+        "System table as LaTeX",
+        "application/x-tex",
+        "A booktabs table (WMT's layout: #, Ave %, Ave z, System for direct assessment; #, "
+        "score, interval, System per method for ranking) with rules between clusters and a "
+        "caption; system names are escaped. Needs \\usepackage{booktabs}.",
+    )
+    def get(self, request: Request, campaign_id: int) -> HttpResponse:
+        return super().get(request, campaign_id)
+
+    def da_table(self, rows, caption):
+        return formats.da_systems_latex(rows, caption)
+
+    def ranking_table(self, rows, captions):
+        return formats.ranking_systems_latex(rows, captions, RANKING_ORDER)
+
+
+urlpatterns = [
+    path(
+        "campaigns/<int:campaign_id>/export/judgments.csv",
+        JudgmentsCSV.as_view(),
+        name="export-judgments-csv",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/export/judgments.jsonl",
+        JudgmentsJSONL.as_view(),
+        name="export-judgments-jsonl",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/export/systems.csv",
+        SystemsCSV.as_view(),
+        name="export-systems-csv",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/export/systems.tsv",
+        SystemsTSV.as_view(),
+        name="export-systems-tsv",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/export/systems.tex",
+        SystemsLaTeX.as_view(),
+        name="export-systems-tex",
+    ),
+]
