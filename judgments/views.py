@@ -42,6 +42,7 @@ from judgments.entry.pages import (
     task_url,
     worker_url,
 )
+from judgments.entry.presenters import present_assess_item, present_rank_set
 from judgments.models import Assignment, Worker
 
 # --- Labels of the direct-assessment page ---------------------------------------------------
@@ -219,38 +220,21 @@ def rank_labels(campaign: Campaign) -> dict[str, str]:
 
 
 def _assess_item(state: TaskState) -> dict[str, Any]:
-    """A direct-assessment item: its position (the only handle), the text to judge and, for
-    adequacy, the main reference shown in gray. Nothing else about the slot leaves the server."""
-    slot, campaign = state.next_slot, state.assignment.campaign
-    item = {"position": slot.position, "text": slot.shown_text}
-    if campaign.assessment_mode == AssessmentMode.ADEQUACY:
-        item["gray_text"] = slot.segment.reference if slot.segment else ""
-    return item
+    """The current direct-assessment item (see presenters.present_assess_item)."""
+    return present_assess_item(state.shown[0], state.assignment.campaign)
 
 
 def _rank_page(state: TaskState) -> dict[str, Any]:
-    """The ranking sets on the worker's page now: per set its group (the handle sent back),
-    its number in the HIT, the segment's source and main reference, and its outputs (position
-    and text only) in slot order. Nothing tells a gold or test set from another."""
-    sets = []
-    for unit in state.shown:
-        segment = next((slot.segment for slot in unit.slots if slot.segment), None)
-        sets.append(
-            {
-                "set": unit.key,
-                "number": unit.number,
-                "source": segment.source if segment else "",
-                "reference": segment.reference if segment else "",
-                "outputs": [
-                    {"position": slot.position, "text": slot.shown_text} for slot in unit.slots
-                ],
-            }
-        )
+    """The ranking sets on the worker's page now (see presenters.present_rank_set), with the
+    page's number and the HIT's number of pages."""
+    campaign = state.assignment.campaign
+    sets = [present_rank_set(unit, campaign) for unit in state.shown]
     return {"page": state.page, "pages": state.pages, "sets": sets}
 
 
-# One presenter per HIT task (the "next" of the JSON endpoints) and its page template; later
-# task kinds add theirs, and an answer spec in judgments.actions.TASK_SPECS.
+# One page presenter per HIT task (the "next" of the JSON endpoints), each built on the task's
+# unit presenter in judgments.entry.presenters (which MTurk's preview uses too), and its page
+# template; later task kinds add theirs, and an answer spec in judgments.actions.TASK_SPECS.
 ITEM_PRESENTERS = {HitTask.ASSESS: _assess_item, HitTask.RANK: _rank_page}
 TASK_TEMPLATES = {HitTask.ASSESS: "judgments/assess.html", HitTask.RANK: "judgments/rank.html"}
 

@@ -37,8 +37,8 @@ logger = logging.getLogger(__name__)
 
 class MTurkAcceptRefused(Exception):
     """An accept that must change nothing: the assignment id belongs to another worker or HIT
-    (a forged or mixed-up link: ``status`` 404), or the worker already finished this HIT under
-    another assignment (409). ``message`` is what the worker reads."""
+    (a forged or mixed-up link: ``status`` 404), or the worker already finished this HIT, or
+    holds it live, under another assignment (409). ``message`` is what the worker reads."""
 
     def __init__(self, message: str, *, status: int) -> None:
         super().__init__(message)
@@ -49,6 +49,10 @@ class MTurkAcceptRefused(Exception):
 ALREADY_FINISHED_HIT = (
     "You have already finished this HIT under another assignment, and each worker may do it "
     "once. Please return this assignment on MTurk. Thank you!"
+)
+HIT_HELD_UNDER_ANOTHER_ASSIGNMENT = (
+    "You already hold this HIT under another MTurk assignment; return one of them. Then "
+    "open the one you kept from MTurk's website."
 )
 
 
@@ -71,6 +75,11 @@ def _note_locale_country(worker: Worker, campaign: Campaign) -> None:
     worker.country = country
     worker.country_source = CountrySource.MTURK_LOCALE
     worker.save(update_fields=["country", "country_source"])
+
+
+def _live(assignment: Assignment, now: datetime) -> bool:
+    """Started and within its deadline: the worker may be answering it right now."""
+    return assignment.status == AssignmentStatus.STARTED and assignment.expires_at > now
 
 
 def _start_again(
@@ -134,9 +143,13 @@ def accept_mturk_assignment(
     4. the same ``assignment_id`` again (a reload of MTurk's frame) resumes its assignment,
        started again with a new deadline if it had expired;
     5. the worker's earlier assignment on this HIT under another id (MTurk gives a new id when
-       a worker returns a HIT and accepts it again) is re-used under the new id: started, a
-       new deadline, its judgments kept; one already finished refuses (409: each worker does
-       a HIT once);
+       a worker returns a HIT and accepts it again) is re-used under the new id when it is no
+       longer live here (expired, returned, or started but past its deadline): started, a new
+       deadline, its judgments kept. One already finished refuses (409: each worker does a HIT
+       once), and so does one still started and within its deadline (409): MTurk never gives
+       one worker two live assignments of one HIT, so a second id for a live one is a forged
+       or mixed-up link, and handing it over would let whoever knows a WorkerId take the
+       worker's task and make its completion post an assignment id MTurk does not know;
     6. otherwise a new assignment is created.
 
     The worker (``Worker`` with platform mturk) and their campaign membership are created on
@@ -185,26 +198,42 @@ def accept_mturk_assignment(
             and membership.qualification_passed is False
         ):
             return HandOut(None, reason=NoWorkReason.NOT_QUALIFIED)
+        earlier = None
+        if held is None:
+            earlier = (
+                Assignment.objects.select_related("hit", "campaign")
+                .filter(worker=worker, hit=hit)
+                .first()
+            )
+        if earlier is not None:
+            if earlier.status in FINISHED_ASSIGNMENT_STATUSES:
+                raise MTurkAcceptRefused(ALREADY_FINISHED_HIT, status=409)
+            if _live(earlier, now):
+                logger.warning(
+                    "MTurk assignment %s was opened for worker %s on HIT %d, which they hold "
+                    "live under MTurk assignment %s (assignment %d); nothing was changed",
+                    assignment_id,
+                    worker_external_id,
+                    hit.pk,
+                    earlier.platform_assignment_id,
+                    earlier.pk,
+                )
+                raise MTurkAcceptRefused(HIT_HELD_UNDER_ANOTHER_ASSIGNMENT, status=409)
         _note_locale_country(worker, campaign)
 
         expires_at = now + timedelta(seconds=campaign.assignment_duration_seconds)
         ids = {"assignment_id": assignment_id, "hit_id": hit_id, "turk_submit_to": turk_submit_to}
         if held is not None:
-            if held.status == AssignmentStatus.STARTED and held.expires_at > now:
+            if _live(held, now):
                 return HandOut(held, kind=HandOutKind.RESUMED)
             # Expired here (or marked returned by a sync) while MTurk still offers the worker
             # the same assignment: its time on MTurk decides, so the work goes on.
             restarted = _start_again(held, expires_at=expires_at, now=now, **ids)
             return HandOut(restarted, kind=HandOutKind.REACTIVATED)
 
-        earlier = (
-            Assignment.objects.select_related("hit", "campaign")
-            .filter(worker=worker, hit=hit)
-            .first()
-        )
         if earlier is not None:
-            if earlier.status in FINISHED_ASSIGNMENT_STATUSES:
-                raise MTurkAcceptRefused(ALREADY_FINISHED_HIT, status=409)
+            # Expired, returned, or started but past its deadline: the worker gave the HIT
+            # back (or let it lapse) and accepted it again under a new MTurk id.
             restarted = _start_again(earlier, expires_at=expires_at, now=now, **ids)
             return HandOut(restarted, kind=HandOutKind.REACTIVATED)
 

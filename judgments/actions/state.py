@@ -14,8 +14,11 @@ from judgments.actions.specs import TASK_SPECS, ShownUnit, SubmissionError, Unit
 from judgments.models import (
     Assignment,
     AssignmentStatus,
+    CampaignWorker,
     Judgment,
 )
+
+ANSWER_BACKGROUND_FIRST = "Answer the few questions about yourself first: reload the page."
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,29 @@ def check_open(assignment: Assignment, now: datetime | None = None) -> None:
         )
     if assignment.status != AssignmentStatus.STARTED:
         raise SubmissionError("This task is already finished. Thank you!", status=409)
+
+
+def background_needed(assignment: Assignment) -> bool:
+    """True when the campaign asks for the background and this worker has not answered it in
+    this campaign yet (no query at all for campaigns that do not ask)."""
+    if not assignment.campaign.ask_background:
+        return False
+    return not CampaignWorker.objects.filter(
+        campaign_id=assignment.campaign_id,
+        worker_id=assignment.worker_id,
+        background_at__isnull=False,
+    ).exists()
+
+
+def check_background_given(assignment: Assignment) -> None:
+    """Raise SubmissionError (409) while the worker owes the campaign's background form.
+
+    The task page sends such a worker to the form; this keeps the item and submit endpoints
+    from serving or storing work past it (a page loaded before the campaign began asking, or
+    a script calling them directly), so every stored judgment has its worker's background.
+    """
+    if background_needed(assignment):
+        raise SubmissionError(ANSWER_BACKGROUND_FIRST, status=409)
 
 
 @dataclass(frozen=True)
@@ -143,13 +169,15 @@ def _task_state(assignment: Assignment, progress: _Progress) -> TaskState:
 def current_task_state(
     assignment_id: int, worker_id: int, now: datetime | None = None
 ) -> TaskState:
-    """What the worker's page shows now. Serving a page for the first time stamps
+    """What the worker's page shows now (SubmissionError while the assignment is not open, or
+    the worker owes the campaign's background form). Serving a page for the first time stamps
     ``assignment.current_served_at`` (one conditional UPDATE, so a reload or a second tab
     does not move it): the server-side time of the page's judgments counts from there."""
     assignment = get_assignment(assignment_id, worker_id, lock=False)
     now = now or timezone.now()
     if assignment.status not in FINISHED_ASSIGNMENT_STATUSES:
         check_open(assignment, now)
+        check_background_given(assignment)
     state = _task_state(assignment, _progress(assignment))
     if not state.finished and assignment.current_served_at is None:
         Assignment.objects.filter(pk=assignment.pk, current_served_at__isnull=True).update(

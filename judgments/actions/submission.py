@@ -24,6 +24,7 @@ from judgments.actions.state import (
     TaskState,
     _progress,
     _task_state,
+    check_background_given,
     check_open,
     get_assignment,
 )
@@ -122,6 +123,8 @@ def record_judgment(
       (``created`` False): a retried or double-clicked submit; with another answer it is a
       409, since there is no going back;
     - the assignment must be started and not past its deadline (410 otherwise);
+    - a campaign that asks for the worker's background must have it (409 otherwise: the
+      task page shows the form);
     - the unit must be the next unanswered one (400 "answer item N first" otherwise).
 
     On success one Judgment per slot of the unit is created with the server's timing
@@ -171,6 +174,7 @@ def record_judgment(
                 status=409,
             )
         check_open(assignment, now)
+        check_background_given(assignment)
         # The unit is unanswered and the assignment open, so there is a next unit.
         if upcoming != unit:
             raise SubmissionError(

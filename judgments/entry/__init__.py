@@ -4,7 +4,9 @@
   ``turkSubmitTo``);
 - :mod:`.prolific`: the Prolific study URL and the redirect to Prolific's completion page;
 - :mod:`.background`: the optional background form before a worker's first HIT;
-- :mod:`.framing`: which pages MTurk may frame (the task pages) and which nobody may.
+- :mod:`.framing`: which pages MTurk may frame (the task pages) and which nobody may;
+- :mod:`.presenters`: what a worker's browser receives of a unit, per task kind (the JSON
+  endpoints and MTurk's preview).
 
 Direct links (``/work/w/<token>/``, ``/work/<campaign>/start``) live in ``judgments.views``.
 Whatever the platform, the worker ends up on the same task page, authorised by the same

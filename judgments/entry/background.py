@@ -10,7 +10,9 @@ The native language and country describe the person and are stored on the Worker
 depend on the campaign's language pair and are stored on the worker's CampaignWorker, whose
 ``background_at`` says the form was answered. MTurk workers may arrive with a country already
 known from the campaign's locale requirement (``Worker.country_source == mturk_locale``),
-which the form pre-selects.
+which the form pre-selects. Until the form is answered, the task page sends the worker to it
+and the task's item and submit endpoints refuse work (409): ``background_needed`` lives with
+the task state (``judgments.actions.state``), which both the endpoints and this form use.
 
 The form sits behind the assignment's signed token like the task page (no session, no CSRF
 cookie: it is shown inside MTurk's iframe, where cookies are not sent).
@@ -35,23 +37,12 @@ from campaigns.models import Campaign
 from judgments import actions, tokens
 from judgments.actions import SubmissionError
 from judgments.actions.platform import single_locale_country
+from judgments.actions.state import background_needed
 from judgments.entry.framing import allow_mturk_framing
 from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, see_other
 from judgments.models import Assignment, CampaignWorker, CountrySource, Platform, Worker
 
 MAX_YEARS = 120
-
-
-def background_needed(assignment: Assignment) -> bool:
-    """True when the campaign asks for the background and this worker has not answered it in
-    this campaign yet (no query at all for campaigns that do not ask)."""
-    if not assignment.campaign.ask_background:
-        return False
-    return not CampaignWorker.objects.filter(
-        campaign_id=assignment.campaign_id,
-        worker_id=assignment.worker_id,
-        background_at__isnull=False,
-    ).exists()
 
 
 def language_name(code: str) -> str:

@@ -11,10 +11,14 @@ worker site with ``assignmentId``, ``hitId``, ``workerId`` and ``turkSubmitTo`` 
   ``/mturk/externalSubmit`` (:func:`mturk_done_context`), which is how MTurk learns the
   assignment was submitted.
 
-MTurk's parameters come from the worker's browser, so they are checked: the ids must look
-like MTurk's, ``hitId`` must be the HIT we published there, and ``turkSubmitTo`` must be one
-of MTurk's two hosts (``settings.MTURK_SUBMIT_HOSTS``): otherwise a forged link could make
-our page post a worker's assignment id to any site.
+MTurk's parameters come from the worker's browser, so they are checked: the HIT must have
+been published on MTurk (an ``MTurkHit`` row; any other HIT is not found, so nobody can
+create workers and assignments on work MTurk never offered, past its redundancy and
+qualification requirements), the ids must look like MTurk's, ``hitId`` must be the HIT we
+published there, and ``turkSubmitTo`` must be the host of the MTurk site the HIT is on (the
+sandbox's for a sandbox HIT, production's otherwise; any further host in
+``settings.MTURK_SUBMIT_HOSTS``, such as a test's stand-in, is accepted for both): otherwise
+a forged link could make our page post a worker's assignment id to any site.
 """
 
 from __future__ import annotations
@@ -31,12 +35,18 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from campaigns.models import AssessmentMode, CampaignStatus, Hit, HitTask
+from campaigns.models import Campaign, CampaignStatus, Hit, HitTask
 from campaigns.platforms.models import MTurkHit
 from judgments import actions
-from judgments.actions import CLOSED_CAMPAIGN_REASONS, MTurkAcceptRefused, NoWorkReason
+from judgments.actions import (
+    CLOSED_CAMPAIGN_REASONS,
+    MTurkAcceptRefused,
+    NoWorkReason,
+    ShownUnit,
+)
 from judgments.entry.framing import allow_mturk_framing
 from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
+from judgments.entry.presenters import first_unit, present_assess_item, present_rank_set
 from judgments.models import Assignment, Platform
 
 # MTurk sends this as assignmentId while the worker previews a HIT they have not accepted.
@@ -57,6 +67,13 @@ LASTING_REFUSALS = {
 }
 
 
+# The externalSubmit host of each MTurk site, by MTurkHit.sandbox.
+SANDBOX_SUBMIT_HOST = "https://workersandbox.mturk.com"
+PRODUCTION_SUBMIT_HOST = "https://www.mturk.com"
+SUBMIT_HOST_OF_SITE = {True: SANDBOX_SUBMIT_HOST, False: PRODUCTION_SUBMIT_HOST}
+SITE_NAMES = {True: "MTurk's sandbox", False: "MTurk's production site"}
+
+
 def submit_host(turk_submit_to: str) -> str | None:
     """``turk_submit_to`` without one trailing slash, if it is exactly one of
     ``settings.MTURK_SUBMIT_HOSTS``; else None."""
@@ -65,6 +82,27 @@ def submit_host(turk_submit_to: str) -> str | None:
         entry[:-1] if entry.endswith("/") else entry for entry in settings.MTURK_SUBMIT_HOSTS
     }
     return host if host and host in allowed else None
+
+
+def submit_host_problem(turk_submit_to: str, published: MTurkHit) -> str | None:
+    """Why ``turk_submit_to`` cannot receive ``published``'s assignments, one sentence; None
+    when it can: an allowed host (:func:`submit_host`) that, if it is one of MTurk's own two,
+    is the one of the site the HIT is on."""
+    host = submit_host(turk_submit_to)
+    if host is None:
+        return (
+            "The link's turkSubmitTo is not one of MTurk's addresses ("
+            + ", ".join(settings.MTURK_SUBMIT_HOSTS)
+            + "), so this page could not send your work back to MTurk."
+        )
+    expected = SUBMIT_HOST_OF_SITE[published.sandbox]
+    if host in SUBMIT_HOST_OF_SITE.values() and host != expected:
+        return (
+            f"This HIT is on {SITE_NAMES[published.sandbox]}, but the link's turkSubmitTo is "
+            f"{host}, the address of {SITE_NAMES[not published.sandbox]}, so this page would "
+            f"send your work to the wrong site instead of {expected}."
+        )
+    return None
 
 
 def _published(hit: Hit) -> MTurkHit | None:
@@ -83,24 +121,19 @@ def _id_problem(params: QueryDict, name: str, what: str) -> str | None:
     return None
 
 
-def accept_problems(params: QueryDict) -> list[str]:
-    """What is wrong with an accepted HIT's parameters, one sentence each (none: all fine)."""
-    problems = [
+def accept_problems(params: QueryDict, published: MTurkHit) -> list[str]:
+    """What is wrong with the parameters of an accepted ``published`` HIT, one sentence each
+    (none: all fine)."""
+    return [
         problem
         for problem in (
             _id_problem(params, "workerId", "your worker account"),
             _id_problem(params, "assignmentId", "your assignment"),
             _id_problem(params, "hitId", "the HIT"),
+            submit_host_problem(params.get("turkSubmitTo", ""), published),
         )
         if problem
     ]
-    if submit_host(params.get("turkSubmitTo", "")) is None:
-        problems.append(
-            "The link's turkSubmitTo is not one of MTurk's addresses ("
-            + ", ".join(settings.MTURK_SUBMIT_HOSTS)
-            + "), so this page could not send your work back to MTurk."
-        )
-    return problems
 
 
 @allow_mturk_framing
@@ -115,12 +148,13 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
         .filter(pk=hit_id)
         .first()
     )
-    if hit is None:
+    # A HIT never published on MTurk has no MTurk page: nobody may preview or accept it here.
+    published = None if hit is None else _published(hit)
+    if published is None:
         return message_page(request, INVALID_LINK, title="Invalid link", status=404)
     params = request.GET
-    published = _published(hit)
     given_hit_id = params.get("hitId", "")
-    if published is not None and given_hit_id and given_hit_id != published.mturk_hit_id:
+    if given_hit_id and given_hit_id != published.mturk_hit_id:
         return message_page(request, INVALID_LINK, title="Invalid link", status=404)
 
     assignment_id = params.get("assignmentId", "")
@@ -128,16 +162,18 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
         return _preview(request, hit)
 
     title = campaign_title(hit.campaign)
-    problems = accept_problems(params)
+    problems = accept_problems(params, published)
     if problems:
         message = " ".join([*problems, OPEN_FROM_MTURK])
         return message_page(request, message, title=title, status=400)
+    # accept_problems refused a missing hitId and the check above any other: it is the
+    # published HIT's id, which is what the assignment stores.
     try:
         hand_out = actions.accept_mturk_assignment(
             hit,
             worker_external_id=params["workerId"],
             assignment_id=assignment_id,
-            hit_id=given_hit_id,
+            hit_id=published.mturk_hit_id,
             turk_submit_to=submit_host(params["turkSubmitTo"]),
         )
     except MTurkAcceptRefused as refused:
@@ -154,51 +190,46 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
 # --- The preview ----------------------------------------------------------------------------
 
 
-def _assess_sample(hit: Hit, labels: dict[str, str]) -> dict[str, Any] | None:
-    """The HIT's first item as the task page would show it: its text and, for adequacy, the
-    gray reference. Nothing else about the slot (role, system, gold) is read."""
-    slots = hit.slots.select_related("segment").order_by("position")
-    first = slots.first()
-    if first is None:
-        return None
-    gray = None
-    if hit.campaign.assessment_mode == AssessmentMode.ADEQUACY:
-        gray = first.segment.reference if first.segment else ""
-    total = slots.count()
+# Rank buttons' letters, as the ranking page names its outputs.
+OUTPUT_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _assess_sample(
+    unit: ShownUnit, total: int, campaign: Campaign, labels: dict[str, str]
+) -> dict[str, Any]:
+    """The template's view of the first item: what the item endpoint would send for it."""
+    item = present_assess_item(unit, campaign)
     return {
         "kind": HitTask.ASSESS.value,
         "progress": labels["progress"].format(n=1, total=total),
-        "text": first.shown_text,
-        "gray": gray,
+        "text": item["text"],
+        "gray": item.get("gray_text"),  # None: a fluency item has no gray text
     }
 
 
-def _rank_sample(hit: Hit, labels: dict[str, str]) -> dict[str, Any] | None:
-    """The HIT's first ranking set (its lowest group): the segment's source and main
-    reference, and the outputs' texts in slot order, each with its rank buttons."""
-    groups = sorted(set(hit.slots.values_list("group", flat=True)))
-    if not groups:
-        return None
-    slots = list(hit.slots.select_related("segment").filter(group=groups[0]).order_by("position"))
-    segment = next((slot.segment for slot in slots if slot.segment), None)
-    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+def _rank_sample(
+    unit: ShownUnit, total: int, campaign: Campaign, labels: dict[str, str]
+) -> dict[str, Any]:
+    """The template's view of the first ranking set: what the item endpoint would send for
+    it, each output with its letter and rank buttons."""
+    ranking_set = present_rank_set(unit, campaign)
     outputs = []
-    for index, slot in enumerate(slots):
-        letter = letters[index] if index < len(letters) else str(index + 1)
+    for index, output in enumerate(ranking_set["outputs"]):
+        letter = OUTPUT_LETTERS[index] if index < len(OUTPUT_LETTERS) else str(index + 1)
         outputs.append(
             {
                 "label": labels["output"].format(letter=letter),
                 "rank_of": labels["rank_of"].format(letter=letter),
-                "text": slot.shown_text,
+                "text": output["text"],
             }
         )
     return {
         "kind": HitTask.RANK.value,
-        "heading": labels["set"].format(n=1, total=len(groups)),
-        "source": segment.source if segment else "",
-        "reference": segment.reference if segment else "",
+        "heading": labels["set"].format(n=ranking_set["number"], total=total),
+        "source": ranking_set["source"],
+        "reference": ranking_set["reference"],
         "outputs": outputs,
-        "ranks": range(1, len(slots) + 1),
+        "ranks": range(1, len(outputs) + 1),
     }
 
 
@@ -211,12 +242,15 @@ def _preview(request: HttpRequest, hit: Hit) -> HttpResponse:
     campaign = hit.campaign
     labels: dict[str, str] = {}
     sample = None
+    first = first_unit(hit)
     if hit.task == HitTask.ASSESS:
         labels = assess_labels(campaign)
-        sample = _assess_sample(hit, labels)
+        if first is not None:
+            sample = _assess_sample(*first, campaign, labels)
     elif hit.task == HitTask.RANK:
         labels = rank_labels(campaign)
-        sample = _rank_sample(hit, labels)
+        if first is not None:
+            sample = _rank_sample(*first, campaign, labels)
     if campaign.accepts_work:
         notice = ACCEPT_TO_START
     else:

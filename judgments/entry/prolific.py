@@ -5,8 +5,12 @@ A Prolific study points at ``/work/prolific/<campaign id>/`` with Prolific's pla
 The participant id is the worker's identity (``Worker(platform=prolific, external_id=PID)``);
 the session id is stored on the assignment the session received (its
 ``platform_assignment_id``, with the study id in ``platform_hit_id``), so that opening the
-study URL again in the same session leads back to the same task, and a session id can never
-open somebody else's task.
+study URL again in the same session leads back to the same task, a session id can never
+open somebody else's task, and a started task that holds a session is opened by that session
+only: a participant id alone (which is no secret: it travels in every study URL) does not
+open another person's task, whatever session id, or none, comes with it. A task whose time
+ran out is released: the hand-out may start it again for a later session, which it then
+belongs to.
 
 One Prolific submission is one HIT (after the qualification test, when the campaign requires
 it): when the HIT is finished the task page sends the participant to Prolific's completion
@@ -27,6 +31,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -36,10 +41,11 @@ from judgments import tokens
 from judgments.actions import (
     CLOSED_CAMPAIGN_REASONS,
     FINISHED_ASSIGNMENT_STATUSES,
+    HandOutKind,
     next_assignment_for,
 )
 from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
-from judgments.models import Assignment, CampaignWorker, Platform, Worker
+from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Platform, Worker
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +72,11 @@ RETURN_THE_STUDY = (
     "Thank you for taking part. Your answers are saved, but they did not meet the "
     "requirements of this study, so there is no completion code for you. Please return your "
     'submission on Prolific (in the study, choose "Return submission").'
+)
+OPEN_IN_ANOTHER_SESSION = (
+    "Your task in this study is open in another Prolific session. Go on with it from that "
+    "session in your Prolific account. If you returned that session, open the study again once "
+    "the task's time has run out: an unfinished task is then released."
 )
 NO_CODE_SET_UP = (
     "Thank you! Your answers are saved. This study's completion code has not been set up "
@@ -105,9 +116,15 @@ def read_parameters(query: QueryDict) -> ProlificParameters | str:
     )
 
 
-def _attach_session(assignment: Assignment, parameters: ProlificParameters) -> None:
-    """Store the session and study ids on the handed-out assignment, unless it already has a
-    session (a resumed task keeps the session it was handed out in).
+def _attach_session(
+    assignment: Assignment, parameters: ProlificParameters, *, restarted: bool
+) -> None:
+    """Store the session and study ids on the handed-out assignment.
+
+    A started task keeps the session it was handed out in, so an assignment that already
+    has one is left as it was; one the hand-out started again (``restarted``: it had expired,
+    with the session it was handed out in) moves to this visit's session, so that this
+    session, not the lapsed one, opens it from now on.
 
     One conditional UPDATE, so two tabs of one session cannot both write; a session id that
     another assignment took meanwhile (the unique constraint) leaves this one as it was.
@@ -115,12 +132,16 @@ def _attach_session(assignment: Assignment, parameters: ProlificParameters) -> N
     fields = {"platform_hit_id": parameters.study_id}
     if parameters.session_id:
         fields["platform_assignment_id"] = parameters.session_id
+    rows = Assignment.objects.filter(pk=assignment.pk)
+    if not (restarted and parameters.session_id):
+        rows = rows.filter(platform_assignment_id="")
     try:
         with transaction.atomic():
-            Assignment.objects.filter(pk=assignment.pk, platform_assignment_id="").update(**fields)
+            rows.update(**fields)
     except IntegrityError:
         logger.warning(
-            "Prolific session %s is already stored on another assignment; assignment %d keeps none",
+            "Prolific session %s is already stored on another assignment; assignment %d keeps "
+            "its own",
             parameters.session_id,
             assignment.pk,
         )
@@ -132,9 +153,11 @@ def prolific_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Where a Prolific study sends its participants: their task, or why there is none.
 
     A session id already stored on an assignment leads back to that assignment (if it is this
-    participant's, in this campaign: else the link is refused and nothing is written); any
+    participant's, in this campaign: else the link is refused and nothing is written). Any
     other visit gets the participant's next assignment from the shared hand-out, which resumes
-    a started one.
+    a started one, unless that started one already holds a session: it was handed out in
+    another session (or this visit has none), so the visit is refused (404) and nothing is
+    written.
     """
     campaign = Campaign.objects.exclude(status=CampaignStatus.DRAFT).filter(pk=campaign_id).first()
     if campaign is None:
@@ -170,15 +193,53 @@ def prolific_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
     if not campaign.accepts_work:  # checked before a new participant is stored
         return message_page(request, CLOSED_CAMPAIGN_REASONS[campaign.status].label, title=title)
-    worker, _ = Worker.objects.get_or_create(
-        platform=Platform.PROLIFIC, external_id=parameters.participant_id
-    )
-    hand_out = next_assignment_for(worker, campaign)
-    if hand_out.assignment is None:
-        return message_page(request, hand_out.reason.label, title=title)
-    if parameters.session_id or parameters.study_id:
-        _attach_session(hand_out.assignment, parameters)
+    # Under the campaign's lock from the check to the stored session, so that no other visit
+    # of this participant can be handed the task in between.
+    with transaction.atomic():
+        Campaign.objects.select_for_update().get(pk=campaign.pk)
+        other_session = _session_of_resumable_task(campaign, parameters.participant_id)
+        if other_session:
+            logger.warning(
+                "Prolific participant %s opened campaign %d with session %r, but their started "
+                "task belongs to session %s; it was not handed over",
+                parameters.participant_id,
+                campaign.pk,
+                parameters.session_id,
+                other_session,
+            )
+            return message_page(request, OPEN_IN_ANOTHER_SESSION, title=title, status=404)
+        worker, _ = Worker.objects.get_or_create(
+            platform=Platform.PROLIFIC, external_id=parameters.participant_id
+        )
+        hand_out = next_assignment_for(worker, campaign)
+        if hand_out.assignment is None:
+            return message_page(request, hand_out.reason.label, title=title)
+        if parameters.session_id or parameters.study_id:
+            restarted = hand_out.kind == HandOutKind.REACTIVATED
+            _attach_session(hand_out.assignment, parameters, restarted=restarted)
     return redirect(task_url(hand_out.assignment))
+
+
+def _session_of_resumable_task(campaign: Campaign, participant_id: str) -> str:
+    """The session stored on the started task the hand-out would resume for the participant
+    (their started, unexpired assignment in ``campaign`` that comes first by HIT number, as in
+    ``next_assignment_for``); "" when there is none or it holds no session.
+
+    Called only after a session id given with the visit matched no assignment, so a stored
+    session here is never the visit's own."""
+    stored = (
+        Assignment.objects.filter(
+            campaign=campaign,
+            worker__platform=Platform.PROLIFIC,
+            worker__external_id=participant_id,
+            status=AssignmentStatus.STARTED,
+            expires_at__gt=timezone.now(),
+        )
+        .order_by("hit__number")
+        .values_list("platform_assignment_id", flat=True)
+        .first()
+    )
+    return stored or ""
 
 
 # --- Quality control and the completion code -------------------------------------------------

@@ -21,6 +21,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from campaigns.models import AssessmentMode, SlotRole
+from campaigns.platforms.models import MTurkHit
 from judgments import tokens
 from judgments.models import Assignment, AssignmentStatus, Judgment, Platform, Worker
 from tests.factories import (
@@ -112,7 +113,7 @@ def mturk() -> Iterator[StandInMTurk]:
 
 def build_small_da_hit():
     """A ten-item adequacy HIT in the 2014 shape: seven system outputs, a degraded copy, a
-    second showing and the human translation."""
+    second showing and the human translation; published on MTurk's sandbox."""
     campaign = CampaignFactory(
         title="Rate English translations",
         instructions="Read both texts, then move the slider.",
@@ -148,6 +149,10 @@ def build_small_da_hit():
             shown_text=text,
             controls=first,
         )
+    # Published on MTurk: the ExternalURL of any other HIT is not found.
+    MTurkHit.objects.create(
+        hit=hit, mturk_hit_id=MTURK_HIT_ID, hit_type_id="3E2ETYPE", sandbox=True, max_assignments=3
+    )
     return hit
 
 

@@ -1,6 +1,7 @@
 """The worker background form (000 section 5.1): asked once per campaign before the first task,
 stored on the worker and their membership, refused field by field when wrong."""
 
+import json
 import re
 
 import pytest
@@ -9,13 +10,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from judgments import tokens
-from judgments.actions import single_locale_country
+from judgments.actions import SubmissionError, record_judgment, single_locale_country
 from judgments.entry.background import background_needed, language_name
 from judgments.models import (
     Assignment,
     AssignmentStatus,
     CampaignWorker,
     CountrySource,
+    Judgment,
     Platform,
     Worker,
 )
@@ -96,6 +98,47 @@ def test_a_worker_without_a_membership_row_is_asked(campaign):
 def test_the_task_page_sends_the_worker_to_the_form_first(assignment):
     response = Client().get(url(assignment, "judgments:task"))
     assert (response.status_code, response["Location"]) == (302, url(assignment))
+
+
+def test_the_item_and_submit_endpoints_take_no_work_until_the_form_is_answered(assignment):
+    client = Client()
+    answer = json.dumps({"position": 1, "score": 70})
+    refused = {
+        "ok": False,
+        "error": "Answer the few questions about yourself first: reload the page.",
+        "field": None,
+    }
+
+    item = client.get(url(assignment, "judgments:task-item"))
+    submit = client.post(url(assignment, "judgments:task-submit"), answer, "application/json")
+
+    assert (item.status_code, item.json()) == (409, refused)
+    assert (submit.status_code, submit.json()) == (409, refused)
+    assert Judgment.objects.count() == 0
+    reloaded = Assignment.objects.get()
+    assert (reloaded.status, reloaded.current_served_at) == (AssignmentStatus.STARTED, None)
+
+    assert client.post(url(assignment), GOOD).status_code == 303
+    item = client.get(url(assignment, "judgments:task-item"))
+    submit = client.post(url(assignment, "judgments:task-submit"), answer, "application/json")
+    assert (item.status_code, item.json()["next"]["position"]) == (200, 1)
+    assert (submit.status_code, submit.json()["done"]) == (200, True)
+    assert list(Judgment.objects.values_list("assignment_id", "score")) == [(assignment.pk, 70.0)]
+
+
+def test_a_campaign_that_starts_asking_stops_a_task_in_progress(assignment):
+    assignment.campaign.ask_background = False
+    assignment.campaign.save()
+    assert Client().get(url(assignment, "judgments:task-item")).status_code == 200
+    assignment.campaign.ask_background = True
+    assignment.campaign.save()
+    with pytest.raises(SubmissionError) as refused:
+        record_judgment(assignment.pk, assignment.worker_id, {"position": 1, "score": 70})
+    assert (refused.value.status, refused.value.message) == (
+        409,
+        "Answer the few questions about yourself first: reload the page.",
+    )
+    assert Judgment.objects.count() == 0
 
 
 # --- The form ---------------------------------------------------------------------------------

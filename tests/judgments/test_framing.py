@@ -8,6 +8,7 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 from django.utils import timezone
 
+from campaigns.platforms.models import MTurkHit
 from judgments import tokens
 from judgments.entry.framing import (
     FrameAncestorsMiddleware,
@@ -60,6 +61,13 @@ def test_the_completion_page_may_be_framed_by_mturk(assignment):
 
 
 def test_the_mturk_preview_and_its_error_pages_may_be_framed_by_mturk(assignment):
+    MTurkHit.objects.create(
+        hit=assignment.hit,
+        mturk_hit_id="3HIT",
+        hit_type_id="3TYPE",
+        sandbox=True,
+        max_assignments=1,
+    )
     preview = Client().get(
         reverse("judgments:mturk-task", args=[assignment.hit_id]),
         {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3HIT"},

@@ -6,7 +6,10 @@ Already asserted elsewhere and not repeated here: a tampered task token on the t
 its endpoints, and a token naming a worker who holds no assignment (test_views.py); an
 assignment token used as a worker link (test_views.py); the token format itself
 (test_tokens.py); an identical answer resent after submission (test_submission.py); another
-Prolific participant's session (test_prolific.py).
+Prolific participant's session, or their participant id with another session or none
+(test_prolific.py); another MTurk worker's assignment id, their WorkerId with a second
+assignment id, and a HIT never published on MTurk (test_mturk_entry.py); answers before the
+background form (test_background.py).
 """
 
 import json

@@ -87,10 +87,19 @@ def hit():
             segment=segment,
             shown_text=NASTY if position == 1 else f"Black text {position}.",
         )
-    MTurkHit.objects.create(
-        hit=hit, mturk_hit_id=MTURK_HIT_ID, hit_type_id="3TYPE", sandbox=True, max_assignments=3
-    )
+    publish(hit, MTURK_HIT_ID)
     return hit
+
+
+def publish(hit, mturk_hit_id, *, sandbox=True):
+    """The MTurkHit row publishing made: ``hit`` is on MTurk as ``mturk_hit_id``."""
+    return MTurkHit.objects.create(
+        hit=hit,
+        mturk_hit_id=mturk_hit_id,
+        hit_type_id="3TYPE",
+        sandbox=sandbox,
+        max_assignments=hit.campaign.redundancy,
+    )
 
 
 def mturk_url(hit, **params):
@@ -207,6 +216,7 @@ def test_the_ranking_preview_shows_the_first_set_with_disabled_rank_buttons(clie
                 expected_rank_min=1 if index == 0 else None,
                 expected_rank_max=1 if index == 0 else None,
             )
+    publish(hit, "3RANKHIT")
 
     response = client.get(mturk_url(hit, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE"))
 
@@ -238,6 +248,7 @@ def test_another_task_kind_previews_its_instructions_only(client):
     )
     hit = HitFactory(campaign=campaign, task=HitTask.POST_EDIT, number=1)
     HitSlotFactory(hit=hit, position=1, shown_text="Machine text to fix.")
+    publish(hit, MTURK_HIT_ID)
     html = client.get(mturk_url(hit, **preview_params())).content.decode()
     assert "<p>Fix every error.</p>" in html
     assert "Accept the HIT to start.</p>" in html
@@ -270,6 +281,25 @@ def test_a_hit_id_that_is_not_the_published_one_is_not_found(client, hit):
     accept = client.get(accept_url(hit, hitId="3OTHERHIT"))
     assert (preview.status_code, accept.status_code) == (404, 404)
     assert "This link is not valid." in accept.content.decode()
+    assert counts() == (0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("accepting", [False, True])
+def test_an_unpublished_hit_is_not_found(client, hit, accepting):
+    unpublished = HitFactory(campaign=hit.campaign, number=2)
+    HitSlotFactory(hit=unpublished, position=1, shown_text="Unpublished black text.")
+    url = accept_url(unpublished) if accepting else mturk_url(unpublished, **preview_params())
+
+    response = client.get(url)
+
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert INVALID_LINK.replace("'", "&#x27;") in html
+    assert "Unpublished black text." not in html and "Accept the HIT to start." not in html
+    assert counts() == (0, 0, 0, 0)
+    # Without any parameter too: no preview of work MTurk never offered.
+    bare = client.get(reverse("judgments:mturk-task", args=[unpublished.pk]))
+    assert bare.status_code == 404
     assert counts() == (0, 0, 0, 0)
 
 
@@ -389,13 +419,16 @@ def test_another_workers_assignment_id_is_refused_and_changes_nothing(client, hi
 
 def test_an_assignment_id_of_another_hit_is_refused(client, hit):
     other = HitFactory(campaign=hit.campaign, number=2)
+    publish(other, "3HIT0002")
     client.get(accept_url(hit))
     before = list(Assignment.objects.values())
 
     response = client.get(accept_url(other, hitId="3HIT0002"))
 
     assert response.status_code == 404
+    assert INVALID_LINK.replace("'", "&#x27;") in response.content.decode()
     assert list(Assignment.objects.values()) == before
+    assert counts() == (1, 1, 1, 0)
 
 
 def test_a_direct_workers_assignment_with_the_same_id_is_refused(client, hit):
@@ -423,6 +456,49 @@ def test_a_turk_submit_to_that_is_not_mturks_is_refused(client, hit, turk_submit
     assert response.status_code == 400
     assert f"{TURK_SUBMIT_PROBLEM} {OPEN_FROM_MTURK}" in response.content.decode()
     assert counts() == (0, 0, 0, 0)
+
+
+def test_a_sandbox_hit_refuses_production_as_turk_submit_to(client, hit):
+    response = client.get(accept_url(hit, turkSubmitTo="https://www.mturk.com"))
+    assert response.status_code == 400
+    assert (
+        "This HIT is on MTurk&#x27;s sandbox, but the link&#x27;s turkSubmitTo is "
+        "https://www.mturk.com, the address of MTurk&#x27;s production site, so this page "
+        "would send your work to the wrong site instead of https://workersandbox.mturk.com. "
+        f"{OPEN_FROM_MTURK}"
+    ) in response.content.decode()
+    assert counts() == (0, 0, 0, 0)
+
+
+def test_a_production_hit_refuses_the_sandbox_as_turk_submit_to(client, hit):
+    MTurkHit.objects.filter(hit=hit).update(sandbox=False)
+    refused = client.get(accept_url(hit, turkSubmitTo=SANDBOX))
+    assert refused.status_code == 400
+    assert (
+        "This HIT is on MTurk&#x27;s production site, but the link&#x27;s turkSubmitTo is "
+        "https://workersandbox.mturk.com, the address of MTurk&#x27;s sandbox, so this page "
+        "would send your work to the wrong site instead of https://www.mturk.com. "
+        f"{OPEN_FROM_MTURK}"
+    ) in refused.content.decode()
+    assert counts() == (0, 0, 0, 0)
+
+    accepted = client.get(accept_url(hit, turkSubmitTo="https://www.mturk.com/"))
+    assignment = Assignment.objects.get()
+    assert accepted["Location"] == task_url(assignment)
+    assert assignment.turk_submit_to == "https://www.mturk.com"
+
+
+@pytest.mark.parametrize("sandbox", [True, False])
+def test_a_further_submit_host_is_accepted_for_either_site(client, hit, settings, sandbox):
+    stand_in = "http://127.0.0.1:8765"
+    settings.MTURK_SUBMIT_HOSTS = [*settings.MTURK_SUBMIT_HOSTS, stand_in]
+    MTurkHit.objects.filter(hit=hit).update(sandbox=sandbox)
+
+    response = client.get(accept_url(hit, turkSubmitTo=stand_in))
+
+    assignment = Assignment.objects.get()
+    assert response["Location"] == task_url(assignment)
+    assert assignment.turk_submit_to == stand_in
 
 
 def test_ids_that_are_not_mturks_are_refused_with_every_problem_named(client, hit):
@@ -485,8 +561,51 @@ def test_a_hit_finished_under_another_assignment_id_is_refused(client, hit):
     assert list(Assignment.objects.values()) == before
 
 
+def test_a_live_assignment_is_not_handed_to_a_second_assignment_id(client, hit):
+    hit.campaign.mturk_locales = ["US"]
+    hit.campaign.save()
+    first = client.get(accept_url(hit))
+    # Cleared, so that a forged accept that went on would note the locale's country again.
+    Worker.objects.update(country="", country_source="")
+    before = list(Assignment.objects.values())
+
+    # Someone who knows the worker's WorkerId, with an assignment id of their own.
+    forged = client.get(accept_url(hit, assignmentId="3FORGED0001"))
+
+    assert forged.status_code == 409
+    assert (
+        "You already hold this HIT under another MTurk assignment; return one of them. Then "
+        "open the one you kept from MTurk&#x27;s website."
+    ) in forged.content.decode()
+    assert "Location" not in forged
+    assert list(Assignment.objects.values()) == before
+    assert Assignment.objects.get().platform_assignment_id == ASSIGNMENT_ID
+    assert list(Worker.objects.values_list("country", "country_source")) == [("", "")]
+    assert counts() == (1, 1, 1, 0)
+    # The worker's own assignment id still opens their task.
+    assert client.get(accept_url(hit))["Location"] == first["Location"]
+
+
+def test_a_started_assignment_past_its_deadline_is_reused_under_the_new_id(client, hit):
+    client.get(accept_url(hit))
+    assignment = Assignment.objects.get()
+    Assignment.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    response = client.get(accept_url(hit, assignmentId="3ASSIGNMENT0002"))
+
+    reloaded = Assignment.objects.get()
+    assert response["Location"] == task_url(assignment)
+    assert (reloaded.pk, reloaded.status, reloaded.platform_assignment_id) == (
+        assignment.pk,
+        AssignmentStatus.STARTED,
+        "3ASSIGNMENT0002",
+    )
+    assert reloaded.expires_at > timezone.now() + timedelta(minutes=59)
+
+
 def test_a_worker_may_hold_several_hits_of_a_campaign_at_once(client, hit):
     other = HitFactory(campaign=hit.campaign, number=2)
+    publish(other, "3HIT0002")
     client.get(accept_url(hit))
     client.get(accept_url(other, assignmentId="3ASSIGNMENT0002", hitId="3HIT0002"))
     assert sorted(Assignment.objects.values_list("hit_id", "platform_assignment_id")) == [
@@ -633,8 +752,20 @@ def test_a_finished_mturk_qualification_test_posts_to_mturk_instead_of_moving_on
     hand_out = accept_mturk_assignment(test_hit, WORKER_ID, ASSIGNMENT_ID, "3TEST", SANDBOX)
     Assignment.objects.update(status=AssignmentStatus.SUBMITTED, submitted_at=timezone.now())
     response = client.get(task_url(hand_out.assignment))
+    html = response.content.decode()
     assert response.status_code == 200
-    assert f'action="{SANDBOX}/mturk/externalSubmit"' in response.content.decode()
+    assert (
+        f'<form id="mturk-submit" class="mturk-submit" method="post" '
+        f'action="{SANDBOX}/mturk/externalSubmit">'
+    ) in html
+    assert f'<input type="hidden" name="assignmentId" value="{ASSIGNMENT_ID}">' in html
+    assert '<input type="hidden" name="evalsite" value="done">' in html
+    assert "Do another task" not in html
+    worker_link = reverse(
+        "judgments:worker-link",
+        args=[tokens.worker_token(hand_out.assignment.worker_id, hit.campaign_id)],
+    )
+    assert worker_link not in html and "/work/w/" not in html
 
 
 def test_a_direct_workers_completion_page_has_no_mturk_form(client, hit):

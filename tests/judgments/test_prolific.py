@@ -3,11 +3,13 @@ own task only, and a finished HIT sends them to Prolific with the code their wor
 
 import json
 import logging
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape
 
 from analytics.models import Recommendation, WorkerStat
@@ -18,6 +20,7 @@ from judgments.entry.prolific import (
     BAD_PARAMETER,
     NO_CODE_SET_UP,
     NOT_FROM_PROLIFIC,
+    OPEN_IN_ANOTHER_SESSION,
     PLACEHOLDERS_LEFT,
     RETURN_THE_STUDY,
     quality_control_failures,
@@ -152,12 +155,51 @@ def test_without_a_session_the_task_keeps_no_session_but_the_study(client, campa
     assert (assignment.platform_assignment_id, assignment.platform_hit_id) == ("", STUDY)
 
 
-def test_a_resumed_task_keeps_the_session_it_was_handed_out_in(client, campaign):
+@pytest.mark.parametrize("session", ["61bb22cc33dd44ee55ff0000", None], ids=["other", "none"])
+def test_a_started_task_is_opened_by_its_own_session_only(client, campaign, session):
+    first = client.get(start_url(campaign))
+    before = snapshot()
+
+    # Someone who knows the participant's id, with another session id or none.
+    response = client.get(start_url(campaign, session=session))
+
+    assert response.status_code == 404
+    assert escape(OPEN_IN_ANOTHER_SESSION) in response.content.decode()
+    assert "Location" not in response
+    assert snapshot() == before
+    assert Assignment.objects.get().platform_assignment_id == SESSION
+    # The session the task was handed out in still leads back to it.
+    assert client.get(start_url(campaign))["Location"] == first["Location"]
+
+
+def test_a_started_task_without_a_session_takes_the_session_that_opens_it(client, campaign):
+    first = client.get(start_url(campaign, session=None))
+    response = client.get(start_url(campaign))
+    assignment = Assignment.objects.get()
+    assert response["Location"] == first["Location"] == task_url(assignment)
+    assert (assignment.platform_assignment_id, assignment.platform_hit_id) == (SESSION, STUDY)
+
+
+def test_a_task_whose_time_ran_out_moves_to_the_session_that_restarts_it(client, campaign):
     client.get(start_url(campaign))
-    response = client.get(start_url(campaign, session="61bb22cc33dd44ee55ff0000"))
+    Assignment.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    later_session = "61bb22cc33dd44ee55ff0000"
+
+    response = client.get(start_url(campaign, session=later_session))
+
     assignment = Assignment.objects.get()
     assert response["Location"] == task_url(assignment)
-    assert assignment.platform_assignment_id == SESSION
+    assert (assignment.hit.number, assignment.status, assignment.platform_assignment_id) == (
+        1,
+        AssignmentStatus.STARTED,
+        later_session,
+    )
+    assert (
+        client.get(start_url(campaign, session=later_session))["Location"] == (response["Location"])
+    )
+    lapsed = client.get(start_url(campaign))
+    assert lapsed.status_code == 404
+    assert escape(OPEN_IN_ANOTHER_SESSION) in lapsed.content.decode()
 
 
 @pytest.mark.parametrize(
