@@ -16,7 +16,6 @@ All MTurk work goes through :mod:`campaigns.platforms.publishing`, shared with
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django import forms
@@ -33,6 +32,7 @@ from django.utils.html import format_html, format_html_join
 from campaigns.models import Campaign, Hit, MTurkHit, PlatformEvent
 from campaigns.platforms import mturk, publishing
 from campaigns.platforms.mturk.settings import checked_locales
+from campaigns.platforms.publishing import numbers_in_words
 
 PANEL_EVENTS = 20
 TEMPLATES = "admin/campaigns/campaign/"
@@ -61,21 +61,6 @@ class LocaleListField(forms.CharField):
             return list(checked_locales(codes))
         except ValueError as error:
             raise ValidationError(str(error), code="invalid") from None
-
-
-def numbers_in_words(numbers: Iterable[int]) -> str:
-    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``: the HIT numbers of a plan, short enough for a page."""
-    ordered = sorted(set(numbers))
-    runs: list[str] = []
-    start = previous = None
-    for number in [*ordered, None]:
-        if number is not None and previous is not None and number == previous + 1:
-            previous = number
-            continue
-        if start is not None:
-            runs.append(str(start) if start == previous else f"{start}-{previous}")
-        start = previous = number
-    return ", ".join(runs)
 
 
 def mturk_panel_context(campaign: Campaign) -> dict[str, Any]:
@@ -263,7 +248,10 @@ class MTurkCampaignAdminMixin:
 
     def mturk_publish_view(self, request: HttpRequest, campaign_id: int) -> HttpResponse:
         """GET: the confirmation page. POST (Confirm): publish the HITs the page showed, if
-        nothing stops it and the balance covers the cost; back to the campaign page."""
+        the plan is still the one the page showed (its signed fingerprint, posted back),
+        nothing stops it and the balance covers the cost; back to the campaign page. A plan
+        that changed meanwhile publishes nothing and shows the page again, with the new plan.
+        """
         campaign = get_object_or_404(Campaign, pk=campaign_id)
         if not self.has_change_permission(request, campaign) or not _can_use_mturk(request):
             raise PermissionDenied
@@ -281,19 +269,33 @@ class MTurkCampaignAdminMixin:
         cost = current.total_cost
         can_confirm = not selection_error and current.can_publish and funds.covers(cost)
         if request.method == "POST":
-            if can_confirm:
-                return self._publish_now(request, campaign, [hit.pk for hit in current.hits])
-            self.message_user(
-                request,
-                "Nothing was published: " + _why_not(current, funds, selection_error),
-                messages.ERROR,
+            # Confirm publishes the plan the page showed, or nothing: the campaign may have
+            # changed since (sandbox -> production, the reward), and the requester must see
+            # what goes out and what it costs before it does.
+            changes = publishing.plan_changes(
+                current, publishing.reviewed_plan(request.POST.get("plan", ""))
             )
+            if changes:
+                self.message_user(
+                    request,
+                    publishing.plan_changed_message(changes) + " Nothing was published.",
+                    messages.ERROR,
+                )
+            elif can_confirm:
+                return self._publish_now(request, campaign, current)
+            else:
+                self.message_user(
+                    request,
+                    "Nothing was published: " + _why_not(current, funds, selection_error),
+                    messages.ERROR,
+                )
         context = {
             **self.admin_site.each_context(request),
             "title": f"Publish to MTurk: {campaign}",
             "opts": Campaign._meta,
             "campaign": campaign,
             "plan": current,
+            "signed_plan": publishing.sign_plan(current),
             "funds": funds,
             "funds_text": funds.summary(cost),
             "can_confirm": can_confirm,
@@ -311,12 +313,13 @@ class MTurkCampaignAdminMixin:
         return TemplateResponse(request, TEMPLATES + "mturk_publish.html", context)
 
     def _publish_now(
-        self, request: HttpRequest, campaign: Campaign, hit_ids: Sequence[int]
+        self, request: HttpRequest, campaign: Campaign, confirmed: publishing.Plan
     ) -> HttpResponse:
         from campaigns.tasks.publishing import publish_to_mturk
 
         back = reverse("admin:campaigns_campaign_change", args=[campaign.pk]) + "#mturk"
-        queued = publish_to_mturk.delay(campaign.pk, list(hit_ids))
+        hit_ids = [hit.pk for hit in confirmed.hits]
+        queued = publish_to_mturk.delay(campaign.pk, hit_ids, confirmed.fingerprint())
         if not publish_to_mturk.app.conf.task_always_eager:
             self.message_user(
                 request,

@@ -67,13 +67,7 @@ class MTurkReviewCampaignAdminMixin:
         level = messages.WARNING if report.failed or report.notes else messages.SUCCESS
         self.message_user(request, f"{campaign}: {report.summary()}", level)
         for failure in report.failed:
-            code = f" ({failure.code})" if failure.code else ""
-            self.message_user(
-                request,
-                f"{campaign}, {failure.item}: {failure.message}{code} What to do: "
-                f"{failure.what_to_do}",
-                messages.ERROR,
-            )
+            self.message_user(request, f"{campaign}, {failure}", messages.ERROR)
         for note in report.notes[:LISTED_NOTES]:
             self.message_user(
                 request, f"{campaign}: {note.message} {note.what_to_do}", messages.WARNING

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from django.conf import settings
+from django.core.management.base import CommandError
 from django.db import transaction
 from django.urls import reverse
 from django_countries import countries
@@ -61,6 +63,24 @@ def campaign_by_name_or_id(value: str) -> Campaign:
     if campaign is None:
         raise Campaign.DoesNotExist(f'No campaign named or numbered "{value}".')
     return campaign
+
+
+def open_output(
+    name: str | None, stack: ExitStack, default: TextIO, *, nothing_done: str = ""
+) -> TextIO:
+    """Where a command writes: ``default`` (its standard output) without ``name``, else the
+    file ``name`` opened for UTF-8 CSV and closed with ``stack``. A path that cannot be written
+    is a CommandError that says so (``nothing_done`` appended, e.g. "Nothing was created."),
+    raised before the command does any work."""
+    if not name:
+        return default
+    try:
+        return stack.enter_context(open(name, "w", encoding="utf-8", newline=""))
+    except OSError as error:
+        ending = f" {nothing_done}" if nothing_done else ""
+        raise CommandError(
+            f"Cannot write {name}: {error}. Choose a writable path.{ending}"
+        ) from error
 
 
 def safe_cell(value: Any) -> Any:

@@ -137,13 +137,7 @@ def report_result(model_admin: admin.ModelAdmin, request: HttpRequest, result) -
             request, f"{verb} {len(result.done)}: {_listed(result.done)}.", messages.SUCCESS
         )
     for failure in result.failed:
-        code = f" ({failure.code})" if failure.code else ""
-        model_admin.message_user(
-            request,
-            f"Not done for {failure.item}: {failure.message}{code} What to do: "
-            f"{failure.what_to_do}",
-            messages.ERROR,
-        )
+        model_admin.message_user(request, f"Not done for {failure}", messages.ERROR)
     by_reason: dict[str, list[str]] = defaultdict(list)
     for item, reason in result.skipped:
         by_reason[reason].append(item)
@@ -309,8 +303,20 @@ class BlockedFilter(admin.SimpleListFilter):
         return queryset
 
 
+class MTurkReviewPermissionMixin:
+    """The review actions pay, refuse pay, block and e-mail in the requester's name, so they
+    need what publishing to MTurk and syncing need (``campaigns.change_campaign``) on top of
+    changing the rows they act on: a user who may only edit assignments or workers does not
+    see them."""
+
+    def has_mturk_review_permission(self, request: HttpRequest) -> bool:
+        return self.has_change_permission(request) and request.user.has_perm(
+            "campaigns.change_campaign"
+        )
+
+
 @admin.register(Worker)
-class WorkerAdmin(admin.ModelAdmin):
+class WorkerAdmin(MTurkReviewPermissionMixin, admin.ModelAdmin):
     list_display = (
         "external_id",
         "platform",
@@ -326,7 +332,7 @@ class WorkerAdmin(admin.ModelAdmin):
     actions = ("block_selected", "notify_selected")
     show_full_result_count = False
 
-    @admin.action(description="Block the selected workers on MTurk", permissions=["change"])
+    @admin.action(description="Block the selected workers on MTurk", permissions=["mturk_review"])
     def block_selected(self, request: HttpRequest, queryset: QuerySet[Worker]):
         return review_page(
             self,
@@ -343,7 +349,9 @@ class WorkerAdmin(admin.ModelAdmin):
             submit_label="Block on MTurk",
         )
 
-    @admin.action(description="E-mail the selected workers through MTurk", permissions=["change"])
+    @admin.action(
+        description="E-mail the selected workers through MTurk", permissions=["mturk_review"]
+    )
     def notify_selected(self, request: HttpRequest, queryset: QuerySet[Worker]):
         return review_page(
             self,
@@ -375,7 +383,7 @@ def _bonus_paid() -> Coalesce:
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(MTurkReviewPermissionMixin, admin.ModelAdmin):
     """Review from the changelist: tick assignments, choose approve, reject, bonus, block or
     e-mail. The worker's reliability or trust and the recommendation are columns (annotated:
     one query for the page), as are MTurk's status and the last sync."""
@@ -436,7 +444,7 @@ class AssignmentAdmin(admin.ModelAdmin):
     def _rows(self, queryset: QuerySet[Assignment]) -> list[dict[str, Any]]:
         return assignment_rows(queryset.select_related("campaign", "worker").order_by("pk"))
 
-    @admin.action(description="Approve the selected assignments", permissions=["change"])
+    @admin.action(description="Approve the selected assignments", permissions=["mturk_review"])
     def approve_selected(self, request: HttpRequest, queryset: QuerySet[Assignment]):
         return review_page(
             self,
@@ -454,7 +462,7 @@ class AssignmentAdmin(admin.ModelAdmin):
             warnings=_recommended_for_rejection,
         )
 
-    @admin.action(description="Reject the selected assignments", permissions=["change"])
+    @admin.action(description="Reject the selected assignments", permissions=["mturk_review"])
     def reject_selected(self, request: HttpRequest, queryset: QuerySet[Assignment]):
         return review_page(
             self,
@@ -472,7 +480,7 @@ class AssignmentAdmin(admin.ModelAdmin):
             warnings=_not_recommended_for_rejection,
         )
 
-    @admin.action(description="Pay the selected assignments a bonus", permissions=["change"])
+    @admin.action(description="Pay the selected assignments a bonus", permissions=["mturk_review"])
     def bonus_selected(self, request: HttpRequest, queryset: QuerySet[Assignment]):
         return review_page(
             self,
@@ -495,7 +503,7 @@ class AssignmentAdmin(admin.ModelAdmin):
         )
 
     @admin.action(
-        description="Block the selected assignments' workers on MTurk", permissions=["change"]
+        description="Block the selected assignments' workers on MTurk", permissions=["mturk_review"]
     )
     def block_selected_workers(self, request: HttpRequest, queryset: QuerySet[Assignment]):
         workers = Worker.objects.filter(assignments__in=queryset.values("pk")).distinct()
@@ -514,7 +522,8 @@ class AssignmentAdmin(admin.ModelAdmin):
         )
 
     @admin.action(
-        description="E-mail the selected assignments' workers through MTurk", permissions=["change"]
+        description="E-mail the selected assignments' workers through MTurk",
+        permissions=["mturk_review"],
     )
     def notify_selected_workers(self, request: HttpRequest, queryset: QuerySet[Assignment]):
         workers = Worker.objects.filter(assignments__in=queryset.values("pk")).distinct()

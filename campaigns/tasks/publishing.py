@@ -29,13 +29,21 @@ GRANT_FIRST_RETRY_SECONDS = 60
 
 
 @shared_task
-def publish_to_mturk(campaign_id: int, hit_ids: list[int] | None = None) -> dict[str, Any] | None:
+def publish_to_mturk(
+    campaign_id: int,
+    hit_ids: list[int] | None = None,
+    expected_plan: dict[str, Any] | None = None,
+) -> dict[str, Any] | None:
     """Publish the campaign's HITs not yet on MTurk (or only ``hit_ids``); the outcome as
-    :meth:`PublishResult.as_dict`, also stored as a PlatformEvent for the campaign page."""
+    :meth:`PublishResult.as_dict`, also stored as a PlatformEvent for the campaign page.
+
+    ``expected_plan`` is the plan's fingerprint the requester confirmed: checked again when
+    the task runs (a queued task may run after the campaign was edited), so nothing goes out
+    that the requester did not see."""
     if not Campaign.objects.filter(pk=campaign_id).exists():
         logger.info("Campaign %s is gone; nothing to publish", campaign_id)
         return None
-    return publishing.publish(campaign_id, hit_ids).as_dict()
+    return publishing.publish(campaign_id, hit_ids, expected=expected_plan).as_dict()
 
 
 @shared_task(bind=True, max_retries=GRANT_RETRIES)

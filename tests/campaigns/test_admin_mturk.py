@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from campaigns.admin_mturk import LocaleListField, numbers_in_words
 from campaigns.models import Campaign, CampaignStatus, MTurkHit, PlatformEvent
-from campaigns.platforms import events
+from campaigns.platforms import events, publishing
 from tests.campaigns.platforms.test_publishing import (
     BASE,
     GROUP,
@@ -72,6 +72,25 @@ def text_of(response) -> str:
 
 def messages_of(response) -> list[str]:
     return [str(message) for message in get_messages(response.wsgi_request)]
+
+
+def reviewed_plan(client, campaign, stub, **query) -> str:
+    """Open the confirmation page (one balance call) and return the signed plan its Confirm
+    form posts back, as a requester's browser would."""
+    balance(stub)
+    response = client.get(publish_url(campaign), query)
+    found = re.findall(
+        r'<input type="hidden" name="plan" value="([^"]*)">', response.content.decode()
+    )
+    assert len(found) == 1
+    return html.unescape(found[0])
+
+
+def confirm(client, campaign, stub, **query):
+    """Review the page, then Confirm what it showed (a second balance call)."""
+    plan = reviewed_plan(client, campaign, stub, **query)
+    balance(stub)
+    return client.post(publish_url(campaign), {"plan": plan, **query})
 
 
 # --- The confirmation page ------------------------------------------------------------------
@@ -196,10 +215,11 @@ def test_choosing_hit_numbers(admin_client, mturk_stub):
 def test_confirm_publishes_and_reports_with_the_preview_link(admin_client, mturk_stub):
     campaign = mturk_campaign()
     hit = HitFactory(campaign=campaign, number=1)
+    plan = reviewed_plan(admin_client, campaign, mturk_stub)
     balance(mturk_stub)
     expect_hit_type(mturk_stub, campaign)
     expect_hit(mturk_stub, campaign, hit, 1)
-    response = admin_client.post(publish_url(campaign), {"hits": ""})
+    response = admin_client.post(publish_url(campaign), {"hits": "", "plan": plan})
     assert response.status_code == 302
     assert response["Location"] == change_url(campaign) + "#mturk"
     preview = f"https://workersandbox.mturk.com/projects/{GROUP}/tasks"
@@ -214,6 +234,7 @@ def test_confirm_publishes_and_reports_with_the_preview_link(admin_client, mturk
 def test_confirm_reports_mturk_errors_with_what_to_do(admin_client, mturk_stub):
     campaign = mturk_campaign()
     hit = HitFactory(campaign=campaign, number=1)
+    plan = reviewed_plan(admin_client, campaign, mturk_stub)
     balance(mturk_stub)
     expect_hit_type(mturk_stub, campaign)
     mturk_stub.error(
@@ -222,7 +243,7 @@ def test_confirm_reports_mturk_errors_with_what_to_do(admin_client, mturk_stub):
         code="ServiceFault",
         params=create_params(campaign, hit),
     )
-    response = admin_client.post(publish_url(campaign))
+    response = admin_client.post(publish_url(campaign), {"plan": plan})
     assert messages_of(response) == [
         "MTurk refused (ServiceFault): MTurk is temporarily unable to process your request. "
         "Nothing was published. What to do: MTurk is temporarily unable to process the request: "
@@ -240,12 +261,99 @@ def test_confirm_reports_mturk_errors_with_what_to_do(admin_client, mturk_stub):
 def test_confirm_with_problems_publishes_nothing(admin_client, mturk_stub):
     campaign = mturk_campaign(status=CampaignStatus.PAUSED)
     HitFactory(campaign=campaign, number=1)
-    balance(mturk_stub)
-    response = admin_client.post(publish_url(campaign))
+    response = confirm(admin_client, campaign, mturk_stub)
     assert response.status_code == 200
     assert messages_of(response) == [
         "Nothing was published: The campaign is paused, so workers arriving from MTurk would be "
         "turned away. Activate it first (campaign action 'Activate: hand out HITs')."
+    ]
+    assert not MTurkHit.objects.exists()
+
+
+SETTINGS_CHANGED = (
+    "the HITs' settings (title, description, reward, assignments, durations or worker requirements)"
+)
+
+
+def test_confirm_refuses_a_plan_that_changed_since_the_page_and_shows_the_new_one(
+    admin_client, mturk_stub
+):
+    campaign = mturk_campaign()
+    hit = HitFactory(campaign=campaign, number=1)
+    plan = reviewed_plan(admin_client, campaign, mturk_stub)  # SANDBOX, $1.08
+    Campaign.objects.filter(pk=campaign.pk).update(mturk_sandbox=False, reward=Decimal("1.00"))
+    balance(mturk_stub)
+    response = admin_client.post(publish_url(campaign), {"plan": plan})
+
+    assert response.status_code == 200
+    assert messages_of(response) == [
+        "The plan changed since you reviewed it (environment SANDBOX -> PRODUCTION; most it can "
+        f"cost $1.08 -> $3.60; {SETTINGS_CHANGED}); review it again. Nothing was published."
+    ]
+    assert not MTurkHit.objects.exists()
+    assert [call.args for call in mturk_stub.factory.call_args_list] == [(True,), (False,)]
+    # The page now shows what Confirm would publish, and confirming that publishes it.
+    page = text_of(response)
+    assert "PRODUCTION MTurk's production marketplace: real workers, real money." in page
+    assert "Most it can cost: $3.60" in page
+    campaign.refresh_from_db()
+    again = re.findall(r'name="plan" value="([^"]*)"', response.content.decode())
+    balance(mturk_stub)
+    expect_hit_type(mturk_stub, campaign, Reward="1.00")
+    expect_hit(mturk_stub, campaign, hit, 1, env="p")
+    response = admin_client.post(publish_url(campaign), {"plan": html.unescape(again[0])})
+    assert response.status_code == 302
+    assert MTurkHit.objects.get().sandbox is False
+
+
+def test_confirm_refuses_when_hits_or_settings_changed(admin_client, mturk_stub):
+    campaign = mturk_campaign()
+    HitFactory(campaign=campaign, number=1)
+    plan = reviewed_plan(admin_client, campaign, mturk_stub)
+    HitFactory(campaign=campaign, number=2)
+    balance(mturk_stub)
+    response = admin_client.post(publish_url(campaign), {"plan": plan})
+    assert messages_of(response) == [
+        "The plan changed since you reviewed it (HITs 1 -> 1-2; most it can cost $1.08 -> "
+        "$2.16); review it again. Nothing was published."
+    ]
+
+    plan = reviewed_plan(admin_client, campaign, mturk_stub)
+    Campaign.objects.filter(pk=campaign.pk).update(title="Rate translations", mturk_locales=[])
+    balance(mturk_stub)
+    response = admin_client.post(publish_url(campaign), {"plan": plan})
+    assert messages_of(response) == [
+        f"The plan changed since you reviewed it ({SETTINGS_CHANGED}); review it again. Nothing "
+        "was published."
+    ]
+    assert not MTurkHit.objects.exists()
+
+
+@pytest.mark.parametrize("posted", [{}, {"plan": "tampered"}])
+def test_confirm_without_the_reviewed_plan_publishes_nothing(admin_client, mturk_stub, posted):
+    campaign = mturk_campaign()
+    HitFactory(campaign=campaign, number=1)
+    balance(mturk_stub)
+    response = admin_client.post(publish_url(campaign), posted)
+    assert response.status_code == 200
+    assert messages_of(response) == [
+        "The plan changed since you reviewed it (the confirmation did not carry the plan you "
+        "reviewed); review it again. Nothing was published."
+    ]
+    assert not MTurkHit.objects.exists()
+
+
+def test_confirm_refuses_another_campaigns_plan(admin_client, mturk_stub):
+    other = mturk_campaign(name="Other")
+    HitFactory(campaign=other, number=1)
+    plan = reviewed_plan(admin_client, other, mturk_stub)
+    campaign = mturk_campaign()
+    HitFactory(campaign=campaign, number=1)
+    balance(mturk_stub)
+    response = admin_client.post(publish_url(campaign), {"plan": plan})
+    assert messages_of(response) == [
+        "The plan changed since you reviewed it (the confirmation carried another campaign's "
+        "plan); review it again. Nothing was published."
     ]
     assert not MTurkHit.objects.exists()
 
@@ -455,15 +563,17 @@ def test_with_a_broker_confirm_queues_the_task_and_says_where_to_look(admin_clie
 
     campaign = mturk_campaign()
     hit = HitFactory(campaign=campaign, number=1)
+    plan = reviewed_plan(admin_client, campaign, mturk_stub)
     balance(mturk_stub)
     saved = publish_to_mturk.app.conf.task_always_eager
     publish_to_mturk.app.conf.task_always_eager = False
     try:
         with patch.object(publish_to_mturk, "delay") as delay:
-            response = admin_client.post(publish_url(campaign))
+            response = admin_client.post(publish_url(campaign), {"plan": plan})
     finally:
         publish_to_mturk.app.conf.task_always_eager = saved
-    delay.assert_called_once_with(campaign.pk, [hit.pk])
+    # The task gets the plan the requester confirmed, to check again when it runs.
+    delay.assert_called_once_with(campaign.pk, [hit.pk], publishing.reviewed_plan(plan))
     assert messages_of(response) == [
         "Publishing 1 HIT(s) to MTurk's sandbox in the background. Reload this page in a "
         "minute: the MTurk panel shows the outcome."

@@ -157,6 +157,16 @@ def test_an_unwritable_output_creates_nobody(campaign, tmp_path):
     assert Worker.objects.count() == 0
 
 
+def test_prolific_export_to_an_unwritable_path_says_so(campaign, tmp_path):
+    target = tmp_path / "no-such-dir" / "approvals.csv"
+    with pytest.raises(CommandError) as error:
+        run("prolific", "export", "news-de-en", "-o", str(target))
+    assert str(error.value) == (
+        f"Cannot write {target}: [Errno 2] No such file or directory: '{target}'. Choose a "
+        "writable path."
+    )
+
+
 def test_a_finished_campaign_gets_no_links(campaign):
     campaign.status = CampaignStatus.FINISHED
     campaign.save()

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 from django.utils import timezone
 
-from campaigns.models import CampaignStatus, MTurkHit
+from campaigns.models import Campaign, CampaignStatus, MTurkHit
 from campaigns.platforms import publishing
 from tests.campaigns.platforms.test_publishing import (
     BASE,
@@ -109,6 +109,27 @@ def test_publish_asks_first(mturk_stub):
     expect_hit(mturk_stub, campaign, hit, 1)
     with patch("builtins.input", return_value="yes"):
         assert "Published 1 HIT(s) to MTurk SANDBOX." in run("publish", campaign.name)
+
+
+def test_publish_refuses_a_plan_that_changed_while_asking(mturk_stub):
+    campaign = mturk_campaign()
+    HitFactory(campaign=campaign, number=1)
+    balance(mturk_stub)
+
+    def answer_while_someone_edits(question: str) -> str:
+        Campaign.objects.filter(pk=campaign.pk).update(mturk_sandbox=False)
+        return "yes"
+
+    with patch("builtins.input", side_effect=answer_while_someone_edits):
+        with pytest.raises(CommandError) as caught:
+            run("publish", campaign.name)
+    assert str(caught.value) == (
+        "Nothing was published. The plan changed since you reviewed it (environment SANDBOX -> "
+        "PRODUCTION); review it again. Look at the plan again (the admin's 'Publish to MTurk' "
+        "page or manage.py mturk_hits plan) and confirm what it shows now."
+    )
+    assert not MTurkHit.objects.exists()
+    mturk_stub.factory.assert_called_once_with(True)  # the balance only
 
 
 def test_publish_only_the_chosen_hit_numbers(mturk_stub):

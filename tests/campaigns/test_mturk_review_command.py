@@ -13,6 +13,7 @@ from judgments.models import AssignmentStatus, Bonus, BonusStatus, Worker
 from tests.campaigns.platforms import test_review as review_fixtures
 from tests.campaigns.platforms.test_review import (
     DECIDED,
+    HIT_1,
     INVALID_STATE,
     INVALID_STATE_CODE,
     INVALID_STATE_HELP,
@@ -165,8 +166,9 @@ def test_sync_prints_each_campaign_and_fails_on_mturk_errors(mturk_stub):
     out = StringIO()
     with pytest.raises(CommandError, match="1 MTurk call\\(s\\) failed"):
         call_command("mturk_review", "sync", stdout=out)  # every campaign worth syncing
-    assert "What to do: MTurk is temporarily unable to process the request: retry later." in (
-        out.getvalue()
+    assert out.getvalue().splitlines()[-1] == (
+        f"  Failed: HIT {HIT_1}: Service unavailable (ServiceFault) What to do: MTurk is "
+        "temporarily unable to process the request: retry later."
     )
     with pytest.raises(CommandError, match="No campaign with the id\\(s\\) 999999."):
         run("sync", "999999")

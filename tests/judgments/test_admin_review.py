@@ -20,6 +20,7 @@ from judgments.models import Assignment, AssignmentStatus, Bonus, BonusStatus, W
 from tests.campaigns.platforms import test_review as review_fixtures
 from tests.campaigns.platforms.test_review import (
     DECIDED,
+    HIT_1,
     INVALID_STATE,
     INVALID_STATE_CODE,
     INVALID_STATE_HELP,
@@ -425,3 +426,89 @@ def test_sync_now_reports_what_changed(admin_client, mturk_stub):
     ]
     row.refresh_from_db()
     assert (row.status, row.reviewed_at) == ("approved", DECIDED)
+
+
+def test_sync_now_reports_each_failure_with_what_to_do(admin_client, mturk_stub):
+    campaign = CampaignFactory(name="WMT DA")
+    mturk_assignment(published_hit(campaign), "3S02")
+    request_error(
+        mturk_stub,
+        "list_assignments_for_hit",
+        "Rate exceeded",
+        "ThrottlingException",
+        {
+            "HITId": HIT_1,
+            "AssignmentStatuses": ["Submitted", "Approved", "Rejected"],
+            "MaxResults": 100,
+        },
+    )
+    response = run_action(
+        admin_client,
+        "admin:campaigns_campaign_changelist",
+        "sync_with_mturk",
+        [campaign.pk],
+        apply="1",
+    )
+    assert messages_of(response) == [
+        (
+            "warning",
+            "WMT DA: 0 HIT(s) synced; no assignment changed; 0 review(s) sent to MTurk; 0 need a "
+            "person; 1 error(s).",
+        ),
+        (
+            "error",
+            f"WMT DA, HIT {HIT_1}: Rate exceeded (ThrottlingException) What to do: MTurk is "
+            "throttling this account: wait a minute and retry. Retrying is safe: HIT creation and "
+            "bonuses carry a unique request token, so nothing is done twice.",
+        ),
+    ]
+
+
+# --- Who may review ---------------------------------------------------------------------------
+
+REVIEW_ACTIONS = {
+    "admin:judgments_assignment_changelist": [
+        "approve_selected",
+        "reject_selected",
+        "bonus_selected",
+        "block_selected_workers",
+        "notify_selected_workers",
+    ],
+    "admin:judgments_worker_changelist": ["block_selected", "notify_selected"],
+}
+
+
+def offered_actions(client, url_name) -> list[str]:
+    html = client.get(reverse(url_name)).content.decode()
+    select = re.search(r'<select name="action"[^>]*>(.*?)</select>', html, re.S)
+    return re.findall(r'<option value="([^"]+)"', select.group(1)) if select else []
+
+
+def test_review_actions_need_the_campaign_permission_too(client, reviewed, mturk_stub):
+    """Approve, reject, bonus, block and e-mail spend money or act on MTurk: like publishing
+    and syncing, they need campaigns.change_campaign, not only change_assignment."""
+    from django.contrib.auth.models import Permission, User
+
+    _, good, _, _ = reviewed
+    user = User.objects.create_user("editor", password="pw", is_staff=True)
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="judgments",
+            codename__in=["view_assignment", "change_assignment", "view_worker", "change_worker"],
+        )
+    )
+    client.force_login(user)
+    for url_name in REVIEW_ACTIONS:
+        assert offered_actions(client, url_name) == []
+    # Posting the action anyway does nothing: no MTurk call (the Stubber has none), no change;
+    # the admin shows the list again.
+    response = run_action(client, CHANGELIST, "approve_selected", [good.pk], apply="1")
+    assert (response.status_code, response.redirect_chain, messages_of(response)) == (200, [], [])
+    good.refresh_from_db()
+    assert (good.status, good.reviewed_at) == ("submitted", None)
+
+    user.user_permissions.add(Permission.objects.get(codename="change_campaign"))
+    user = User.objects.get(pk=user.pk)  # a fresh permission cache
+    client.force_login(user)
+    for url_name, actions in REVIEW_ACTIONS.items():
+        assert offered_actions(client, url_name) == actions

@@ -19,6 +19,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from campaigns import links
 from campaigns.models import Campaign, MTurkHit
 from campaigns.platforms import publishing
 
@@ -70,12 +71,10 @@ class Command(BaseCommand):
     # --- arguments ----------------------------------------------------------------------------
 
     def find_campaign(self, value: str) -> Campaign:
-        campaign = Campaign.objects.filter(name=value).first()
-        if campaign is None and value.isdigit():
-            campaign = Campaign.objects.filter(pk=int(value)).first()
-        if campaign is None:
-            raise CommandError(f'No campaign named or numbered "{value}".')
-        return campaign
+        try:
+            return links.campaign_by_name_or_id(value)
+        except Campaign.DoesNotExist as error:
+            raise CommandError(str(error)) from None
 
     def hit_ids(self, campaign: Campaign, text: str) -> list[int] | None:
         if not text.strip():
@@ -144,6 +143,9 @@ class Command(BaseCommand):
                 campaign.pk,
                 [hit.pk for hit in current.hits],
                 progress=lambda done, total: bar.update(done - bar.n),
+                # What was printed and confirmed, or nothing: the campaign may change while
+                # the question waits for an answer.
+                expected=current.fingerprint(),
             )
         if not result.ok:
             raise CommandError(result.message())

@@ -128,10 +128,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  {item}")
         self.stdout.write(f"Failed ({len(result.failed)}):")
         for failure in result.failed:
-            code = f" ({failure.code})" if failure.code else ""
-            self.stdout.write(
-                f"  {failure.item}: {failure.message}{code} What to do: {failure.what_to_do}"
-            )
+            self.stdout.write(f"  {failure}")
         self.stdout.write(f"Skipped ({len(result.skipped)}):")
         for item, reason in result.skipped:
             self.stdout.write(f"  {item}: {reason}")
@@ -158,11 +155,7 @@ class Command(BaseCommand):
             for note in report.notes:
                 self.stdout.write(f"  Needs a person: {note.message} {note.what_to_do}")
             for failure in report.failed:
-                code = f" ({failure.code})" if failure.code else ""
-                self.stdout.write(
-                    f"  Failed: {failure.item}: {failure.message}{code} What to do: "
-                    f"{failure.what_to_do}"
-                )
+                self.stdout.write(f"  Failed: {failure}")
             failed += len(report.failed)
         if failed:
             raise CommandError(f"{failed} MTurk call(s) failed; see what to do above.")

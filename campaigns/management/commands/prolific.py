@@ -57,7 +57,7 @@ class Command(BaseCommand):
             return
         submissions = links.prolific_approvals(campaign)
         with ExitStack() as stack:
-            out = self._open_output(options["output"], stack)
+            out = links.open_output(options["output"], stack, self.stdout)
             if options["ids_only"]:
                 ids = links.participant_ids_to_approve(submissions)
                 if ids:  # nothing at all when there is nobody to approve, not a blank line
@@ -84,11 +84,3 @@ class Command(BaseCommand):
         note = links.status_note(campaign)
         if note:
             self.stderr.write(note, self.style.WARNING)
-
-    def _open_output(self, name: str | None, stack: ExitStack):
-        if not name:
-            return self.stdout
-        try:
-            return stack.enter_context(open(name, "w", encoding="utf-8", newline=""))
-        except OSError as error:
-            raise CommandError(f"Cannot write {name}: {error}. Choose a writable path.") from error

@@ -59,7 +59,9 @@ class Command(BaseCommand):
 
         with ExitStack() as stack:
             # Opened before any worker is created: a path that cannot be written fails first.
-            out = self._open_output(options["output"], stack)
+            out = links.open_output(
+                options["output"], stack, self.stdout, nothing_done="Nothing was created."
+            )
             bar = stack.enter_context(
                 tqdm(
                     total=len(planned),
@@ -96,13 +98,3 @@ class Command(BaseCommand):
             return links.parse_labels(text)
         except links.LinkRequestError as error:
             raise CommandError(f"{name}: {error.message} Nothing was created.") from error
-
-    def _open_output(self, name: str | None, stack: ExitStack):
-        if not name:
-            return self.stdout
-        try:
-            return stack.enter_context(open(name, "w", encoding="utf-8", newline=""))
-        except OSError as error:
-            raise CommandError(
-                f"Cannot write {name}: {error}. Choose a writable path. Nothing was created."
-            ) from error

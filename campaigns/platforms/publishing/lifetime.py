@@ -49,19 +49,6 @@ class BatchResult:
         return " ".join(parts)
 
 
-def _client_getter(client: Any) -> Callable[[bool], Any]:
-    built: dict[bool, Any] = {}
-
-    def get(sandbox: bool) -> Any:
-        if client is not None:
-            return client
-        if sandbox not in built:
-            built[sandbox] = clients.mturk_client(sandbox)
-        return built[sandbox]
-
-    return get
-
-
 def _per_hit(
     operation: str,
     rows: Iterable[MTurkHit],
@@ -76,7 +63,7 @@ def _per_hit(
     error (credentials, throttling, the network) would strike every HIT, so the batch stops.
     """
     result = BatchResult(operation)
-    client_for = _client_getter(client)
+    mturk_clients = clients.MTurkClients(client)
     if isinstance(rows, QuerySet):
         rows = rows.select_related("hit")  # the campaign id of each event, without a query
     rows = list(rows)
@@ -86,7 +73,7 @@ def _per_hit(
             result.skipped.append((row, reason))
             continue
         try:
-            call(client_for(row.sandbox), row)
+            call(mturk_clients.get(row.sandbox), row)
         except MTurkError as error:
             result.failed.append((row, error))
             events.record_error(row.hit.campaign_id, operation, error)

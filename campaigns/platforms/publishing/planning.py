@@ -1,17 +1,20 @@
 """What a publication would do: HIT settings and task URLs from a campaign, the plan (HITs not
-on MTurk yet, their cost, the problems that stop it), the account balance, and HIT numbers
+on MTurk yet, their cost, the problems that stop it), the plan's signed fingerprint (what the
+requester reviewed, compared again when they confirm), the account balance, and HIT numbers
 typed by a requester. Reads the database; the only MTurk call is the balance."""
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core import signing
 from django.urls import reverse
 
 from campaigns.models import Campaign, CampaignStatus, Hit, MTurkHit
@@ -99,19 +102,28 @@ def _settings_for(
     )
 
 
-def hit_settings_for(campaign: Campaign, *, qualification_test: bool = False) -> HitSettings:
+def _requires_our_qualification(campaign: Campaign, *, qualification_test: bool) -> bool:
+    """Regular HITs of a campaign that requires the test require our MTurk qualification; the
+    test HIT never does (it is how workers earn it)."""
+    return campaign.qualification_required and not qualification_test
+
+
+def hit_settings_for(
+    campaign: Campaign, *, qualification_test: bool = False, type_pending: bool = False
+) -> HitSettings:
     """The MTurk settings of the campaign's regular HITs, or of its qualification-test HIT.
 
     The test HIT offers ``mturk_qualification_test_places`` assignments and never requires our
-    own qualification (it is how workers earn it); regular HITs offer ``redundancy``
-    assignments and require it when the campaign requires the test. ValueError (with MTurk's
-    limit in words) for a campaign MTurk would refuse, and for a campaign that requires the
-    test but has no MTurk qualification type yet (:func:`publish` creates it first).
+    own qualification; regular HITs offer ``redundancy`` assignments and require it when the
+    campaign requires the test. ValueError (with MTurk's limit in words) for a campaign MTurk
+    would refuse, and for a campaign that requires the test but has no MTurk qualification
+    type yet (:func:`publish` creates it first) unless ``type_pending``: :func:`plan` prices
+    and checks the HITs before that type exists, and the type changes neither.
     """
     qualification_type_id = None
-    if campaign.qualification_required and not qualification_test:
+    if _requires_our_qualification(campaign, qualification_test=qualification_test):
         qualification_type_id = campaign.mturk_qualification_type_id or None
-        if qualification_type_id is None:
+        if qualification_type_id is None and not type_pending:
             raise ValueError(
                 "The campaign requires the qualification test but has no MTurk qualification "
                 "type yet; publishing creates it before the first HIT."
@@ -176,7 +188,7 @@ def requirements_in_words(campaign: Campaign, *, qualification_test: bool = Fals
         words.append(f"At least {campaign.mturk_min_approved_hits:,} approved HITs")
     if campaign.mturk_masters:
         words.append("MTurk Masters only (MTurk charges 5% more)")
-    if campaign.qualification_required and not qualification_test:
+    if _requires_our_qualification(campaign, qualification_test=qualification_test):
         type_id = campaign.mturk_qualification_type_id
         words.append(
             "Passed this campaign's qualification test (MTurk qualification "
@@ -232,6 +244,26 @@ class Plan:
     def can_publish(self) -> bool:
         """No problem and something to publish (the balance is checked separately)."""
         return not self.problems and self.hit_count > 0
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What the requester reviewed: the environment, the HITs (numbers, and a digest of
+        their ids), the most it can cost, and a digest of every other setting the HITs go out
+        with (title, description, reward, assignments, durations, worker requirements).
+        Confirming compares it with the plan at that moment (:func:`plan_changes`), so nothing
+        goes out that the requester never saw."""
+        batches = [
+            {key: value for key, value in asdict(hit_settings).items() if key != "sandbox"}
+            for hit_settings in (self.qualification_settings, self.regular_settings)
+            if hit_settings is not None
+        ]
+        return {
+            "campaign": self.campaign.pk,
+            "environment": self.environment,
+            "hits": numbers_in_words(hit.number for hit in self.hits),
+            "hit_ids": _digest([hit.pk for hit in self.hits]),
+            "cost": f"{self.total_cost:.2f}",
+            "settings": _digest(batches),
+        }
 
     def summary_lines(self) -> list[str]:
         """The plan in plain lines: what the command prints and the tests read."""
@@ -386,14 +418,8 @@ def plan(campaign: Campaign, hit_ids: Sequence[int] | None = None) -> Plan:
         if not hits:
             continue
         try:
-            hit_settings = _settings_for(
-                campaign,
-                qualification_test=qualification_test,
-                custom_qualification_type_id=(
-                    None
-                    if qualification_test or not campaign.qualification_required
-                    else campaign.mturk_qualification_type_id or None
-                ),
+            hit_settings = hit_settings_for(
+                campaign, qualification_test=qualification_test, type_pending=True
             )
         except ValueError as error:
             problem = Problem(str(error), EDIT_CAMPAIGN)
@@ -421,6 +447,80 @@ def plan(campaign: Campaign, hit_ids: Sequence[int] | None = None) -> Plan:
         except NotHttpsError as error:
             problems.append(Problem(error.problem, error.what_to_do))
     return result
+
+
+# --- What the requester reviewed --------------------------------------------------------------
+
+PLAN_SALT = "campaigns.platforms.publishing.plan"
+PLAN_CHANGED = "The plan changed since you reviewed it ({changes}); review it again."
+
+
+def _digest(value: Any) -> str:
+    """A short stable digest of plain values (lists, dicts, Decimals, strings) for a
+    fingerprint: the signed page carries it instead of the values themselves."""
+    return hashlib.sha256(repr(value).encode()).hexdigest()[:32]
+
+
+def sign_plan(current: Plan) -> str:
+    """The plan's fingerprint, signed (``django.core.signing``), for the confirmation page to
+    post back with Confirm."""
+    return signing.dumps(current.fingerprint(), salt=PLAN_SALT, compress=True)
+
+
+def reviewed_plan(signed: str) -> dict[str, Any] | None:
+    """The fingerprint a confirmation posted back; None when missing or not signed by us."""
+    try:
+        reviewed = signing.loads(signed or "", salt=PLAN_SALT)
+    except signing.BadSignature:
+        return None
+    return reviewed if isinstance(reviewed, dict) else None
+
+
+def plan_changes(current: Plan, reviewed: dict[str, Any] | None) -> list[str]:
+    """How ``current`` differs from the plan the requester reviewed, in words; empty when it
+    is the same plan. A missing or foreign fingerprint is a difference too."""
+    if reviewed is None:
+        return ["the confirmation did not carry the plan you reviewed"]
+    now = current.fingerprint()
+    if reviewed.get("campaign") != now["campaign"]:
+        return ["the confirmation carried another campaign's plan"]
+    changes: list[str] = []
+    if reviewed.get("environment") != now["environment"]:
+        changes.append(
+            f"environment {str(reviewed.get('environment')).upper()} -> "
+            f"{now['environment'].upper()}"
+        )
+    if reviewed.get("hits") != now["hits"]:
+        changes.append(f"HITs {reviewed.get('hits') or 'none'} -> {now['hits'] or 'none'}")
+    elif reviewed.get("hit_ids") != now["hit_ids"]:
+        changes.append(f"HITs {now['hits']} were built again")
+    if reviewed.get("cost") != now["cost"]:
+        changes.append(f"most it can cost ${reviewed.get('cost')} -> ${now['cost']}")
+    if reviewed.get("settings") != now["settings"]:
+        changes.append(
+            "the HITs' settings (title, description, reward, assignments, durations or worker "
+            "requirements)"
+        )
+    return changes
+
+
+def plan_changed_message(changes: Sequence[str]) -> str:
+    return PLAN_CHANGED.format(changes="; ".join(changes))
+
+
+def numbers_in_words(numbers: Iterable[int]) -> str:
+    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``: the HIT numbers of a plan, short enough for a page."""
+    ordered = sorted(set(numbers))
+    runs: list[str] = []
+    start = previous = None
+    for number in [*ordered, None]:
+        if number is not None and previous is not None and number == previous + 1:
+            previous = number
+            continue
+        if start is not None:
+            runs.append(str(start) if start == previous else f"{start}-{previous}")
+        start = previous = number
+    return ", ".join(runs)
 
 
 # --- Balance -------------------------------------------------------------------------------

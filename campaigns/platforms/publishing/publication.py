@@ -20,10 +20,17 @@ from .planning import (
     environment_label,
     hit_settings_for,
     plan,
+    plan_changed_message,
+    plan_changes,
     qualification_type_description,
     qualification_type_name,
     request_token_prefix,
     task_url,
+)
+
+REVIEW_AGAIN = (
+    "Look at the plan again (the admin's 'Publish to MTurk' page or manage.py mturk_hits plan) "
+    "and confirm what it shows now."
 )
 
 
@@ -139,6 +146,7 @@ def publish(
     client: Any = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    expected: dict[str, Any] | None = None,
 ) -> PublishResult:
     """Publish the campaign's HITs that are not on MTurk yet (or those of ``hit_ids``).
 
@@ -147,10 +155,25 @@ def publish(
     then the regular HITs. Problems found by :func:`plan` publish nothing. An MTurk error is
     stored as a PlatformEvent and returned in the result; the HITs created before it are kept.
     ``progress(done, total)`` is called after each HIT (the command's progress bar).
+    ``expected`` is the fingerprint of the plan the requester confirmed (:meth:`Plan.fingerprint`):
+    when the plan now differs (the campaign changed since), nothing is published.
     """
     campaign = Campaign.objects.get(pk=campaign_id)
     current = plan(campaign, hit_ids)
     result = PublishResult(campaign_id=campaign.pk, sandbox=campaign.mturk_sandbox)
+    changes = plan_changes(current, expected) if expected is not None else []
+    if changes:
+        # Queued publications end here too: the event tells the requester on the campaign page.
+        problem = Problem(plan_changed_message(changes), REVIEW_AGAIN)
+        result.problems = [problem]
+        events.record_event(
+            campaign.pk,
+            PlatformEventKind.ERROR,
+            "publish",
+            f"Nothing was published. {problem.message}",
+            what_to_do=problem.what_to_do,
+        )
+        return result
     if current.problems:
         result.problems = list(current.problems)
         return result

@@ -18,7 +18,8 @@ stored.
 A package (it passed 800 lines as one module): :mod:`.sync` (``sync_campaign``,
 ``campaigns_to_sync``), :mod:`.assignments` (approve, reject, bonuses), :mod:`.workers` (block,
 notify), :mod:`.quality` (reliability or trust and the recommendation, annotated), and
-:mod:`.common` (result objects, loading, the MTurk client per environment).
+:mod:`.common` (result objects, loading, labels); the MTurk client per environment is
+:class:`campaigns.platforms.clients.MTurkClients`.
 """
 
 from campaigns.platforms.review.assignments import (
@@ -44,6 +45,7 @@ from campaigns.platforms.review.sync import (
     SyncNote,
     SyncReport,
     campaigns_to_sync,
+    settled_hit_ids,
     sync_campaign,
 )
 from campaigns.platforms.review.workers import block_workers, notify_workers
@@ -69,6 +71,7 @@ __all__ = [
     "reject_assignments",
     "send_bonuses",
     "reliability_text",
+    "settled_hit_ids",
     "sync_campaign",
     "trust_text",
 ]

@@ -13,13 +13,13 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from campaigns.platforms import mturk
+from campaigns.platforms.clients import MTurkClients
 from campaigns.platforms.mturk import MTurkError
 from campaigns.platforms.mturk.assignments import MAX_FEEDBACK
 from campaigns.platforms.mturk.settings import dollars
 from campaigns.platforms.review.common import (
     NO_MTURK_ID,
     Failure,
-    MTurkClients,
     ReviewResult,
     assignment_label,
     load_assignments,

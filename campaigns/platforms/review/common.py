@@ -1,5 +1,5 @@
 """What every review operation shares: result objects, loading our rows (one query per
-table), the MTurk client per environment, labels, and storing an MTurk error for the admin."""
+table), labels, and storing an MTurk error for the admin."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from campaigns.platforms import clients
 from campaigns.platforms.events import record_event
 from campaigns.platforms.models import MTurkHit, PlatformEventKind
 from campaigns.platforms.mturk import MTurkError
@@ -31,8 +30,11 @@ class Failure:
     code: str = ""
 
     def __str__(self) -> str:
+        """``item: message (code) What to do: ...``: how the admin, the command and a bonus's
+        ``last_error`` all say it."""
         code = f" ({self.code})" if self.code else ""
-        return f"{self.item}: {self.message}{code} {self.what_to_do}".strip()
+        advice = f" What to do: {self.what_to_do}" if self.what_to_do else ""
+        return f"{self.item}: {self.message}{code}{advice}"
 
 
 @dataclass
@@ -76,21 +78,6 @@ def assignment_label(assignment: Assignment) -> str:
         f", MTurk {assignment.platform_assignment_id}" if assignment.platform_assignment_id else ""
     )
     return f"assignment {assignment.pk} (worker {assignment.worker.external_id}{mturk_id})"
-
-
-class MTurkClients:
-    """One client per environment, built on first use (or the one the caller injected)."""
-
-    def __init__(self, client: Any = None) -> None:
-        self.injected = client
-        self.built: dict[bool, Any] = {}
-
-    def get(self, sandbox: bool) -> Any:
-        if self.injected is not None:
-            return self.injected
-        if sandbox not in self.built:
-            self.built[sandbox] = clients.mturk_client(sandbox)
-        return self.built[sandbox]
 
 
 def record_failure(

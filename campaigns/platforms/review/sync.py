@@ -1,4 +1,22 @@
-"""Reconciling a campaign's assignments with MTurk: the periodic task's and the admin's sync."""
+"""Reconciling a campaign's assignments with MTurk: the periodic task's and the admin's sync.
+
+A HIT is read (one ``ListAssignmentsForHIT`` call or more) unless nothing about it can change
+any more on MTurk (:func:`settled_hit_ids`), which is when either
+
+* it is full and decided: our MTurk assignments on it that MTurk approved or rejected, where
+  our row says the same, number ``max_assignments``, and no other one of ours is still open
+  (started, submitted, or decided here but not yet on MTurk); abandoned ones (returned,
+  expired) take no place on MTurk; or
+* it is long over and was read after that: its expiry, plus the campaign's assignment
+  duration (a worker who accepted just before the expiry may still submit), plus its
+  auto-approval delay (MTurk then approves what nobody reviewed), plus a day's margin, has
+  passed, and its ``last_synced_at`` is later than that moment.
+
+Only a requester can still change such a HIT (overriding a rejection on MTurk's website); a
+decision taken through evalsite updates our rows at once. Saving is minimal too: only rows
+whose status or MTurk fields changed are written field by field; the others only get their
+``platform_synced_at`` stamped, in one UPDATE.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +26,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from campaigns.models import Campaign, CampaignStatus
 from campaigns.platforms import mturk
+from campaigns.platforms.clients import MTurkClients
 from campaigns.platforms.events import record_event
 from campaigns.platforms.models import MTurkHit, PlatformEvent, PlatformEventKind
 from campaigns.platforms.mturk import Action, MTurkError
-from campaigns.platforms.review.common import Failure, MTurkClients, assignment_label
+from campaigns.platforms.review.common import Failure, assignment_label
 from judgments.actions import announce_exclusions
 from judgments.models import Assignment, AssignmentStatus
 
@@ -29,6 +48,14 @@ FINISHED_SYNC_WINDOW = timedelta(days=30)
 NOT_ON_MTURK_GRACE = timedelta(minutes=15)
 # The same sync error is stored once a day, not every five minutes by the beat task.
 ERROR_REPEAT_WINDOW = timedelta(hours=24)
+# After a HIT's expiry, assignment duration and auto-approval delay, MTurk has settled it; the
+# sync reads it once more after this margin (clock differences, MTurk's own delays), then no
+# longer.
+SETTLED_MARGIN = timedelta(days=1)
+# The fields reconcile may change; a row none of them changed is not written field by field.
+SYNCED_FIELDS = ("status", "submitted_at", "reviewed_at", "platform_status")
+# Rows per UPDATE: keeps each statement's parameters under every database's limit.
+UPDATE_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -54,6 +81,7 @@ class SyncReport:
 
     campaign_id: int
     hits_synced: int = 0
+    hits_settled: int = 0  # not read: nothing about them can change on MTurk any more
     marked: dict[Action, list[str]] = field(default_factory=lambda: defaultdict(list))
     sent: list[str] = field(default_factory=list)
     notes: list[SyncNote] = field(default_factory=list)
@@ -69,8 +97,11 @@ class SyncReport:
             for action, label in _MARKED_LABELS.items()
             if self.marked.get(action)
         )
+        settled = (
+            f" ({self.hits_settled} settled HIT(s) not read again)" if self.hits_settled else ""
+        )
         return (
-            f"{self.hits_synced} HIT(s) synced; "
+            f"{self.hits_synced} HIT(s) synced{settled}; "
             f"{marks or 'no assignment changed'}; {len(self.sent)} review(s) sent to MTurk; "
             f"{len(self.notes)} need a person; {len(self.failed)} error(s)."
         )
@@ -104,13 +135,71 @@ _MARKED_STATUS = {
 }
 
 
+def _in_agreement(prefix: str = "") -> Q:
+    """An MTurk assignment decided here and on MTurk alike (approved or rejected)."""
+    return Q(
+        **{f"{prefix}status": AssignmentStatus.APPROVED, f"{prefix}platform_status": "Approved"}
+    ) | Q(**{f"{prefix}status": AssignmentStatus.REJECTED, f"{prefix}platform_status": "Rejected"})
+
+
+def settled_hit_ids(campaign_id: int, now: datetime | None = None) -> set[int]:
+    """Our HIT ids (``MTurkHit.hit_id``) of the campaign's MTurk HITs that the sync no longer
+    reads: full and decided, or long over and read since (module docstring). Two queries:
+    the campaign's durations, and its MTurk HITs with their assignments counted."""
+    now = now or timezone.now()
+    campaign = Campaign.objects.filter(pk=campaign_id).values(
+        "assignment_duration_seconds", "auto_approval_delay_seconds"
+    )
+    durations = campaign.first()
+    if durations is None:
+        return set()
+    settle_after = (
+        timedelta(
+            seconds=durations["assignment_duration_seconds"]
+            + durations["auto_approval_delay_seconds"]
+        )
+        + SETTLED_MARGIN
+    )
+    ours = Q(hit__assignments__platform_assignment_id__gt="")
+    abandoned = Q(
+        hit__assignments__status__in=(AssignmentStatus.RETURNED, AssignmentStatus.EXPIRED)
+    )
+    rows = (
+        MTurkHit.objects.filter(hit__campaign_id=campaign_id)
+        .annotate(
+            decided=Count("hit__assignments", filter=ours & _in_agreement("hit__assignments__")),
+            held=Count("hit__assignments", filter=ours & ~abandoned),
+        )
+        .values_list("hit_id", "max_assignments", "decided", "held", "expires_at", "last_synced_at")
+    )
+    settled: set[int] = set()
+    for hit_id, max_assignments, decided, held, expires_at, last_synced_at in rows:
+        full_and_decided = decided >= max_assignments and decided == held
+        settled_at = expires_at + settle_after if expires_at else None
+        long_over = (
+            settled_at is not None
+            and settled_at < now
+            and last_synced_at is not None
+            and last_synced_at > settled_at
+        )
+        if full_and_decided or long_over:
+            settled.add(hit_id)
+    return settled
+
+
 def sync_campaign(campaign_id: int, client: Any = None) -> SyncReport:
-    """Read every MTurk assignment of the campaign's HITs and make ours agree (module
-    docstring of ``mturk.assignments``): record what MTurk decided, send what MTurk still
-    waits for, store conflicts for a person. Running it twice changes nothing the second
-    time (besides the sync times)."""
+    """Read every MTurk assignment of the campaign's HITs that may still change (module
+    docstring) and make ours agree (module docstring of ``mturk.assignments``): record what
+    MTurk decided, send what MTurk still waits for, store conflicts for a person. Running it
+    twice changes nothing the second time (besides the sync times)."""
     report = SyncReport(campaign_id)
-    hits = list(MTurkHit.objects.filter(hit__campaign_id=campaign_id).order_by("pk"))
+    settled = settled_hit_ids(campaign_id)
+    report.hits_settled = len(settled)
+    hits = list(
+        MTurkHit.objects.filter(hit__campaign_id=campaign_id)
+        .exclude(hit_id__in=settled)
+        .order_by("pk")
+    )
     mturk_clients = MTurkClients(client)
     remote: dict[int, list[mturk.RemoteAssignment]] = {}
     for mturk_hit in hits:
@@ -132,18 +221,24 @@ def sync_campaign(campaign_id: int, client: Any = None) -> SyncReport:
     with transaction.atomic():
         now = timezone.now()
         rows = list(
-            Assignment.objects.select_for_update()
+            # of=("self",): the worker is read for labels, and its row must stay unlocked
+            # (on PostgreSQL a join would lock it too, holding up workers' own requests).
+            Assignment.objects.select_for_update(of=("self",))
             .filter(campaign_id=campaign_id, hit_id__in=list(remote))
             .exclude(platform_assignment_id="")
             .select_related("worker")
             .order_by("pk")
         )
+        before = {row.pk: _synced_values(row) for row in rows}
         to_send = _apply(report, rows, remote, now)
+        changed = [row for row in rows if _synced_values(row) != before[row.pk]]
         Assignment.objects.bulk_update(
-            rows,
-            ["status", "submitted_at", "reviewed_at", "platform_status", "platform_synced_at"],
-            batch_size=500,
+            changed, [*SYNCED_FIELDS, "platform_synced_at"], batch_size=UPDATE_BATCH
         )
+        unchanged = [row.pk for row in rows if _synced_values(row) == before[row.pk]]
+        for start in range(0, len(unchanged), UPDATE_BATCH):
+            batch = unchanged[start : start + UPDATE_BATCH]
+            Assignment.objects.filter(pk__in=batch).update(platform_synced_at=now)
         MTurkHit.objects.filter(hit_id__in=list(remote)).update(last_synced_at=now)
         for note in report.notes:
             _record_once(
@@ -159,6 +254,10 @@ def sync_campaign(campaign_id: int, client: Any = None) -> SyncReport:
     sandbox_of_hit = {mturk_hit.hit_id: mturk_hit.sandbox for mturk_hit in hits}
     _send_pending(report, to_send, mturk_clients, sandbox_of_hit, seen)
     return report
+
+
+def _synced_values(row: Assignment) -> tuple[Any, ...]:
+    return tuple(getattr(row, name) for name in SYNCED_FIELDS)
 
 
 def _apply(

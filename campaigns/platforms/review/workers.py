@@ -11,13 +11,13 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from campaigns.platforms import mturk
+from campaigns.platforms.clients import MTurkClients
 from campaigns.platforms.events import record_event
 from campaigns.platforms.models import PlatformEventKind
 from campaigns.platforms.mturk import MTurkError, MTurkPartialError
 from campaigns.platforms.mturk.workers import MAX_MESSAGE, MAX_SUBJECT
 from campaigns.platforms.review.common import (
     Failure,
-    MTurkClients,
     ReviewResult,
     ids_of,
     record_failure,

@@ -383,6 +383,105 @@ def test_plan_names_hit_ids_of_other_campaigns():
     ]
 
 
+def test_plan_prices_each_batch_with_hit_settings_for():
+    campaign = qualification_campaign()
+    HitFactory(campaign=campaign, number=1)
+    HitFactory(campaign=campaign, number=2, is_qualification=True)
+    # No MTurk qualification type yet: publish() creates it first, so the plan prices the
+    # regular HITs without it (the type changes neither the price nor the checks).
+    current = publishing.plan(campaign)
+    assert current.problems == []
+    assert current.regular_settings == publishing.hit_settings_for(campaign, type_pending=True)
+    assert current.regular_settings.custom_qualification_type_id is None
+    assert current.qualification_settings == publishing.hit_settings_for(
+        campaign, qualification_test=True
+    )
+    campaign.mturk_qualification_type_id = QUAL
+    current = publishing.plan(campaign)
+    assert current.regular_settings == publishing.hit_settings_for(campaign)
+    assert current.regular_settings.custom_qualification_type_id == QUAL
+    assert current.qualification_settings.custom_qualification_type_id is None
+
+
+def test_the_plans_fingerprint_says_what_changed():
+    campaign = mturk_campaign()
+    HitFactory(campaign=campaign, number=1)
+    HitFactory(campaign=campaign, number=2)
+    reviewed = publishing.plan(campaign).fingerprint()
+    assert {key: reviewed[key] for key in ("campaign", "environment", "hits", "cost")} == {
+        "campaign": campaign.pk,
+        "environment": "sandbox",
+        "hits": "1-2",
+        "cost": "2.16",
+    }
+    signed = publishing.sign_plan(publishing.plan(campaign))
+    assert publishing.reviewed_plan(signed) == reviewed
+    assert publishing.reviewed_plan(signed[:-1] + ("A" if signed[-1] != "A" else "B")) is None
+    assert publishing.reviewed_plan("") is None
+    assert publishing.plan_changes(publishing.plan(campaign), reviewed) == []
+
+    campaign.keywords = "translation"  # a setting the cost does not show
+    assert publishing.plan_changes(publishing.plan(campaign), reviewed) == [
+        "the HITs' settings (title, description, reward, assignments, durations or worker "
+        "requirements)"
+    ]
+    campaign.keywords = "translation, evaluation"
+    campaign.mturk_sandbox = False
+    assert publishing.plan_changes(publishing.plan(campaign), reviewed) == [
+        "environment SANDBOX -> PRODUCTION"
+    ]
+    first = campaign.hits.get(number=1)
+    assert publishing.plan_changes(publishing.plan(campaign, [first.pk]), reviewed) == [
+        "environment SANDBOX -> PRODUCTION",
+        "HITs 1-2 -> 1",
+        "most it can cost $2.16 -> $1.08",
+    ]
+    # The same numbers, but the HITs were built again (other rows): a change too.
+    campaign.mturk_sandbox = True
+    campaign.hits.all().delete()
+    HitFactory(campaign=campaign, number=1)
+    HitFactory(campaign=campaign, number=2)
+    assert publishing.plan_changes(publishing.plan(campaign), reviewed) == [
+        "HITs 1-2 were built again"
+    ]
+
+
+def test_publish_refuses_a_plan_other_than_the_one_confirmed(mturk_stub):
+    campaign = mturk_campaign()
+    hit = HitFactory(campaign=campaign, number=1)
+    confirmed = publishing.plan(campaign).fingerprint()
+    campaign.reward = Decimal("0.50")
+    campaign.save()
+    result = publishing.publish(campaign.pk, [hit.pk], expected=confirmed)
+    assert result.message() == (
+        "Nothing was published. The plan changed since you reviewed it (most it can cost "
+        "$1.08 -> $1.80; the HITs' settings (title, description, reward, assignments, "
+        "durations or worker requirements)); review it again. Look at the plan again (the "
+        "admin's 'Publish to MTurk' page or manage.py mturk_hits plan) and confirm what it shows "
+        "now."
+    )
+    mturk_stub.factory.assert_not_called()
+    assert not MTurkHit.objects.exists()
+    assert list(
+        PlatformEvent.objects.values_list("kind", "operation", "message", "what_to_do")
+    ) == [
+        (
+            "error",
+            "publish",
+            "Nothing was published. The plan changed since you reviewed it (most it can cost "
+            "$1.08 -> $1.80; the HITs' settings (title, description, reward, assignments, "
+            "durations or worker requirements)); review it again.",
+            "Look at the plan again (the admin's 'Publish to MTurk' page or manage.py "
+            "mturk_hits plan) and confirm what it shows now.",
+        )
+    ]
+    # The plan as it is now goes out.
+    expect_hit_type(mturk_stub, campaign, Reward="0.50")
+    expect_hit(mturk_stub, campaign, hit, 1)
+    now = publishing.plan(campaign).fingerprint()
+    assert publishing.publish(campaign.pk, [hit.pk], expected=now).created == 1
+
+
 # --- Publish ---------------------------------------------------------------------------------
 
 
@@ -688,6 +787,20 @@ def test_an_account_wide_error_stops_the_batch_and_changes_nothing(mturk_stub):
     assert result.message().endswith(
         "2 HIT(s) were not tried after that error; run the action again once it is fixed."
     )
+
+
+def test_expire_builds_one_client_per_environment(mturk_stub):
+    sandbox_rows = published_rows(mturk_campaign(), count=2)
+    production = HitFactory(campaign=mturk_campaign(name="Live", mturk_sandbox=False), number=1)
+    live = MTurkHit.objects.create(
+        hit=production, mturk_hit_id=mturk_hit_id(9), hit_type_id=HIT_TYPE, sandbox=False,
+        max_assignments=3,
+    )  # fmt: skip
+    for row in [*sandbox_rows, live]:
+        mturk_stub.add("update_expiration_for_hit", {}, expire_params(row))
+    result = publishing.expire(MTurkHit.objects.order_by("pk"))
+    assert len(result.done) == 3
+    assert [call.args for call in mturk_stub.factory.call_args_list] == [(True,), (False,)]
 
 
 def test_extend_sets_the_new_expiry_after_mturk_confirms_it(mturk_stub):

@@ -11,6 +11,8 @@ from decimal import Decimal
 import boto3
 import pytest
 from botocore.stub import ANY, Stubber
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from campaigns.models import CampaignStatus
@@ -296,6 +298,133 @@ def test_sync_twice_changes_nothing_the_second_time(mturk_stub, disagreeing):
     assert events(campaign) == stored  # the conflicts are not stored a second time
 
 
+def assignment_updates(captured) -> list[tuple[str, str]]:
+    """Each UPDATE of the assignment table as (first column set, WHERE clause)."""
+    found = []
+    for query in captured.captured_queries:
+        sql = query["sql"]
+        if sql.startswith('UPDATE "judgments_assignment"'):
+            assignments, where = sql.split(" SET ", 1)[1].rsplit(" WHERE ", 1)
+            found.append((assignments.split(" = ", 1)[0], where))
+    return found
+
+
+def test_a_sync_writes_only_the_rows_that_changed(mturk_stub):
+    campaign = CampaignFactory()
+    hit = published_hit(campaign)
+    changing = mturk_assignment(hit, "3E01")
+    steady = mturk_assignment(hit, "3E02", platform_status="Submitted")
+    items = [
+        remote_item("3E01", "Approved", ApprovalTime=DECIDED),
+        remote_item("3E02", "Submitted"),
+    ]
+    list_response(mturk_stub, items)
+    with CaptureQueriesContext(connection) as first:
+        review.sync_campaign(campaign.pk)
+    # One row changed: written field by field; the other only gets its sync time.
+    assert assignment_updates(first) == [
+        ('"status"', f'"judgments_assignment"."id" IN ({changing.pk})'),
+        ('"platform_synced_at"', f'"judgments_assignment"."id" IN ({steady.pk})'),
+    ]
+    locks = [q["sql"] for q in first.captured_queries if " FOR UPDATE" in q["sql"]]
+    if connection.features.has_select_for_update_of:
+        # The worker is joined for labels, but only the assignment rows are locked.
+        assert len(locks) == 1
+        assert locks[0].endswith('FOR UPDATE OF "judgments_assignment"')
+        assert 'INNER JOIN "judgments_worker"' in locks[0]
+
+    list_response(mturk_stub, items)
+    before = timezone.now()
+    with CaptureQueriesContext(connection) as second:
+        report = review.sync_campaign(campaign.pk)
+    assert report.changed == 0
+    assert assignment_updates(second) == [
+        ('"platform_synced_at"', f'"judgments_assignment"."id" IN ({changing.pk}, {steady.pk})')
+    ]
+    synced = Assignment.objects.filter(campaign=campaign).values_list(
+        "platform_synced_at", flat=True
+    )
+    assert all(moment >= before for moment in synced)
+    changing.refresh_from_db()
+    assert (changing.status, changing.platform_status, changing.reviewed_at) == (
+        "approved",
+        "Approved",
+        DECIDED,
+    )
+
+
+HIT_IDS = [f"3HIT{n:026d}" for n in range(11, 18)]
+DECIDED_AT = {"Approved": "ApprovalTime", "Rejected": "RejectionTime"}
+
+
+def test_sync_reads_only_the_hits_that_can_still_change(mturk_stub):
+    """Settled HITs (sync module docstring) get no ListAssignmentsForHIT call: the Stubber
+    expects calls for the others only, in order, and fails on any other."""
+    campaign = CampaignFactory(assignment_duration_seconds=3600, auto_approval_delay_seconds=259200)
+    now = timezone.now()
+    long_ago = now - timedelta(days=10)  # settled 4 days, 1 hour and 1 day's margin later
+    approved = {"status": AssignmentStatus.APPROVED, "platform_status": "Approved"}
+    rejected = {"status": AssignmentStatus.REJECTED, "platform_status": "Rejected"}
+
+    full = published_hit(campaign, HIT_IDS[0])
+    mturk_assignment(full, "3F01", **approved)
+    mturk_assignment(full, "3F02", **approved)
+    mturk_assignment(full, "3F03", **rejected)
+    mturk_assignment(full, "3F04", AssignmentStatus.RETURNED)  # took no place on MTurk
+
+    in_conflict = published_hit(campaign, HIT_IDS[1])
+    mturk_assignment(in_conflict, "3F11", **approved)
+    mturk_assignment(in_conflict, "3F12", **approved)
+    mturk_assignment(in_conflict, "3F13", AssignmentStatus.REJECTED, platform_status="Approved")
+
+    partly = published_hit(campaign, HIT_IDS[2])
+    mturk_assignment(partly, "3F21", **approved)
+    mturk_assignment(partly, "3F22", **rejected)
+
+    over_and_read = published_hit(
+        campaign, HIT_IDS[3], expires_at=long_ago, last_synced_at=now - timedelta(days=1)
+    )
+    over_not_read_since = published_hit(
+        campaign, HIT_IDS[4], expires_at=long_ago, last_synced_at=now - timedelta(days=7)
+    )
+    recently_over = published_hit(
+        campaign, HIT_IDS[5], expires_at=now - timedelta(days=2), last_synced_at=now
+    )
+    no_expiry = published_hit(campaign, HIT_IDS[6], last_synced_at=now)
+
+    assert review.settled_hit_ids(campaign.pk) == {full.pk, over_and_read.pk}
+
+    def answer(*hit_ids: str) -> None:
+        """MTurk's answers for exactly these HITs, in order (what MTurk still lists)."""
+        listed = {
+            HIT_IDS[1]: [("3F11", "Approved"), ("3F12", "Approved"), ("3F13", "Approved")],
+            HIT_IDS[2]: [("3F21", "Approved"), ("3F22", "Rejected")],
+        }
+        for hit_id in hit_ids:
+            items = [
+                remote_item(assignment_id, status, hit_id=hit_id, **{DECIDED_AT[status]: DECIDED})
+                for assignment_id, status in listed.get(hit_id, [])
+            ]
+            list_response(mturk_stub, items, hit_id=hit_id)
+
+    answer(*HIT_IDS[1:3], *HIT_IDS[4:])
+    report = review.sync_campaign(campaign.pk)
+    assert report.summary() == (
+        "5 HIT(s) synced (2 settled HIT(s) not read again); no assignment changed; 0 review(s) "
+        "sent to MTurk; 1 need a person; 0 error(s)."
+    )
+    assert MTurkHit.objects.get(hit=full).last_synced_at is None
+    assert MTurkHit.objects.get(hit=over_and_read).last_synced_at == now - timedelta(days=1)
+
+    # The HIT long over has now been read after it settled: the next sync skips it too.
+    settled = {full.pk, over_and_read.pk, over_not_read_since.pk}
+    assert review.settled_hit_ids(campaign.pk) == settled
+    answer(*HIT_IDS[1:3], *HIT_IDS[5:])
+    report = review.sync_campaign(campaign.pk)
+    assert (report.hits_synced, report.hits_settled) == (4, 3)
+    assert {recently_over.pk, no_expiry.pk}.isdisjoint(review.settled_hit_ids(campaign.pk))
+
+
 def test_sync_keeps_going_when_one_hit_fails_and_stores_the_error_once(mturk_stub):
     campaign = CampaignFactory()
     first = published_hit(campaign, HIT_1)
@@ -326,7 +455,7 @@ def test_sync_keeps_going_when_one_hit_fails_and_stores_the_error_once(mturk_stu
     )
     assert [str(failure) for failure in report.failed] == [
         f"HIT {HIT_1}: Hit {HIT_1} does not exist. (1700000000000) "
-        f"(AWS.MechanicalTurk.HITDoesNotExist) {help_text}"
+        f"(AWS.MechanicalTurk.HITDoesNotExist) What to do: {help_text}"
     ]
     assert events(campaign) == [
         (
@@ -410,7 +539,7 @@ def test_approve_calls_mturk_first_and_stores_only_what_it_confirmed(
     ]
     assert [str(f) for f in result.failed] == [
         f"assignment {refused.pk} (worker AW3D02, MTurk 3D02): {INVALID_STATE} "
-        f"({INVALID_STATE_CODE}) {INVALID_STATE_HELP}"
+        f"({INVALID_STATE_CODE}) What to do: {INVALID_STATE_HELP}"
     ]
     assert result.skipped == [
         (
@@ -568,12 +697,12 @@ def test_a_failed_bonus_is_retried_with_the_same_token_and_never_paid_twice(mtur
     )
     label = f"assignment {row.pk} (worker AW3H02, MTurk 3H02)"
     assert [str(f) for f in first.failed] == [
-        f"{label}: Rate exceeded (ThrottlingException) {throttled}"
+        f"{label}: Rate exceeded (ThrottlingException) What to do: {throttled}"
     ]
     assert (bonus.status, bonus.sent_at, bonus.last_error) == (
         BonusStatus.PENDING,
         None,
-        f"{label}: Rate exceeded (ThrottlingException) {throttled}",
+        f"{label}: Rate exceeded (ThrottlingException) What to do: {throttled}",
     )
     assert events(campaign) == [
         ("error", "bonus", "ThrottlingException", f"{label}: Rate exceeded", throttled)
@@ -735,7 +864,8 @@ def test_notify_reports_the_workers_mturk_could_not_reach(mturk_stub):
         "who opted out: reach them another way."
     )
     assert [str(f) for f in result.failed] == [
-        f"worker {WORKER_2} (sandbox): No previous work for this requester. (HardFailure) {hard}"
+        f"worker {WORKER_2} (sandbox): No previous work for this requester. (HardFailure) "
+        f"What to do: {hard}"
     ]
     assert events(campaign) == [
         (
