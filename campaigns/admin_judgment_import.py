@@ -7,6 +7,11 @@ its ``changelist_view`` puts the page's address in the changelist's context as
 ``judgment_import_url`` for the "Import judgments" button (``judgment_import_link()`` renders
 that button for any other place). The work is done by ``campaigns.importers.judgments``, the
 same code as the API's ``POST /api/imports/`` and ``manage.py import_judgments``.
+
+Permissions: creating a campaign needs ``campaigns.add_campaign``; adding to one, or
+recording MTurk's decisions on the assignments of any campaign (collected ones are where our
+own MTurk HITs are), ``campaigns.change_campaign``. Uploads are limited to
+``MAX_UPLOAD_BYTES`` (bigger files go through the management command).
 """
 
 from __future__ import annotations
@@ -26,20 +31,19 @@ from campaigns.admin_import import MultipleFileField
 from campaigns.importers.judgments import (
     FORMAT_HELP,
     FORMAT_LABELS,
+    MAX_UPLOAD_BYTES,
     MTURK_BATCH,
     ImportFailed,
     ImportOptions,
     ImportProblem,
     JudgmentImportSummary,
     import_judgments,
+    upload_limit_problem,
 )
 from campaigns.models import Campaign
 
 URL_NAME = "campaigns_campaign_import_judgments"
-
-
-def imported_campaigns():
-    return Campaign.objects.exclude(imported_from="").order_by("name")
+TOO_LARGE = "too_large"
 
 
 class ImportJudgmentsForm(forms.Form):
@@ -77,8 +81,17 @@ class ImportJudgmentsForm(forms.Form):
     def __init__(self, *args: Any, appendable=None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["campaign"].queryset = (
-            appendable if appendable is not None else Campaign.objects.none()
+            appendable.exclude(imported_from="").order_by("name")
+            if appendable is not None
+            else Campaign.objects.none()
         )
+
+    def clean_files(self) -> list:
+        files = self.cleaned_data["files"]
+        problem = upload_limit_problem(sum(file.size for file in files))
+        if problem:
+            raise forms.ValidationError(problem[:1].upper() + problem[1:] + ".", code=TOO_LARGE)
+        return files
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -89,7 +102,7 @@ class ImportJudgmentsForm(forms.Form):
             self.add_error("name", "Give the new campaign a name, or choose one to add to.")
         return data
 
-    def options(self, owner, appendable) -> ImportOptions:
+    def options(self, owner, appendable, visible, may_create: bool) -> ImportOptions:
         data = self.cleaned_data
         return ImportOptions(
             fmt=data["format"],
@@ -100,6 +113,8 @@ class ImportJudgmentsForm(forms.Form):
             standardised=bool(data.get("standardised")),
             owner=owner,
             appendable=appendable,
+            visible=visible,
+            may_create=may_create,
         )
 
 
@@ -133,9 +148,19 @@ class CampaignJudgmentImportAdminMixin:
         return self.has_add_permission(request) or self.has_change_permission(request)
 
     def _appendable(self, request: HttpRequest):
-        return (
-            imported_campaigns() if self.has_change_permission(request) else Campaign.objects.none()
-        )
+        """The campaigns the user may change: every campaign, with the change permission.
+        Judgment files go into the imported ones only (the importer checks); an MTurk batch
+        reconciles the assignments of our own HITs, which are in collected campaigns."""
+        if self.has_change_permission(request):
+            return Campaign.objects.all()
+        return Campaign.objects.none()
+
+    def _visible(self, request: HttpRequest):
+        """The campaigns the user sees on the campaign list (a taken name is named only
+        when it is one of these)."""
+        if self.has_view_permission(request):
+            return Campaign.objects.all()
+        return Campaign.objects.none()
 
     def import_judgments_view(self, request: HttpRequest) -> HttpResponse:
         if not self._may_import(request):
@@ -147,7 +172,12 @@ class CampaignJudgmentImportAdminMixin:
         if request.method == "POST":
             form = ImportJudgmentsForm(request.POST, request.FILES, appendable=appendable)
             if form.is_valid():
-                options = form.options(request.user, appendable)
+                options = form.options(
+                    request.user,
+                    appendable,
+                    self._visible(request),
+                    self.has_add_permission(request),
+                )
                 self._check_permission(request, options)
                 dry_run = "_check" in request.POST
                 try:
@@ -175,16 +205,22 @@ class CampaignJudgmentImportAdminMixin:
             "checked": checked,
             "format_help": [(FORMAT_LABELS[key], text) for key, text in FORMAT_HELP.items()],
             "has_view_permission": self.has_view_permission(request),
+            "upload_limit_mb": MAX_UPLOAD_BYTES // (1024 * 1024),
         }
-        return TemplateResponse(request, "admin/campaigns/campaign/import_judgments.html", context)
+        # An upload over the limit is a bad request, as in the API (400, its message on the
+        # form); other problems are shown on the page as usual.
+        status = 400 if form.has_error("files", code=TOO_LARGE) else 200
+        return TemplateResponse(
+            request, "admin/campaigns/campaign/import_judgments.html", context, status=status
+        )
 
     def _check_permission(self, request: HttpRequest, options: ImportOptions) -> None:
         """Creating a campaign needs the add permission; adding to one, or recording MTurk's
         decisions on assignments, the change permission."""
         if options.fmt == MTURK_BATCH or options.campaign is not None:
             allowed = self.has_change_permission(request)
-        elif Campaign.objects.filter(name=options.name).exists():
-            allowed = self.has_change_permission(request)
+        elif options.changeable().filter(name=options.name).exists():
+            allowed = True  # the campaigns the user may change (the change permission)
         else:
             allowed = self.has_add_permission(request)
         if not allowed:

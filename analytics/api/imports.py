@@ -2,15 +2,23 @@
 judgments" page and ``manage.py import_judgments``; ``campaigns.importers.judgments`` does
 the work).
 
-A multipart request with one or more ``file`` parts and the options. Any authenticated user
-may create a campaign of imported judgments, which they then own (analysts bring in judgments
-from elsewhere to compare); adding to an existing one (``name`` of an imported campaign), or
-reconciling an MTurk batch, needs the right to change that campaign (staff, or its owner:
-``analytics.api.permissions.writable_campaigns``). A campaign the user may not change is
-never named in an answer beyond "taken".
+A multipart request with one or more ``file`` parts and the options. Who may do what:
+
+- creating a campaign of imported judgments (a ``name`` none of the user's campaigns has)
+  needs staff status or the ``campaigns.add_campaign`` permission; anyone else gets 403, with
+  the same words whether a campaign of that name exists or not;
+- adding to an existing imported campaign, or reconciling an MTurk batch, needs the right to
+  change that campaign (staff, or its owner: ``analytics.api.permissions.writable_campaigns``).
+  A ``name`` is looked up among those campaigns only: one the user cannot see is not revealed
+  (the new campaign gets a free name derived from it, ``renamed_from`` says so), and one the
+  user can read but not change is answered as taken.
+
+Uploads hold at most ``MAX_UPLOAD_BYTES`` (400 naming the limit; the request's
+Content-Length is checked before the body is read); bigger files go through the command.
 
 Answers: 201 with the campaign and the counts once imported (200 for ``dry_run``, nothing
-written); 400 with every problem (file, line, field, message) and nothing written.
+written); 400 with every problem (file, line, field, message) and nothing written; 403 when
+the import would create a campaign the user may not create.
 """
 
 from __future__ import annotations
@@ -25,14 +33,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analytics.api.permissions import writable_campaigns
+from analytics.api.permissions import visible_campaigns, writable_campaigns
 from campaigns.importers.judgments import (
     FORMAT_LABELS,
     FORMATS,
+    MTURK_BATCH,
     ImportFailed,
     ImportOptions,
     ImportProblem,
+    cannot_create_message,
     import_judgments,
+    upload_limit_problem,
 )
 
 __all__ = ["JudgmentImportView", "urlpatterns"]
@@ -42,13 +53,19 @@ DESCRIPTION = (
     "Import published judgment files (WMT direct assessment, Appraise score exports, WMT08 "
     "and WMT10-12 relative rankings) into a campaign of imported judgments, whose statistics "
     "are then computed as for a collected campaign; or reconcile an MTurk batch result file "
-    "with our own assignments. Send the file(s) as multipart parts named `file`. Any "
-    "authenticated user may create a campaign (and owns it); adding to an existing imported "
-    "campaign, or reconciling a batch, needs the right to change that campaign (staff or its "
-    "owner). Everything is checked before anything is written: 400 lists every problem with "
-    "its file, line and field, and nothing is written. 201 once imported; 200 for a dry run. "
-    "The formats are described in docs/judgment-formats.md."
+    "with our own assignments. Send the file(s) as multipart parts named `file`, at most 512 "
+    "MB in all (bigger files: `manage.py import_judgments` on the server). Creating a campaign "
+    "(a `name` none of your campaigns has) needs staff status or the campaigns.add_campaign "
+    "permission (403 otherwise), and you then own it; a name in use by a campaign you cannot "
+    "see gives the new campaign a free name derived from it (`renamed_from`). Adding to an "
+    "existing imported campaign, or reconciling a batch, needs the right to change that "
+    "campaign (staff or its owner). Everything is checked before anything is written: 400 "
+    "lists every problem with its file, line and field, and nothing is written. 201 once "
+    "imported; 200 for a dry run. The formats are described in docs/judgment-formats.md."
 )
+# A multipart body is its files plus the boundaries, part headers and the other fields: a
+# Content-Length over the limit by more than this is refused before the body is read.
+MULTIPART_ALLOWANCE = 1024 * 1024
 
 
 class JudgmentImportSerializer(serializers.Serializer):
@@ -66,8 +83,9 @@ class JudgmentImportSerializer(serializers.Serializer):
         required=False,
         default="",
         allow_blank=True,
-        help_text="The campaign: a new name, or an imported campaign of yours of the same kind "
-        "to add to. Not needed for mturk-batch.",
+        help_text="The campaign: a new name (creating needs staff status or the "
+        "campaigns.add_campaign permission), or an imported campaign you may change, of the "
+        "same kind, to add to. Not needed for mturk-batch.",
     )
     source_language = serializers.CharField(
         max_length=16,
@@ -106,6 +124,11 @@ class ImportSummarySerializer(serializers.Serializer):
     created = serializers.BooleanField(help_text="A new campaign was (or would be) created.")
     dry_run = serializers.BooleanField()
     standardised = serializers.BooleanField()
+    renamed_from = serializers.CharField(
+        allow_null=True,
+        help_text="The name asked for, when it was in use and the new campaign got a free name "
+        "derived from it (campaign_name); null otherwise.",
+    )
     counts = serializers.DictField(
         child=serializers.IntegerField(),
         help_text="judgments, workers, assignments, hits, systems, segments (and new_workers, "
@@ -124,6 +147,10 @@ class ImportProblemSerializer(serializers.Serializer):
     line = serializers.IntegerField(allow_null=True)
     field = serializers.CharField(allow_null=True)
     message = serializers.CharField()
+
+
+class ImportForbiddenSerializer(serializers.Serializer):
+    detail = serializers.CharField()
 
 
 class ImportProblemsSerializer(serializers.Serializer):
@@ -151,6 +178,14 @@ def _problems_response(failure: ImportFailed) -> Response:
         },
         status=status.HTTP_400_BAD_REQUEST,
     )
+
+
+def _sentence(text: str) -> str:
+    return f"{text[:1].upper()}{text[1:]}."
+
+
+def _too_large(message: str) -> Response:
+    return _problems_response(ImportFailed([ImportProblem(None, None, "file", message)]))
 
 
 def _request_problems(errors: dict[str, Any]) -> ImportFailed:
@@ -181,6 +216,11 @@ class JudgmentImportView(APIView):
             200: OpenApiResponse(
                 ImportSummarySerializer, description="dry_run: what would be imported."
             ),
+            403: OpenApiResponse(
+                ImportForbiddenSerializer,
+                description="The import would create a campaign, and the user may not create "
+                "campaigns (staff or campaigns.add_campaign).",
+            ),
             400: OpenApiResponse(
                 ImportProblemsSerializer,
                 description="Every problem found, with file, line and field; nothing written.",
@@ -209,18 +249,45 @@ class JudgmentImportView(APIView):
         tags=["imports"],
     )
     def post(self, request: Request) -> Response:
+        # Before the body is read (token users: nothing has read it yet).
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        problem = upload_limit_problem(length - MULTIPART_ALLOWANCE, "the request's body")
+        if problem:
+            return _too_large(problem)
         serializer = JudgmentImportSerializer(data=request.data)
         if not serializer.is_valid():
             return _problems_response(_request_problems(serializer.errors))
         data = serializer.validated_data
+        problem = upload_limit_problem(sum(file.size for file in data["file"]))
+        if problem:
+            return _too_large(problem)
+        user = request.user
+        name = data["name"].strip()
+        writable = writable_campaigns(user)
+        may_create = user.is_staff or user.has_perm("campaigns.add_campaign")
+        if (
+            data["format"] != MTURK_BATCH
+            and not may_create
+            and not writable.filter(name=name).exists()
+        ):
+            # Not existence-revealing: the same answer whether the name is in use or not.
+            return Response(
+                {"detail": _sentence(cannot_create_message(name))},
+                status=status.HTTP_403_FORBIDDEN,
+            )
         options = ImportOptions(
             fmt=data["format"],
-            name=data["name"].strip(),
+            name=name,
             source_language=data["source_language"].strip(),
             target_language=data["target_language"].strip(),
             standardised=data["standardised"],
-            owner=request.user,
-            appendable=writable_campaigns(request.user),
+            owner=user,
+            appendable=writable,
+            visible=visible_campaigns(user),
+            may_create=may_create,
         )
         try:
             summary = import_judgments(data["file"], options, dry_run=data["dry_run"])

@@ -8,11 +8,12 @@ from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import path
 
+import campaigns.importers.judgments as judgment_importers
 from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
 from campaigns.models import Campaign
-from judgments.models import Judgment
+from judgments.models import AssignmentStatus, Judgment, Platform
 from tests.campaigns.test_import_judgments_data import WMT_DA_RAW, da_file, da_row
-from tests.factories import CampaignFactory
+from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, WorkerFactory
 
 site = admin.AdminSite(name="judgment_import_test")
 
@@ -114,3 +115,61 @@ def test_form_needs_a_name_or_a_campaign_and_staff_need_permissions(client, staf
     }
     staff.user_permissions.clear()
     assert client.get(URL).status_code == 403
+
+
+def test_an_mturk_batch_reconciles_an_assignment_of_a_collected_campaign(client, staff):
+    # Our own MTurk HITs are in campaigns collected here (imported_from empty).
+    collected = CampaignFactory(name="our DA")
+    assignment = AssignmentFactory(
+        hit=HitFactory(campaign=collected),
+        worker=WorkerFactory(platform=Platform.MTURK, external_id="WA"),
+        status=AssignmentStatus.SUBMITTED,
+        platform_assignment_id="AS1",
+        platform_hit_id="HIT1",
+    )
+    batch = "HITId,AssignmentId,WorkerId,AssignmentStatus\nHIT1,AS1,WA,Approved\n"
+    response = client.post(
+        URL, {"files": upload(batch, "Batch_1_batch_results.csv"), "format": "mturk-batch"}
+    )
+    change = f"/admin/campaigns/campaign/{collected.pk}/change/"
+    assert (response.status_code, response["Location"]) == (302, change)
+    assignment.refresh_from_db()
+    assert (assignment.status, assignment.platform_status) == (
+        AssignmentStatus.APPROVED,
+        "Approved",
+    )
+    assert [str(message) for message in response.wsgi_request._messages] == [
+        "Reconciled 1 assignment of campaign &quot;our DA&quot; with Batch_1_batch_results.csv: "
+        f'1 marked approved. <a href="{change}">Open the campaign and its results</a>.'
+    ]
+
+
+def test_an_upload_over_the_limit_is_a_bad_request_naming_the_limit(client, staff, monkeypatch):
+    monkeypatch.setattr(judgment_importers, "MAX_UPLOAD_BYTES", 1000)
+    size = len(WMT_DA_RAW.encode("utf-8"))
+    response = client.post(URL, {"files": upload(WMT_DA_RAW), "format": "wmt-da", "name": "x"})
+    assert response.status_code == 400
+    assert response.context["form"].errors == {
+        "files": [
+            f"The upload is {size:,} bytes; uploads are limited to 1,000 bytes: import a "
+            "bigger file with manage.py import_judgments on the server "
+            "(docs/judgment-formats.md)."
+        ]
+    }
+    assert Campaign.objects.count() == 0
+
+
+def test_a_user_who_may_only_add_gets_a_free_name_for_a_name_in_use(client, staff):
+    CampaignFactory(name="WMT21 cs-en", imported_from="wmt-da")
+    staff.user_permissions.set(Permission.objects.filter(codename="add_campaign"))
+    response = client.post(
+        URL, {"files": upload(WMT_DA_RAW), "format": "wmt-da", "name": "WMT21 cs-en"}
+    )
+    assert response.status_code == 302
+    created = Campaign.objects.get(name="WMT21 cs-en (2)")
+    assert (created.owner, Judgment.objects.filter(campaign=created).count()) == (staff, 44)
+    assert [str(message) for message in response.wsgi_request._messages][0].startswith(
+        "Imported 44 judgments (2 workers, 2 assignments, 2 HITs, 2 systems, 5 segments) from "
+        "ad-csen.tsv into new campaign &quot;WMT21 cs-en (2)&quot; (direct assessment, raw "
+        "0-100 scores; the name &quot;WMT21 cs-en&quot; is in use)."
+    )

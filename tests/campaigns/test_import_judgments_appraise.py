@@ -122,8 +122,8 @@ def test_appraise_problems_are_listed_with_their_lines():
         "standardised)",
         'scores.csv line 4, field "endTime": ends before its startTime',
         "scores.csv line 6: duplicate judgment: worker u1 already judged the output of system "
-        "A on segment 1 in the HIT of u1's judgments on line 1; a worker judges each item of "
-        "a HIT once",
+        "A on segment 1 in annotator u1's HIT on line 1; a worker judges each item of a HIT "
+        "once",
         "scores.csv line 7: 8 fields; Appraise's score exports have 7, 9 or 11 fields "
         "(segment-level tasks) or 10, 12 or 14 (document-level tasks)",
     ]
@@ -156,7 +156,7 @@ def test_a_hit_too_large_for_its_slot_positions_is_refused():
     with pytest.raises(ImportFailed) as failure:
         run("\n".join(rows) + "\n")
     assert failure.value.lines() == [
-        "scores.csv line 1: the HIT of u1's judgments has 32,768 items; a HIT holds at most 32,767 "
+        "scores.csv line 1: annotator u1's HIT has 32,768 items; a HIT holds at most 32,767 "
         "(export with Appraise's --batch-info to split an annotator's judgments by batch)"
     ]
     assert Campaign.objects.count() == 0

@@ -282,10 +282,31 @@ def test_appending_adds_new_hits_and_refuses_hits_already_imported():
     with pytest.raises(ImportFailed) as failure:
         run(more, file="more.tsv")
     assert failure.value.lines() == [
-        'more.tsv line 2, field "HITId": HIT H3 is already in campaign "WMT21 cs-en" '
-        "(imported before); a HIT is imported once"
+        'more.tsv line 2, field "HITId": worker W1\'s judgments in HIT H3 are already in '
+        'campaign "WMT21 cs-en" (imported before); importing them again would count them twice'
     ]
     assert Judgment.objects.count() == 46
+    # The whole first file again: each worker's HIT is named on its first line.
+    with pytest.raises(ImportFailed) as failure:
+        run(WMT_DA_RAW)
+    assert failure.value.lines() == [
+        f'ad-csen.tsv line {line}, field "HITId": worker {worker}\'s judgments in HIT {hit} are '
+        'already in campaign "WMT21 cs-en" (imported before); importing them again would count '
+        "them twice"
+        for line, worker, hit in ((2, "W1", "H1"), (24, "W2", "H2"))
+    ]
+    assert Judgment.objects.count() == 46
+
+
+def test_another_workers_judgments_of_a_hit_imported_before_are_new():
+    # WMT publishes the judgments of good and of bad workers in separate files; their HITs
+    # are the same MTurk HITs, so a HIT of the first file may come again with other workers.
+    run(da_file(da_row("H1", "W1", "A", "SYSTEM", "1", "80")))
+    summary = run(da_file(da_row("H1", "W9", "A", "SYSTEM", "1", "30")), file="bad.tsv")
+    assert summary.counts["judgments"] == 1
+    assert sorted(
+        Assignment.objects.values_list("worker__external_id", "platform_hit_id", "hit__number")
+    ) == [("W1", "H1", 1), ("W9", "H1", 2)]
 
 
 def test_only_imported_campaigns_of_the_same_kind_and_scale_are_added_to():
@@ -321,6 +342,7 @@ def test_only_imported_campaigns_of_the_same_kind_and_scale_are_added_to():
 def test_a_campaign_the_importer_may_not_change_is_never_added_to():
     other = CampaignFactory(name="someone else's", imported_from="wmt-da")
     text = da_file(da_row("H1", "W1", "A", "SYSTEM", "1", "50"))
+    # One the importer can see (read) is named as taken.
     with pytest.raises(ImportFailed) as failure:
         run(text, name="someone else's", appendable=Campaign.objects.exclude(pk=other.pk))
     assert failure.value.lines() == [

@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 
 from campaigns.platforms.models import PlatformEvent
 from judgments.models import AssignmentStatus, Bonus, BonusStatus, Worker
-from tests.campaigns.platforms import test_review as review_fixtures
-from tests.campaigns.platforms.test_review import (
+from tests.campaigns.platforms import review_support as review_fixtures
+from tests.campaigns.platforms.review_support import (
     DECIDED,
     HIT_1,
     INVALID_STATE,
@@ -23,9 +23,9 @@ from tests.campaigns.platforms.test_review import (
     mturk_worker,
     published_hit,
     remote_item,
-    request_error,
     sent_to_mturk,
 )
+from tests.campaigns.platforms.test_mturk import request_error
 from tests.factories import AssignmentFactory, CampaignFactory
 
 pytestmark = pytest.mark.django_db

@@ -17,8 +17,8 @@ from analytics.models import RankingWorkerStat, Recommendation, TrustStatus, Wor
 from campaigns.models import ReliabilityTest, TaskKind
 from campaigns.platforms.models import PlatformEvent
 from judgments.models import Assignment, AssignmentStatus, Bonus, BonusStatus, Worker
-from tests.campaigns.platforms import test_review as review_fixtures
-from tests.campaigns.platforms.test_review import (
+from tests.campaigns.platforms import review_support as review_fixtures
+from tests.campaigns.platforms.review_support import (
     DECIDED,
     HIT_1,
     INVALID_STATE,
@@ -31,9 +31,9 @@ from tests.campaigns.platforms.test_review import (
     mturk_worker,
     published_hit,
     remote_item,
-    request_error,
     sent_to_mturk,
 )
+from tests.campaigns.platforms.test_mturk import request_error
 from tests.factories import AssignmentFactory, CampaignFactory, WorkerFactory
 
 pytestmark = pytest.mark.django_db

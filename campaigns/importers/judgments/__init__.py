@@ -44,7 +44,11 @@ from campaigns.importers.judgments.mturk_batch import (
 )
 from campaigns.importers.judgments.ranking import RankingSets
 from campaigns.importers.judgments.records import ParsedJudgments
-from campaigns.importers.judgments.target import ImportOptions, resolve_campaign
+from campaigns.importers.judgments.target import (
+    ImportOptions,
+    cannot_create_message,
+    resolve_campaign,
+)
 from campaigns.importers.judgments.validation import (
     check_not_empty,
     check_one_language_pair,
@@ -65,14 +69,17 @@ __all__ = [
     "FORMAT_HELP",
     "FORMAT_KINDS",
     "FORMAT_LABELS",
+    "MAX_UPLOAD_BYTES",
     "MTURK_BATCH",
     "CheckedJudgmentImport",
     "ImportFailed",
     "ImportOptions",
     "ImportProblem",
     "JudgmentImportSummary",
+    "cannot_create_message",
     "check_judgment_import",
     "import_judgments",
+    "upload_limit_problem",
     "write_checked_judgments",
 ]
 
@@ -113,6 +120,10 @@ _PARSERS = {
     "wmt08-rr": parse_wmt08_rr,
     "wmt10-rr": parse_wmt10_rr,
 }
+# Uploads through the API and the admin page: files are read into memory and checked in the
+# web process, so a bigger file goes through ``manage.py import_judgments`` on the server
+# (which has no limit). A WMT direct-assessment file of a million judgments is about 100 MB.
+MAX_UPLOAD_BYTES = 512 * 1024 * 1024
 COUNT_NOUNS = {
     "judgments": "judgment",
     "workers": "worker",
@@ -145,6 +156,8 @@ class JudgmentImportSummary:
     ignored: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     standardised: bool = False
+    # The name asked for, when it was in use and the new campaign got a free one instead.
+    renamed_from: str = ""
 
     @property
     def message(self) -> str:
@@ -158,6 +171,9 @@ class JudgmentImportSummary:
                 if self.created
                 else f'campaign "{self.campaign_name}"'
             )
+            if self.renamed_from:
+                where = where[:-1] + f'; the name "{self.renamed_from}" is in use)'
+
             detail = ", ".join(
                 _plural(self.counts[key], COUNT_NOUNS[key])
                 for key in ("workers", "assignments", "hits", "systems", "segments")
@@ -209,6 +225,7 @@ class JudgmentImportSummary:
             "created": self.created,
             "dry_run": self.dry_run,
             "standardised": self.standardised,
+            "renamed_from": self.renamed_from or None,
             "counts": dict(self.counts),
             "ignored": dict(self.ignored),
             "notes": list(self.notes),
@@ -267,6 +284,7 @@ def check_judgment_import(
     campaign = resolve_campaign(options, parsed, problems)
     if problems or campaign is None:
         raise problems.failure()
+    asked = options.name.strip()
     summary = JudgmentImportSummary(
         fmt=options.fmt,
         files=tuple(parsed.files),
@@ -286,6 +304,7 @@ def check_judgment_import(
         ignored=dict(parsed.ignored),
         notes=tuple(parsed.notes),
         standardised=options.standardised,
+        renamed_from=asked if campaign.pk is None and campaign.name != asked else "",
     )
     return CheckedJudgmentImport(options, campaign, summary, parsed=parsed)
 
@@ -381,6 +400,24 @@ def import_judgments(
     if dry_run:
         return checked.summary
     return write_checked_judgments(checked, progress=progress)
+
+
+def upload_limit_problem(size: int, what: str = "the upload") -> str | None:
+    """Why an upload of ``size`` bytes is refused by the API and the admin, or None."""
+    if size <= MAX_UPLOAD_BYTES:
+        return None
+    return (
+        f"{what} is {_bytes(size)}; uploads are limited to {_bytes(MAX_UPLOAD_BYTES)}: import "
+        "a bigger file with manage.py import_judgments on the server "
+        "(docs/judgment-formats.md)"
+    )
+
+
+def _bytes(size: int) -> str:
+    if size < 1024 * 1024:
+        return _plural(size, "byte")
+    megabytes = size / (1024 * 1024)
+    return f"{megabytes:,.0f} MB" if megabytes == int(megabytes) else f"{megabytes:,.1f} MB"
 
 
 def _plural(number: int, noun: str) -> str:

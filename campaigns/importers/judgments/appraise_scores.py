@@ -20,6 +20,8 @@ and the export options; each row's number of fields says which layout it has:
 - times are Unix seconds; the judgment's seconds are ``endTime - startTime``;
 - HITs: with ``batchNo`` one HIT per Appraise batch (its annotators share it, as redundant
   workers of a HIT do); without it one HIT per annotator, holding all of their judgments.
+  Their natural keys, ``appraise batch <batchNo>`` and ``appraise user <user>``, recognise a
+  second import of the same export.
 """
 
 from __future__ import annotations
@@ -133,10 +135,15 @@ def _row(check: Checker, fields: dict[str, str], line: int, parsed: ParsedJudgme
     segment_key = (document, segment)
     where = origin(name, line, "itemID")
     parsed.output(system, segment_key, where)
+    # The natural keys (records.py): a batch, or an annotator, of an Appraise export.
     if batch is not None:
-        hit = parsed.hit(f"batch {batch}", f"batch {batch}", where)
+        hit = parsed.hit(
+            f"batch {batch}", f"batch {batch}", where, f"appraise batch {batch}", "batchNo"
+        )
     else:
-        hit = parsed.hit(f"user {worker}", f"the HIT of {worker}'s judgments", where)
+        hit = parsed.hit(
+            f"user {worker}", f"annotator {worker}'s HIT", where, f"appraise user {worker}", "user"
+        )
     record = JudgmentRecord(
         worker=worker,
         hit=hit.key,

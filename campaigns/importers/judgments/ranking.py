@@ -11,6 +11,11 @@ annotator again, for intra-annotator agreement: the annotator's second ranking o
 to a second HIT of that set, and so on, since a worker has one assignment per HIT.
 
 Outputs left unranked (-1 or an empty rank) are shown in the set but get no judgment.
+
+A HIT's natural key is ``ranking set <document>/<segment>/<systems>#<occurrence>``; the
+occurrence counts an annotator's rankings of the set within one import, so an annotator's
+repeated rankings of a set belong in one import (split over two, the second import's first
+ranking would be taken for the first's again and refused).
 """
 
 from __future__ import annotations
@@ -75,7 +80,10 @@ class RankingSets:
             parsed.output(system, segment, where)
         key = f"set {segment[0]}/{segment[1]}/{'|'.join(systems)}#{occurrence + 1}"
         label = f"the ranking set of segment {segment[1]} on line {line}"
-        hit = parsed.hit(key, label, where)
+        # The natural key (records.py): the set and the annotator's occurrence of it, so the
+        # same file imported again is recognised, and other annotators' rankings of the set,
+        # imported later, are not taken for a repeat (the check is per worker and HIT).
+        hit = parsed.hit(key, label, where, f"ranking {key}")
         for system in columns:
             hit.slot(slot_key(SlotRole.SYSTEM.value, system, segment))
         share = None if seconds is None else seconds / len(ranked)

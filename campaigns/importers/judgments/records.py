@@ -13,10 +13,16 @@ Keys, chosen so that the same thing read twice is the same row:
   ``system`` on that segment, shown in that role (``campaigns.models.SlotRole`` values);
 - a HIT is ``HitRecord.key`` (the file's HITId, or a key the format builds for its
   ranking sets); an assignment is one worker on one HIT.
+
+Every HIT also has a natural key across imports, ``HitRecord.external_id``, stored on its
+assignments (``Assignment.platform_hit_id``, where a collected campaign keeps MTurk's HITId):
+an assignment of the same worker on a HIT of the same natural key is already in the
+campaign when a file is imported a second time, and is refused (``target.py``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +38,9 @@ MAX_DURATION_MS = 2**31 - 1
 # HitSlot.position is a small integer.
 MAX_SLOTS_PER_HIT = 2**15 - 1
 
+# Assignment.platform_hit_id, which holds a HIT's natural key, is 200 characters.
+MAX_HIT_KEY_CHARS = 200
+
 SlotKey = tuple[str, str, str, str]  # (role, system, document, segment id)
 SegmentKey = tuple[str, str]  # (document, segment id)
 
@@ -40,19 +49,32 @@ def slot_key(role: str, system: str, segment: SegmentKey) -> SlotKey:
     return (role, system, segment[0], segment[1])
 
 
+def natural_key(text: str) -> str:
+    """``text`` as a HIT's natural key: itself when it fits ``Assignment.platform_hit_id``,
+    else its start and a digest of the whole, so that the same text always gives the same
+    key (a ranking set of five long system names on a long WMT08 task can be longer)."""
+    if len(text) <= MAX_HIT_KEY_CHARS:
+        return text
+    tail = f"... sha256:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:40]}"
+    return text[: MAX_HIT_KEY_CHARS - len(tail)] + tail
+
+
 @dataclass(slots=True)
 class HitRecord:
     """One HIT: its slots in first-appearance order (position = index + 1).
 
-    ``external_id`` is the platform's HIT id when the file has one (WMT's HITId), stored on
-    the assignments (``Assignment.platform_hit_id``) so that a second import of the same
-    HIT into the campaign is recognised.
+    ``external_id`` is the HIT's natural key (see the module docstring): WMT's HITId as it
+    is, or in formats without HIT ids what defines the HIT (an Appraise batch or annotator,
+    a ranking set and its occurrence) after a word naming the format ("appraise batch 3"),
+    so that keys of different formats never meet. ``key_field``: the column a repeat is
+    reported on.
     """
 
     key: str
     label: str
     origin: Origin
     external_id: str = ""
+    key_field: str | None = None
     slots: dict[SlotKey, int] = field(default_factory=dict)
 
     def slot(self, key: SlotKey) -> SlotKey:
@@ -103,10 +125,20 @@ class ParsedJudgments:
     # Judgments whose time was too long to store (kept, without a time).
     too_long: int = 0
 
-    def hit(self, key: str, label: str, origin: Origin, external_id: str = "") -> HitRecord:
+    def hit(
+        self,
+        key: str,
+        label: str,
+        origin: Origin,
+        external_id: str,
+        key_field: str | None = None,
+    ) -> HitRecord:
+        """The HIT of ``key``, created on first sight with its natural key ``external_id``."""
         record = self.hits.get(key)
         if record is None:
-            record = self.hits[key] = HitRecord(key, label, origin, external_id)
+            record = self.hits[key] = HitRecord(
+                key, label, origin, natural_key(external_id), key_field
+            )
         return record
 
     def output(self, system: str, segment: SegmentKey, origin: Origin) -> None:

@@ -4,6 +4,11 @@ An import either creates an "imported" campaign (``Campaign.imported_from`` = th
 status finished: nothing is handed out) or, when it names one, adds to an existing imported
 campaign of the same kind that the importer may change. Collected campaigns are never
 imported into: their judgments come from their own task pages.
+
+A name is looked up among the campaigns the importer may change only. A name taken by a
+campaign the importer cannot see is not revealed as one: the new campaign gets a free name
+derived from it ("WMT21 (2)"), which the summary gives. Only a campaign the importer can see
+but not change is named as taken.
 """
 
 from __future__ import annotations
@@ -28,15 +33,18 @@ KIND_LABELS = {
 
 @dataclass(frozen=True)
 class ImportOptions:
-    """What the person importing says, besides the files.
+    """What the person importing says, besides the files, and what they may do.
 
     ``name``: the campaign to create, or an existing imported campaign to add to;
     ``campaign``: an existing imported campaign chosen directly (the admin's list).
     ``source_language``/``target_language``: the new campaign's language codes (default: the
     file's, when it names its languages by code). ``standardised``: the scores are z-scores
     (WMT's ``*-stnd`` files), not raw 0-100. ``owner``: the new campaign's owner.
-    ``appendable``: the campaigns the importer may add to (None: any; the API and the admin
-    pass the user's own).
+    ``appendable``: the campaigns the importer may change (None: any). Judgment files are
+    added only to the imported ones among them; an MTurk batch reconciles assignments of any
+    of them, collected campaigns included. ``visible``: the campaigns whose existence the
+    importer may know (None: any), for the answer to a taken name. ``may_create``: whether
+    the importer may create a campaign.
     """
 
     fmt: str
@@ -47,9 +55,26 @@ class ImportOptions:
     standardised: bool = False
     owner: Any = None
     appendable: QuerySet[Campaign] | None = None
+    visible: QuerySet[Campaign] | None = None
+    may_create: bool = True
 
     def may_add_to(self, campaign: Campaign) -> bool:
         return self.appendable is None or self.appendable.filter(pk=campaign.pk).exists()
+
+    def may_see(self, campaign: Campaign) -> bool:
+        return self.visible is None or self.visible.filter(pk=campaign.pk).exists()
+
+    def changeable(self) -> QuerySet[Campaign]:
+        return Campaign.objects.all() if self.appendable is None else self.appendable
+
+
+def cannot_create_message(name: str) -> str:
+    """Why an importer who may not create campaigns gets nothing: the same words whether a
+    campaign of that name exists (that they cannot change) or not."""
+    return (
+        f'no campaign you may import into is named "{name}", and creating a campaign needs '
+        "staff status or the permission to add campaigns (campaigns.add_campaign)"
+    )
 
 
 def resolve_campaign(
@@ -57,24 +82,47 @@ def resolve_campaign(
 ) -> Campaign | None:
     """The campaign to import into: existing (checked) or new (unsaved); None after problems."""
     existing = options.campaign
-    name = options.name.strip()
-    if existing is None and name:
-        existing = Campaign.objects.filter(name=name).first()
-        if existing is not None and not options.may_add_to(existing):
-            problems.add(
-                None,
-                None,
-                "name",
-                f'the name "{name}" is taken by a campaign you cannot import into; choose '
-                "another name for a new campaign",
-            )
-            return None
     if existing is not None:
         if not options.may_add_to(existing):
             problems.add(None, None, "campaign", "you cannot import into this campaign")
             return None
         return existing if check_existing(existing, options, parsed, problems) else None
-    return new_campaign(options, parsed, problems)
+    name = options.name.strip()
+    if not name:
+        problems.add(None, None, "name", "give the new campaign a name")
+        return None
+    existing = options.changeable().filter(name=name).first()
+    if existing is not None:
+        return existing if check_existing(existing, options, parsed, problems) else None
+    taken = Campaign.objects.filter(name=name).first()
+    if taken is not None and options.may_see(taken):
+        problems.add(
+            None,
+            None,
+            "name",
+            f'the name "{name}" is taken by a campaign you cannot import into; choose '
+            "another name for a new campaign",
+        )
+        return None
+    if not options.may_create:
+        problems.add(None, None, "name", cannot_create_message(name))
+        return None
+    return new_campaign(options, parsed, problems, free_name(name) if taken else name)
+
+
+def free_name(name: str) -> str:
+    """``name`` with the first free number: "WMT21 (2)", "WMT21 (3)", ... (one query)."""
+    limit = Campaign._meta.get_field("name").max_length
+    # Every candidate starts with this much of the name (a suffix is at most 12 characters).
+    stem = name[: limit - 12]
+    taken = set(Campaign.objects.filter(name__startswith=stem).values_list("name", flat=True))
+    number = 2
+    while True:
+        suffix = f" ({number})"
+        candidate = name[: limit - len(suffix)] + suffix
+        if candidate not in taken:
+            return candidate
+        number += 1
 
 
 def check_existing(
@@ -116,7 +164,7 @@ def check_existing(
             )
             ok = False
     if parsed.kind == TaskKind.DIRECT_ASSESSMENT:
-        ok = _same_scale(campaign, options, problems) and ok
+        ok = check_same_scale(campaign, options.standardised, problems) and ok
         if len(parsed.modes) == 1:
             mode = next(iter(parsed.modes))
             if mode != campaign.assessment_mode:
@@ -129,16 +177,17 @@ def check_existing(
                     "adequacy are separate campaigns",
                 )
                 ok = False
-    return check_hits_are_new(campaign, parsed, problems) and ok
+    return check_assignments_are_new(campaign, parsed, problems) and ok
 
 
-def _same_scale(campaign: Campaign, options: ImportOptions, problems: ProblemList) -> bool:
+def check_same_scale(campaign: Campaign, standardised: bool, problems: ProblemList) -> bool:
     """Raw scores and given z-scores are never mixed in one campaign: a worker's z from
-    their raw scores and a published z are standardised over different data."""
+    their raw scores and a published z are standardised over different data. Run again by
+    the writer under the campaign's lock, since another import may have written meanwhile."""
     judged = Judgment.objects.filter(campaign=campaign)
     has_given = judged.filter(given_z__isnull=False).exists()
     has_raw = judged.filter(score__isnull=False).exists()
-    if options.standardised and has_raw or not options.standardised and has_given:
+    if standardised and has_raw or not standardised and has_given:
         held, this = ("raw 0-100", "standardised") if has_raw else ("standardised", "raw 0-100")
         problems.add(
             None,
@@ -151,37 +200,49 @@ def _same_scale(campaign: Campaign, options: ImportOptions, problems: ProblemLis
     return True
 
 
-def check_hits_are_new(campaign: Campaign, parsed: ParsedJudgments, problems: ProblemList) -> bool:
-    """A HIT of the file (by its HITId) must not be in the campaign already: importing the
-    same file twice would count every judgment twice."""
-    ids = {hit.external_id: hit for hit in parsed.hits.values() if hit.external_id}
-    if not ids or campaign.pk is None:
+def check_assignments_are_new(
+    campaign: Campaign, parsed: ParsedJudgments, problems: ProblemList
+) -> bool:
+    """No worker's judgments of a HIT (by its natural key, ``HitRecord.external_id``) may be
+    in the campaign already: importing the same file twice would count every judgment twice.
+    The check is per worker and HIT, so other workers' judgments of a HIT imported before
+    (WMT's files of good and of bad workers share HITs; other annotators of a ranking set)
+    are new. Each repeat is reported on the line of the worker's first judgment of the HIT;
+    one query, whatever the size of the campaign or the file."""
+    if campaign.pk is None:
         return True
     stored = set(
         Assignment.objects.filter(campaign=campaign)
         .exclude(platform_hit_id="")
-        .values_list("platform_hit_id", flat=True)
-        .distinct()
+        .values_list("platform_hit_id", "worker__external_id")
     )
-    again = [hit for external_id, hit in ids.items() if external_id in stored]
-    for hit in again:
-        problems.add(
-            hit.origin.file,
-            hit.origin.line,
-            "HITId",
-            f'{hit.label} is already in campaign "{campaign.name}" (imported before); a HIT '
-            "is imported once",
-        )
+    if not stored:
+        return True
+    seen: set[tuple[str, str]] = set()
+    again = 0
+    for record in parsed.judgments:
+        pair = (record.worker, record.hit)
+        if pair in seen:
+            continue
+        seen.add(pair)
+        hit = parsed.hits[record.hit]
+        if hit.external_id and (hit.external_id, record.worker) in stored:
+            problems.add(
+                record.file,
+                record.line,
+                hit.key_field,
+                f"worker {record.worker}'s judgments in {hit.label} are already in campaign "
+                f'"{campaign.name}" (imported before); importing them again would count them '
+                "twice",
+            )
+            again += 1
     return not again
 
 
 def new_campaign(
-    options: ImportOptions, parsed: ParsedJudgments, problems: ProblemList
+    options: ImportOptions, parsed: ParsedJudgments, problems: ProblemList, name: str
 ) -> Campaign | None:
-    name = options.name.strip()
-    if not name:
-        problems.add(None, None, "name", "give the new campaign a name")
-        return None
+    """The new campaign named ``name`` (unsaved), or None after problems."""
     languages = (options.source_language, options.target_language)
     if not all(languages):
         from_file = file_languages(parsed)

@@ -147,7 +147,7 @@ def _row(
     segment_key = (TEST_SET_DOCUMENT, segment)
     where = origin(name, line, "sid")
     parsed.output(system, segment_key, where)
-    hit = parsed.hit(hit_id, f"HIT {hit_id}", where, external_id=hit_id)
+    hit = parsed.hit(hit_id, f"HIT {hit_id}", where, external_id=hit_id, key_field="HITId")
     record = JudgmentRecord(
         worker=worker,
         hit=hit_id,

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from campaigns.importers.context import Progress
 from campaigns.importers.judgments.records import ParsedJudgments, SlotKey
-from campaigns.importers.judgments.target import check_hits_are_new
+from campaigns.importers.judgments.target import check_assignments_are_new, check_same_scale
 from campaigns.importers.problems import ImportFailed, ImportProblem, ProblemList
 from campaigns.models import (
     Campaign,
@@ -65,9 +65,11 @@ def write_judgments(
 ) -> WriteCounts:
     """Write ``parsed`` into ``campaign`` (saved first when new), in one transaction.
 
-    An existing campaign's row is locked and the HIT check runs again inside the
-    transaction, so two imports of the same file cannot both add it. Raises ImportFailed,
-    writing nothing, if the check or the new campaign's name fails.
+    An existing campaign's row is locked and the checks that depend on what it holds run
+    again inside the transaction (the repeat check and, for direct assessment, raw versus
+    standardised scores), so two imports that were each checked alone cannot both write: two
+    imports of the same file, or a raw and a standardised file at once. Raises ImportFailed,
+    writing nothing, if a check or the new campaign's name fails.
     """
     created = campaign.pk is None
     try:
@@ -89,9 +91,13 @@ def write_judgments(
                         ]
                     ) from None
             else:
-                Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
+                # Imports into one campaign queue here until the first one commits.
+                list(Campaign.objects.select_for_update().filter(pk=campaign.pk).values("pk"))
                 problems = ProblemList(parsed.files)
-                if not check_hits_are_new(campaign, parsed, problems):
+                if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
+                    check_same_scale(campaign, parsed.standardised, problems)
+                check_assignments_are_new(campaign, parsed, problems)
+                if problems:
                     raise problems.failure()
             return _Writer(campaign, parsed, progress).run()
     except BaseException:

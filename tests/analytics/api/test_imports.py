@@ -1,11 +1,14 @@
-"""POST /api/imports/: who may import, the 201 and 400 answers, and the schema's description."""
+"""POST /api/imports/: who may import, the 201, 400 and 403 answers, the upload limit, and the
+schema's description."""
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+import campaigns.importers.judgments as judgment_importers
 from analytics.models import CampaignResult
 from campaigns.models import Campaign
 from judgments.models import Assignment, AssignmentStatus, Judgment, Platform
@@ -16,8 +19,11 @@ pytestmark = pytest.mark.django_db
 URL = "/api/imports/"
 
 
-def client_for(username: str, **fields) -> tuple[APIClient, object]:
+def client_for(username: str, *, may_create: bool = False, **fields) -> tuple[APIClient, object]:
+    """An API client of a new user; ``may_create``: with campaigns.add_campaign."""
     user = get_user_model().objects.create_user(username, **fields)
+    if may_create:
+        user.user_permissions.add(Permission.objects.get(codename="add_campaign"))
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return client, user
@@ -27,8 +33,8 @@ def upload(text: str, name: str = "ad-csen.tsv") -> SimpleUploadedFile:
     return SimpleUploadedFile(name, text.encode("utf-8"))
 
 
-def test_an_analyst_imports_a_file_into_a_campaign_they_then_own():
-    client, analyst = client_for("analyst")
+def test_a_user_who_may_add_campaigns_imports_a_file_into_a_campaign_they_then_own():
+    client, analyst = client_for("analyst", may_create=True)
     response = client.post(
         URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "WMT21 cs-en"}
     )
@@ -43,6 +49,7 @@ def test_an_analyst_imports_a_file_into_a_campaign_they_then_own():
         "created": True,
         "dry_run": False,
         "standardised": False,
+        "renamed_from": None,
         "counts": {
             "judgments": 44,
             "workers": 2,
@@ -65,7 +72,7 @@ def test_an_analyst_imports_a_file_into_a_campaign_they_then_own():
 
 
 def test_problems_answer_400_with_every_line_and_nothing_is_written():
-    client, _ = client_for("analyst")
+    client, _ = client_for("analyst", may_create=True)
     text = da_file(
         da_row("H1", "W1", "A", "SYSTEM", "1", "120"), da_row("H1", "W1", "A", "FOO", "2", "5")
     )
@@ -115,30 +122,108 @@ def test_a_bad_request_answers_in_the_same_shape():
     ]
 
 
+def forbidden(name: str) -> dict:
+    return {
+        "detail": f'No campaign you may import into is named "{name}", and creating a campaign '
+        "needs staff status or the permission to add campaigns (campaigns.add_campaign)."
+    }
+
+
+def test_creating_a_campaign_needs_staff_or_the_add_permission():
+    analyst_client, _ = client_for("analyst")
+    CampaignFactory(name="existing", imported_from="wmt-da")
+    # The same answer for a name in use and a free one: the 403 confirms nothing.
+    for name in ("existing", "new one"):
+        response = analyst_client.post(
+            URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": name, "dry_run": "true"}
+        )
+        assert (response.status_code, response.json()) == (403, forbidden(name))
+    assert Campaign.objects.count() == 1
+    staff_client, staff = client_for("staff", is_staff=True)
+    response = staff_client.post(
+        URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "new one"}
+    )
+    assert (response.status_code, response.json()["campaign_name"]) == (201, "new one")
+    assert Campaign.objects.get(name="new one").owner == staff
+
+
 def test_adding_to_a_campaign_needs_the_right_to_change_it():
     owner_client, owner = client_for("owner")
     other_client, _ = client_for("other")
+    creator_client, creator = client_for("creator", may_create=True)
     CampaignFactory(name="owned", imported_from="wmt-da", owner=owner)
     text = da_file(da_row("H9", "W1", "A", "SYSTEM", "1", "50"))
     response = other_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
+    assert (response.status_code, response.json()) == (403, forbidden("owned"))
+    # One who may create campaigns, but cannot see "owned", gets a new campaign of another
+    # name: neither an error nor the other campaign.
+    response = creator_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
+    assert response.status_code == 201
+    assert {key: response.json()[key] for key in ("campaign_name", "created", "renamed_from")} == {
+        "campaign_name": "owned (2)",
+        "created": True,
+        "renamed_from": "owned",
+    }
+    assert response.json()["message"] == (
+        "Imported 1 judgment (1 worker, 1 assignment, 1 HIT, 1 system, 1 segment) from "
+        'ad-csen.tsv into new campaign "owned (2)" (direct assessment, raw 0-100 scores; the '
+        'name "owned" is in use).'
+    )
+    assert Campaign.objects.get(name="owned (2)").owner == creator
+    # The owner adds to their own campaign without the add permission.
+    response = owner_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
+    assert response.status_code == 201
+    assert (response.json()["created"], response.json()["campaign_name"]) == (False, "owned")
+    assert Judgment.objects.filter(campaign__name="owned").count() == 1
+
+
+def test_an_upload_over_the_limit_answers_400_naming_the_limit(monkeypatch):
+    client, _ = client_for("staff", is_staff=True)
+    monkeypatch.setattr(judgment_importers, "MAX_UPLOAD_BYTES", 1000)
+    size = len(WMT_DA_RAW.encode("utf-8"))
+    response = client.post(URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "x"})
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "1 problem found; nothing was imported.",
+        "total": 1,
+        "omitted": 0,
+        "problems": [
+            {
+                "file": None,
+                "line": None,
+                "field": "file",
+                "message": f"the upload is {size:,} bytes; uploads are limited to 1,000 bytes: "
+                "import a bigger file with manage.py import_judgments on the server "
+                "(docs/judgment-formats.md)",
+            }
+        ],
+    }
+    assert Campaign.objects.count() == 0
+
+
+def test_a_body_announced_over_the_limit_is_refused_before_it_is_read():
+    client, _ = client_for("staff", is_staff=True)
+    # 513 MB announced, and 1 MB of room for the multipart framing: 1 MB over the limit.
+    response = client.post(
+        URL,
+        {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "x"},
+        CONTENT_LENGTH=str(514 * 1024 * 1024),
+    )
     assert response.status_code == 400
     assert response.json()["problems"] == [
         {
             "file": None,
             "line": None,
-            "field": "name",
-            "message": 'the name "owned" is taken by a campaign you cannot import into; choose '
-            "another name for a new campaign",
+            "field": "file",
+            "message": "the request's body is 513 MB; uploads are limited to 512 MB: import a "
+            "bigger file with manage.py import_judgments on the server (docs/judgment-formats.md)",
         }
     ]
-    response = owner_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
-    assert response.status_code == 201
-    assert response.json()["created"] is False
-    assert Judgment.objects.filter(campaign__name="owned").count() == 1
+    assert Campaign.objects.count() == 0
 
 
 def test_a_dry_run_answers_200_and_writes_nothing():
-    client, _ = client_for("analyst")
+    client, _ = client_for("analyst", may_create=True)
     response = client.post(
         URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "x", "dry_run": "true"}
     )
@@ -191,6 +276,6 @@ def test_the_schema_describes_the_request_and_both_answers():
     }
     assert request["required"] == ["file", "format"]
     assert request["properties"]["file"]["items"] == {"type": "string", "format": "binary"}
-    assert set(operation["responses"]) >= {"200", "201", "400"}
+    assert set(operation["responses"]) >= {"200", "201", "400", "403"}
     problems = operation["responses"]["400"]["content"]["application/json"]["schema"]["$ref"]
     assert problems.endswith("/ImportProblems")

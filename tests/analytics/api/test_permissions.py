@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from drf_spectacular.generators import SchemaGenerator
 
@@ -46,9 +47,11 @@ def schema_operations() -> dict[str, set[str]]:
 OPERATIONS = schema_operations()
 
 # Documented write operations: the status each role gets for an empty request body. The
-# import endpoint is open to every authenticated user (anyone may create a campaign of
-# imported judgments, and owns it), so an empty upload is a 400 ("file": required) for all;
-# who may add to an existing campaign is test_only_staff_and_the_owner_may_import_into_it.
+# import endpoint checks the request before who may do what with it (an empty upload names
+# no campaign to create or add to), so an empty upload is a 400 ("file": required) for every
+# authenticated user; who may create a campaign (staff or campaigns.add_campaign, else 403)
+# and who may add to one (staff or its owner) is
+# test_only_staff_and_the_owner_may_import_into_a_campaign.
 WRITE_EXPECTATIONS: dict[tuple[str, str], dict[str, int]] = {
     ("/api/imports/", "post"): {role: 400 for role in (*READERS, *NOT_READERS)},
 }
@@ -238,33 +241,59 @@ def wmt_da_file(hit: str) -> SimpleUploadedFile:
 
 
 def test_only_staff_and_the_owner_may_import_into_a_campaign(cast):
-    # The owner imports a first file: a new campaign of theirs, which the analyst may read.
-    created = cast.client("owner").post(
-        "/api/imports/",
-        {"file": wmt_da_file("HIT1"), "format": "wmt-da", "name": "WMT21 cs-en"},
-        format="multipart",
-    )
-    assert created.status_code == 201, created.content
-    imported = Campaign.objects.get(pk=created.json()["campaign"])
-    CampaignAccess.objects.create(campaign=imported, user=cast.users["analyst"])
-    assert call(cast, "analyst", "get", f"/api/campaigns/{imported.pk}/") == 200
+    add_campaign = Permission.objects.get(codename="add_campaign")
 
-    def add(role: str):
+    def add(role: str, hit: str = ""):
         return cast.client(role).post(
             "/api/imports/",
-            {"file": wmt_da_file(f"HIT-{role}"), "format": "wmt-da", "name": "WMT21 cs-en"},
+            {"file": wmt_da_file(hit or f"HIT-{role}"), "format": "wmt-da", "name": "WMT21 cs-en"},
             format="multipart",
         )
 
-    # Adding to it needs the right to change it. Everyone else, the analyst who reads it
-    # included, is told the name is taken: the same answer whether they can see it or not
-    # (so no 403, which would confirm it to those who cannot, and no 404, which would deny
-    # a campaign the analyst reads).
-    taken = {
-        "detail": "1 problem found; nothing was imported.",
-        "total": 1,
-        "omitted": 0,
-        "problems": [
+    # Creating a campaign needs staff status or the add permission: a requester has it.
+    cast.users["owner"].user_permissions.add(add_campaign)
+    created = add("owner", "HIT1")
+    assert created.status_code == 201, created.content
+    imported = Campaign.objects.get(pk=created.json()["campaign"])
+    assert (imported.name, imported.owner) == ("WMT21 cs-en", cast.users["owner"])
+    CampaignAccess.objects.create(campaign=imported, user=cast.users["analyst"])
+    assert call(cast, "analyst", "get", f"/api/campaigns/{imported.pk}/") == 200
+
+    # Adding to it needs the right to change it. Everyone else without the add permission,
+    # the analyst who reads it included, gets 403 for creating a campaign: the same answer as
+    # for a name no campaign has (so it confirms nothing to those who cannot see it).
+    refused = {
+        "detail": 'No campaign you may import into is named "WMT21 cs-en", and creating a '
+        "campaign needs staff status or the permission to add campaigns "
+        "(campaigns.add_campaign)."
+    }
+    for role in ("analyst", *NOT_READERS):
+        response = add(role)
+        assert (response.status_code, response.json()) == (403, refused), role
+    assert Judgment.objects.filter(campaign=imported).count() == 1
+    for role in UNAUTHENTICATED:
+        assert add(role).status_code == 401
+    for role in ("owner", "staff"):
+        response = add(role)
+        assert response.status_code == 201, (role, response.content)
+        assert (response.json()["created"], response.json()["campaign"]) == (False, imported.pk)
+    assert Judgment.objects.filter(campaign=imported).count() == 3
+
+    # With the add permission: one who cannot see the campaign gets a new campaign of a free
+    # name (the campaign is not revealed); one who reads it is told the name is taken.
+    for role in ("analyst", "outsider"):
+        cast.users[role].user_permissions.add(add_campaign)
+    response = add("outsider")
+    assert response.status_code == 201, response.content
+    assert {key: response.json()[key] for key in ("campaign_name", "created", "renamed_from")} == {
+        "campaign_name": "WMT21 cs-en (2)",
+        "created": True,
+        "renamed_from": "WMT21 cs-en",
+    }
+    response = add("analyst")
+    assert (response.status_code, response.json()["problems"]) == (
+        400,
+        [
             {
                 "file": None,
                 "line": None,
@@ -273,14 +302,6 @@ def test_only_staff_and_the_owner_may_import_into_a_campaign(cast):
                 "into; choose another name for a new campaign",
             }
         ],
-    }
-    for role in ("analyst", *NOT_READERS):
-        response = add(role)
-        assert (response.status_code, response.json()) == (400, taken), role
-    assert Judgment.objects.filter(campaign=imported).count() == 1
-    for role in UNAUTHENTICATED:
-        assert add(role).status_code == 401
-    for role in ("owner", "staff"):
-        response = add(role)
-        assert response.status_code == 201, (role, response.content)
+    )
     assert Judgment.objects.filter(campaign=imported).count() == 3
+    assert Campaign.objects.filter(name__startswith="WMT21 cs-en").count() == 2
