@@ -22,7 +22,7 @@ from django.utils import timezone
 from campaigns.admin_mturk import LocaleListField, numbers_in_words
 from campaigns.models import Campaign, CampaignStatus, MTurkHit, PlatformEvent
 from campaigns.platforms import events, publishing
-from tests.campaigns.platforms.test_publishing import (
+from tests.campaigns.platforms.publishing_support import (
     BASE,
     GROUP,
     create_params,

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, CampaignStatus, MTurkHit
 from campaigns.platforms import publishing
-from tests.campaigns.platforms.test_publishing import (
+from tests.campaigns.platforms.publishing_support import (
     BASE,
     GROUP,
     create_params,
