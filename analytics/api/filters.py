@@ -8,15 +8,37 @@ itself, so that a campaign the user cannot see answers 404 rather than an empty 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import django_filters
 from django import forms
 from django.db.models import QuerySet
+from drf_spectacular.contrib.django_filters import DjangoFilterExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
 from campaigns.models import Campaign, CampaignStatus, Hit, HitTask, SlotRole, TaskKind
 from judgments.models import Assignment, AssignmentStatus, Judgment, Platform, Worker
+
+
+class LabelledFilterExtension(DjangoFilterExtension):
+    """drf-spectacular's django-filter support, keeping the label of a filter whose schema is
+    declared with ``extend_schema_field`` (:class:`IdFilter`, :class:`TextFilter`): the stock
+    extension drops it, and the schema would document those parameters without a word."""
+
+    priority = 1  # chosen over the stock extension, which targets the same backend
+
+    def resolve_filter_field(
+        self, auto_schema: Any, model: Any, filterset_class: Any, field_name: str, filter_field: Any
+    ) -> list[dict[str, Any]]:
+        parameters = super().resolve_filter_field(
+            auto_schema, model, filterset_class, field_name, filter_field
+        )
+        label = filter_field.extra.get("help_text") or filter_field.label
+        if label:
+            for parameter in parameters:
+                parameter.setdefault("description", str(label))
+        return parameters
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -31,6 +53,17 @@ class IdFilter(django_filters.NumberFilter):
         if value is not None and not -(2**63) <= value < 2**63:
             return qs.none()
         return super().filter(qs, value)
+
+
+# A query value may not contain NUL: Django's form fields refuse it with a 400 ("Null
+# characters are not allowed."), and PostgreSQL cannot store it in text, so no row could match
+# anyway. The schema says so, so that clients and schemathesis know the 400 is the contract.
+NO_NUL_STRING = {"type": "string", "pattern": "^[^\\x00]*$"}
+
+
+@extend_schema_field(NO_NUL_STRING)
+class TextFilter(django_filters.CharFilter):
+    """An exact match on a text column, documented as a string without NUL characters."""
 
 
 class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
@@ -59,12 +92,13 @@ class CampaignFilter(django_filters.FilterSet):
         method="filter_imported",
         label="Campaigns of imported judgments (true) or run here (false).",
     )
-    imported_from = django_filters.CharFilter(label="The format the judgments came from.")
+    imported_from = TextFilter(label="The format the judgments came from.")
 
     class Meta:
         model = Campaign
         fields = ["kind", "status", "imported", "imported_from"]
 
+    @extend_schema_field(OpenApiTypes.BOOL)  # the type hint below is not one the schema reads
     def filter_imported(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
         if value is None:
             return queryset
@@ -73,7 +107,7 @@ class CampaignFilter(django_filters.FilterSet):
 
 class WorkerFilter(django_filters.FilterSet):
     platform = django_filters.ChoiceFilter(choices=Platform.choices)
-    external_id = django_filters.CharFilter()
+    external_id = TextFilter(label="The worker's platform id (e.g. MTurk WorkerId).")
 
     class Meta:
         model = Worker
@@ -82,8 +116,10 @@ class WorkerFilter(django_filters.FilterSet):
 
 class HitFilter(django_filters.FilterSet):
     task = django_filters.ChoiceFilter(choices=HitTask.choices)
-    is_qualification = django_filters.BooleanFilter()
-    number = IdFilter()
+    is_qualification = django_filters.BooleanFilter(
+        label="Qualification-test HITs only (true) or regular ones only (false)."
+    )
+    number = IdFilter(label="The HIT's number.")
 
     class Meta:
         model = Hit
@@ -94,7 +130,9 @@ class AssignmentFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=AssignmentStatus.choices)
     hit = IdFilter(field_name="hit__number", label="The HIT's number.")
     worker = IdFilter(field_name="worker_id", label="A worker id.")
-    worker_external_id = django_filters.CharFilter(field_name="worker__external_id")
+    worker_external_id = TextFilter(
+        field_name="worker__external_id", label="A worker's platform id (e.g. MTurk WorkerId)."
+    )
 
     class Meta:
         model = Assignment
@@ -108,11 +146,9 @@ class JudgmentFilter(django_filters.FilterSet):
         field_name="slot__output__system_id",
         label="A system id: judgments of its outputs (repeats and bad references included).",
     )
-    system_name = django_filters.CharFilter(
-        field_name="slot__output__system__name", label="A system name."
-    )
+    system_name = TextFilter(field_name="slot__output__system__name", label="A system name.")
     worker = IdFilter(field_name="worker_id", label="A worker id.")
-    worker_external_id = django_filters.CharFilter(
+    worker_external_id = TextFilter(
         field_name="worker__external_id", label="A worker's platform id (e.g. MTurk WorkerId)."
     )
     role = django_filters.ChoiceFilter(field_name="slot__role", choices=SlotRole.choices)

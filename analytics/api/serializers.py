@@ -138,13 +138,16 @@ class CostSerializer(serializers.Serializer):
     )
     paid_assignments = serializers.IntegerField(
         help_text="Submitted or approved assignments (submitted ones are approved and paid "
-        "automatically unless rejected)."
+        "automatically unless rejected), except those on HITs in MTurk's sandbox, which pays "
+        "nobody."
     )
     rewards = serializers.DecimalField(
         max_digits=14, decimal_places=2, help_text="reward x paid_assignments."
     )
     bonuses = serializers.DecimalField(
-        max_digits=14, decimal_places=2, help_text="Bonuses MTurk confirmed as paid."
+        max_digits=14,
+        decimal_places=2,
+        help_text="Bonuses MTurk confirmed as paid (none on sandbox HITs).",
     )
     mturk_fees = serializers.DecimalField(
         max_digits=14,

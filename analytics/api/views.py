@@ -4,8 +4,9 @@
   cost and a summary of the stored results; ``campaigns/{id}/significance/``: the pairwise
   significance matrix;
 - under ``campaigns/{campaign_pk}/``: ``systems/`` (every score the campaign's kind has),
-  ``segments/`` (scores per segment and system, computed from the judgments), ``workers/``
-  (reliability or trust, and timing), ``hits/``, ``assignments/`` and ``judgments/``;
+  ``segments/`` (scores per segment and system, computed from the judgments once per stored
+  result), ``workers/`` (reliability or trust, and timing), ``hits/``, ``assignments/`` and
+  ``judgments/``;
 - ``judgments/``: judgments across every campaign the user may read, filterable.
 
 Who sees what is ``analytics.api.permissions``: every queryset starts from the user's visible
@@ -321,7 +322,8 @@ class SegmentViewSet(CampaignScopedMixin, viewsets.GenericViewSet):
     every worker with ``?include_unreliable=1``), z standardised per worker exactly as the
     statistics do. Ranking: pairwise comparisons with the other systems in the same worker's
     ranking (wins, ties, losses) and the mean rank, over trusted workers (``?include_untrusted=1``:
-    every worker)."""
+    every worker). Computed once per stored result and cached; pages and ``?system=`` slice
+    the cached table (``analytics.api.queries.segment_scores``)."""
 
     queryset = Segment.objects.none()
     serializer_class = SegmentScoreSerializer

@@ -6,7 +6,8 @@ Every list endpoint runs a fixed number of queries whatever its page size:
 - :mod:`.rows`: annotations and page-wide completions of the listed rows (campaigns with
   progress and cost, HITs, workers with timing, assignments, judgments);
 - :mod:`.scores`: segment-level scores computed from the judgments with the statistics' own
-  z-scores and selections, and the pairwise significance matrix of the stored results.
+  z-scores and selections (once per stored result, then read from the cache), and the
+  pairwise significance matrix of the stored results.
 """
 
 from analytics.api.queries.rows import (
@@ -26,16 +27,20 @@ from analytics.api.queries.rows import (
 )
 from analytics.api.queries.scores import (
     DEFAULT_SIGNIFICANCE_METHOD,
+    SEGMENT_CACHE_SECONDS,
     SegmentTable,
     da_segment_scores,
     ranking_segment_scores,
     segment_scores,
+    segment_table_cache_key,
     significance_table,
+    stored_computed_at,
 )
 
 __all__ = [
     "DEFAULT_SIGNIFICANCE_METHOD",
     "PAID_STATUSES",
+    "SEGMENT_CACHE_SECONDS",
     "CampaignCost",
     "SegmentTable",
     "WorkerTiming",
@@ -52,5 +57,7 @@ __all__ = [
     "da_segment_scores",
     "ranking_segment_scores",
     "segment_scores",
+    "segment_table_cache_key",
     "significance_table",
+    "stored_computed_at",
 ]

@@ -117,12 +117,15 @@ def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
     """What the campaign has cost so far, before MTurk's fee (see :func:`attach_campaign_costs`).
 
     ``n_paid``: submitted or approved assignments (qualification tests included: they are paid
-    like any HIT); ``bonuses_sent``: the sum of bonuses MTurk confirmed; ``on_mturk``: some HIT
-    was published on MTurk (sandbox or production); ``on_mturk_production``: on the production
+    like any HIT); ``bonuses_sent``: the sum of bonuses MTurk confirmed; both leave out
+    assignments on HITs published to MTurk's sandbox, where nobody is paid (a requester
+    trying a campaign there before going live spends nothing). ``on_mturk``: some HIT was
+    published on MTurk (sandbox or production); ``on_mturk_production``: on the production
     marketplace, where MTurk charges its fee.
     """
     bonuses = (
         Bonus.objects.filter(assignment__campaign=OuterRef("pk"), status=BonusStatus.SENT)
+        .exclude(assignment__hit__mturk__sandbox=True)
         .order_by()
         .values("assignment__campaign")
         .annotate(total=Sum("amount"))
@@ -130,7 +133,9 @@ def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
     )
     return queryset.annotate(
         n_paid=_count(
-            Assignment.objects.filter(campaign=OuterRef("pk"), status__in=PAID_STATUSES),
+            Assignment.objects.filter(campaign=OuterRef("pk"), status__in=PAID_STATUSES).exclude(
+                hit__mturk__sandbox=True
+            ),
             "campaign",
         ),
         bonuses_sent=Coalesce(
@@ -161,7 +166,7 @@ def annotate_campaign_results(queryset: QuerySet[Campaign]) -> QuerySet[Campaign
 @dataclass(frozen=True)
 class CampaignCost:
     """A campaign's cost in US dollars: rewards of paid assignments, sent bonuses and MTurk's
-    fee on both (production HITs only: the sandbox pays nothing)."""
+    fee on both (work on MTurk's sandbox counts in none: the sandbox pays nothing)."""
 
     reward: Decimal
     paid_assignments: int

@@ -4,15 +4,22 @@ Segment-level scores are computed, not stored: :func:`da_segment_scores` and
 :func:`ranking_segment_scores` load the campaign with ``analytics.loading`` (one query per
 table), select the rows the stored system scores count, and aggregate per (segment, system)
 with numpy, so that the z-scores are the statistics' own (same workers, same
-standardisation). :func:`significance_table` reads the stored pairwise p-values.
+standardisation). That is a load of every judgment, so :func:`segment_scores` computes a
+campaign's table once per stored result and keeps it in Django's cache (Redis in production,
+local memory in the embedded default) under a key naming the stored result's ``computed_at``:
+pages slice the cached table, and a recompute invalidates it by changing the key (DESIGN.md:
+no statistics recomputed on every page view). :func:`significance_table` reads the stored
+pairwise p-values.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
+from django.core.cache import cache
 from numpy.typing import NDArray
 
 from analytics.actions import da_config_for
@@ -34,11 +41,14 @@ from campaigns.models import Campaign, Output, Segment, System, TaskKind
 
 __all__ = [
     "DEFAULT_SIGNIFICANCE_METHOD",
+    "SEGMENT_CACHE_SECONDS",
     "SegmentTable",
     "da_segment_scores",
     "ranking_segment_scores",
     "segment_scores",
+    "segment_table_cache_key",
     "significance_table",
+    "stored_computed_at",
 ]
 
 # --- Segment-level scores --------------------------------------------------------------------
@@ -65,6 +75,18 @@ class SegmentTable:
 
     def __len__(self) -> int:
         return int(self.segment.shape[0])
+
+    def for_system(self, system: int) -> SegmentTable:
+        """Only ``system``'s rows, in the same order (no query: a filter of the cached
+        table)."""
+        keep = self.system == system
+        return replace(
+            self,
+            segment=self.segment[keep],
+            system=self.system[keep],
+            n=self.n[keep],
+            columns={name: values[keep] for name, values in self.columns.items()},
+        )
 
     def count(self) -> int:
         return len(self)
@@ -121,7 +143,6 @@ def _sorted_table(
     system: NDArray[np.int64],
     n: NDArray[np.int64],
     columns: dict[str, NDArray],
-    system_filter: int | None,
 ) -> SegmentTable:
     """Order rows by document position, segment position and system name (two queries: the
     campaign's segments and systems)."""
@@ -133,10 +154,6 @@ def _sorted_table(
     names = dict(
         System.objects.filter(campaign_id=campaign_id).order_by().values_list("id", "name")
     )
-    if system_filter is not None:
-        keep = system == system_filter
-        segment, system, n = segment[keep], system[keep], n[keep]
-        columns = {name: values[keep] for name, values in columns.items()}
     place = {row[0]: (row[1], row[2]) for row in segments}
     name_rank = {pk: i for i, pk in enumerate(sorted(names, key=lambda pk: (names[pk], pk)))}
     doc_pos = np.array([place.get(int(s), (0, 0))[0] for s in segment], dtype=np.int64)
@@ -154,16 +171,20 @@ def _sorted_table(
     )
 
 
-def da_segment_scores(
-    campaign: Campaign, *, include_unreliable: bool, system: int | None = None
-) -> SegmentTable:
+def da_segment_scores(campaign: Campaign, *, include_unreliable: bool) -> SegmentTable:
     """n, mean raw score and mean z per (segment, system) of a direct-assessment campaign.
 
     The rows and z-scores are those of the stored system scores (``analytics.actions``): the
     scored judgments (no rejected assignment, no excluded worker), standardised per worker
     over all of them with the campaign's settings, then system outputs and repeats of reliable
-    workers only (the workers' reliability over the same scored judgments) or of every worker.
-    A system's stored mean z is the n-weighted mean of its segments' mean z. Eight queries.
+    workers only or of every worker. A system's stored mean z is the n-weighted mean of its
+    segments' mean z. Eight queries.
+
+    The reliable workers are those of the stored system scores, which
+    ``analyse_campaign`` tests over the scored judgments; ``WorkerStat.reliable`` is the
+    worker table's test over every judgment, rejected assignments included, and can differ
+    from it, so the test is run here on the same scored rows rather than read from there.
+    :func:`segment_scores` runs this once per stored result, not per page.
     """
     loaded = load_da_judgments(campaign.pk)
     output_segment = dict(
@@ -203,13 +224,10 @@ def da_segment_scores(
         sys,
         n,
         {"mean_score": mean_score, "mean_z": mean_z},
-        system,
     )
 
 
-def ranking_segment_scores(
-    campaign: Campaign, *, include_untrusted: bool, system: int | None = None
-) -> SegmentTable:
+def ranking_segment_scores(campaign: Campaign, *, include_untrusted: bool) -> SegmentTable:
     """Pairwise wins, ties and losses and the mean rank per (segment, system) of a ranking
     campaign.
 
@@ -270,22 +288,85 @@ def ranking_segment_scores(
             "n_ranked": n_ranked,
             "mean_rank": mean_rank,
         },
-        system,
     )
+
+
+# How long a cached segment table is kept. A recompute changes the key, so this only bounds
+# how long the table of a superseded result occupies the cache, and how long a campaign
+# nobody looks at keeps one.
+SEGMENT_CACHE_SECONDS = 24 * 60 * 60
+# Part of the key: a release that changes what the cached SegmentTable holds reads none of
+# the tables an earlier release stored.
+SEGMENT_CACHE_VERSION = 1
+
+
+def stored_computed_at(campaign: Campaign) -> datetime | None:
+    """When the campaign's stored results were computed (None before the first recompute or
+    for kinds without statistics). One query (none for kinds without statistics)."""
+    if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
+        results = CampaignResult.objects.filter(campaign=campaign)
+    elif campaign.kind == TaskKind.RANKING:
+        results = RankingResult.objects.filter(campaign=campaign)
+    else:
+        return None
+    return results.order_by().values_list("computed_at", flat=True).first()
+
+
+def segment_table_cache_key(campaign: Campaign, *, include_all: bool, computed_at: datetime) -> str:
+    """The cache key of one variant of the segment table of one stored result.
+
+    ``computed_at`` changes with every stored recompute, so a new result never reads the
+    table of an older one. The campaign's creation time is in the key beside its id because
+    SQLite hands a deleted campaign's id to the next campaign created.
+    """
+    variant = (
+        trust_variant_key(include_all)
+        if campaign.kind == TaskKind.RANKING
+        else variant_key(include_all)
+    )
+    return ":".join(
+        [
+            f"analytics:api:segments:v{SEGMENT_CACHE_VERSION}",
+            str(campaign.pk),
+            campaign.created_at.isoformat(),
+            variant,
+            computed_at.isoformat(),
+        ]
+    )
+
+
+def _compute_segment_table(campaign: Campaign, include_all: bool) -> SegmentTable:
+    if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
+        return da_segment_scores(campaign, include_unreliable=include_all)
+    return ranking_segment_scores(campaign, include_untrusted=include_all)
 
 
 def segment_scores(
     campaign: Campaign, *, include_all: bool, system: int | None = None
 ) -> SegmentTable:
-    """The segment table of the campaign's kind (empty for kinds without scores).
+    """The segment table of the campaign's kind (empty for kinds without scores), of one
+    system if ``system`` is given.
 
-    ``include_all``: the "all" variant (unreliable or untrusted workers too)."""
-    if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
-        return da_segment_scores(campaign, include_unreliable=include_all, system=system)
-    if campaign.kind == TaskKind.RANKING:
-        return ranking_segment_scores(campaign, include_untrusted=include_all, system=system)
-    empty = np.zeros(0, dtype=np.int64)
-    return SegmentTable(campaign.kind, empty, empty, empty, {}, {}, {})
+    ``include_all``: the "all" variant (unreliable or untrusted workers too). The table of a
+    stored result is computed once, on the first request that asks for it, and cached
+    (:func:`segment_table_cache_key`); later pages run one query (the stored result's
+    ``computed_at``) and a cache read. Before the first recompute there is no result to key
+    it on, and the table is computed on each request: live recomputing stores a result
+    within seconds of the first judgment (``analytics.actions``).
+    """
+    if campaign.kind not in (TaskKind.DIRECT_ASSESSMENT, TaskKind.RANKING):
+        empty = np.zeros(0, dtype=np.int64)
+        return SegmentTable(campaign.kind, empty, empty, empty, {}, {}, {})
+    computed_at = stored_computed_at(campaign)
+    if computed_at is None:
+        table = _compute_segment_table(campaign, include_all)
+    else:
+        key = segment_table_cache_key(campaign, include_all=include_all, computed_at=computed_at)
+        table = cache.get(key)
+        if table is None:
+            table = _compute_segment_table(campaign, include_all)
+            cache.set(key, table, SEGMENT_CACHE_SECONDS)
+    return table if system is None else table.for_system(system)
 
 
 # --- Pairwise significance -------------------------------------------------------------------

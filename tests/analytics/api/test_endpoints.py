@@ -202,15 +202,63 @@ def test_mturk_fees_follow_the_hit_size_masters_and_the_sandbox(cast, paid):
     MTurkHit.objects.filter(pk=paid.pk).update(max_assignments=10)
     cost = get(cast, url)["cost"]
     assert (cost["mturk_fees"], cost["total"]) == ("0.51", "1.76")
-    # The sandbox pays nobody and charges nothing.
+    # The sandbox pays nobody and charges nothing: neither rewards nor bonuses nor fees.
     MTurkHit.objects.filter(pk=paid.pk).update(sandbox=True)
-    cost = get(cast, url)["cost"]
-    assert (cost["mturk_fees"], cost["total"], cost["on_mturk"], cost["on_mturk_production"]) == (
-        "0.00",
-        "1.25",
-        True,
-        False,
-    )
+    assert get(cast, url)["cost"] == {
+        "currency": "USD",
+        "reward": "0.50",
+        "paid_assignments": 0,
+        "rewards": "0.00",
+        "bonuses": "0.00",
+        "mturk_fees": "0.00",
+        "total": "0.00",
+        "on_mturk": True,
+        "on_mturk_production": False,
+    }
+
+
+def test_work_on_sandbox_hits_costs_nothing_beside_production_hits(cast):
+    """One campaign with a production HIT (2 paid assignments, a $0.25 bonus) and a sandbox
+    HIT (3 paid assignments, a $1.00 bonus): only the production HIT's work is money spent."""
+    campaign = CampaignFactory(owner=cast.users["owner"], reward=Decimal("0.50"))
+    for number, sandbox, statuses_, bonus in (
+        (1, False, [AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED], Decimal("0.25")),
+        (2, True, [AssignmentStatus.APPROVED, AssignmentStatus.SUBMITTED] * 2, Decimal("1.00")),
+    ):
+        hit = HitFactory(campaign=campaign, number=number)
+        MTurkHit.objects.create(
+            hit=hit,
+            mturk_hit_id=f"3SB{number}",
+            hit_type_id="T1",
+            sandbox=sandbox,
+            max_assignments=5,
+        )
+        assignments = [AssignmentFactory(hit=hit, status=status) for status in statuses_]
+        Bonus.objects.create(
+            assignment=assignments[0],
+            worker=assignments[0].worker,
+            amount=bonus,
+            reason="Careful work",
+            status=BonusStatus.SENT,
+        )
+    # Production: 2 x $0.50; MTurk's 20% is $0.10 per assignment and $0.05 of the bonus.
+    want = {
+        "currency": "USD",
+        "reward": "0.50",
+        "paid_assignments": 2,
+        "rewards": "1.00",
+        "bonuses": "0.25",
+        "mturk_fees": "0.25",
+        "total": "1.50",
+        "on_mturk": True,
+        "on_mturk_production": True,
+    }
+    assert get(cast, f"/api/campaigns/{campaign.pk}/", "owner")["cost"] == want
+    listed = get(cast, "/api/campaigns/?imported=false", "owner")["results"]
+    assert [row["cost"] for row in listed if row["id"] == campaign.pk] == [want]
+    # Progress still counts the sandbox HIT's work as done: it is the cost that leaves it out.
+    progress = get(cast, f"/api/campaigns/{campaign.pk}/", "owner")["progress"]
+    assert (progress["hits"], progress["done_assignments"]) == (2, 6)
 
 
 def test_campaign_filters(cast):

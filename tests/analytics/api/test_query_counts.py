@@ -1,4 +1,6 @@
-"""Every list endpoint runs the same number of queries for 1 item as for 3 (DESIGN.md).
+"""Every list endpoint runs the same number of queries for 1 item as for 3 (DESIGN.md), and
+the segment scores, computed from every judgment, are computed once per stored result: later
+pages read them from the cache without one query on the judgments.
 
 The expected counts are written out, query by query, so that a change that adds a query per
 page shows up here too. Common to all: 1 query for the token (and its user).
@@ -12,12 +14,17 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from analytics.actions import recompute_campaign
 from analytics.models import RankingMethod, RankingScore, RankingWorkerStat, SystemScore
 from campaigns.models import HitSlot, HitTask, MTurkHit, SlotRole, TaskKind
 from judgments.models import AssignmentStatus, Bonus, BonusStatus, Judgment
+from tests.analytics.api.test_endpoints import get, per_segment, per_system
+from tests.analytics.test_actions import CAREFUL
 from tests.factories import (
     AssignmentFactory,
     CampaignFactory,
@@ -70,27 +77,31 @@ def assert_constant(
 def test_campaigns(django_assert_num_queries, client, owner):
     def add():
         # On MTurk's production marketplace, with a paid assignment and a sent bonus, so that
-        # both fee queries run.
+        # both fee queries run; and the same on a sandbox HIT, which the cost leaves out.
         campaign = CampaignFactory(owner=owner, reward=Decimal("0.50"))
-        hit = HitFactory(campaign=campaign)
-        MTurkHit.objects.create(
-            hit=hit,
-            mturk_hit_id=f"HIT{next(serial)}",
-            hit_type_id="TYPE",
-            sandbox=False,
-            max_assignments=5,
-        )
-        assignment = AssignmentFactory(hit=hit, status=AssignmentStatus.APPROVED)
-        Bonus.objects.create(
-            assignment=assignment,
-            worker=assignment.worker,
-            amount=Decimal("0.25"),
-            reason="Thanks",
-            status=BonusStatus.SENT,
-        )
+        for sandbox in (False, True):
+            hit = HitFactory(campaign=campaign)
+            MTurkHit.objects.create(
+                hit=hit,
+                mturk_hit_id=f"HIT{next(serial)}",
+                hit_type_id="TYPE",
+                sandbox=sandbox,
+                max_assignments=5,
+            )
+            assignment = AssignmentFactory(hit=hit, status=AssignmentStatus.APPROVED)
+            Bonus.objects.create(
+                assignment=assignment,
+                worker=assignment.worker,
+                amount=Decimal("0.25"),
+                reason="Thanks",
+                status=BonusStatus.SENT,
+            )
 
     # token, count, page (every figure annotated), fees: assignments by HIT size, bonuses.
     assert_constant(django_assert_num_queries, client, "/api/campaigns/", add, 5)
+    # $0.50 and $0.25 plus MTurk's 20% of each ($0.10 + $0.05), production only.
+    costs = {row["cost"]["total"] for row in client.get("/api/campaigns/").json()["results"]}
+    assert costs == {"0.90"}
 
 
 def test_direct_assessment_systems(django_assert_num_queries, client, owner):
@@ -162,11 +173,43 @@ def test_direct_assessment_segments(django_assert_num_queries, client, owner):
             score=60.0,
         )
 
-    # token, campaign; the load (judgments, slots, outputs, rejected assignments, excluded
-    # workers); outputs' segments; segments; systems. One worker with no control pairs is not
-    # reliable, so the variant over every worker is the one with rows.
+    # token, campaign; the stored result's computed_at (none yet, so nothing is cached); the
+    # load (judgments, slots, outputs, rejected assignments, excluded workers); outputs'
+    # segments; segments; systems. One worker with no control pairs is not reliable, so the
+    # variant over every worker is the one with rows.
     url = f"/api/campaigns/{campaign.pk}/segments/?include_unreliable=1"
-    assert_constant(django_assert_num_queries, client, url, add, 10)
+    assert_constant(django_assert_num_queries, client, url, add, 11)
+
+
+def test_direct_assessment_segments_of_a_stored_result(django_assert_num_queries, client, owner):
+    """With a stored result the table is computed by the first request (the same 11 queries)
+    and cached: every later page costs 3 queries, however many rows the table has."""
+    campaign = CampaignFactory(owner=owner)
+    document = DocumentFactory(campaign=campaign)
+    system = SystemFactory(campaign=campaign, name="A")
+    hit = HitFactory(campaign=campaign)
+    assignment = AssignmentFactory(hit=hit)
+
+    def add():
+        output = OutputFactory(segment=SegmentFactory(document=document), system=system)
+        JudgmentFactory(
+            assignment=assignment,
+            slot=HitSlotFactory(hit=hit, output=output, role=SlotRole.SYSTEM),
+            score=60.0,
+        )
+
+    url = f"/api/campaigns/{campaign.pk}/segments/?include_unreliable=1"
+    for items in (1, 3):
+        while Judgment.objects.filter(campaign=campaign).count() < items:
+            add()
+        recompute_campaign(campaign)
+        with django_assert_num_queries(11):
+            computed = client.get(url)
+        # token, campaign, the stored result's computed_at; the rows come from the cache.
+        with django_assert_num_queries(3):
+            cached = client.get(url + "&page_size=1000")
+        assert computed.json()["count"] == cached.json()["count"] == items
+        assert cached.json()["results"] == computed.json()["results"]
 
 
 def test_ranking_segments(django_assert_num_queries, client, owner):
@@ -188,10 +231,11 @@ def test_ranking_segments(django_assert_num_queries, client, owner):
                 rank=rank,
             )
 
-    # token, campaign; the load (judgments, slots, outputs, rejected assignments, flags);
-    # the stored trust (who is left out of the scores); segments; systems.
+    # token, campaign; the stored result's computed_at (none yet, so nothing is cached); the
+    # load (judgments, slots, outputs, rejected assignments, flags); the stored trust (who is
+    # left out of the scores); segments; systems.
     url = f"/api/campaigns/{campaign.pk}/segments/"
-    assert_constant(django_assert_num_queries, client, url, add, 10, rows_per_item=2)
+    assert_constant(django_assert_num_queries, client, url, add, 11, rows_per_item=2)
     assert RankingWorkerStat.objects.count() == 0
 
 
@@ -253,3 +297,101 @@ def test_judgments_across_campaigns(django_assert_num_queries, client, owner, qu
     url = "/api/judgments/" + query.format(id=campaign.pk)
     assert_constant(django_assert_num_queries, client, url, add, queries)
     assert Judgment.objects.count() == 3
+
+
+# --- Segment tables: computed once per stored result ---------------------------------------------
+# On the cast's hand-worked direct-assessment campaign (tests/analytics/api/conftest.py).
+
+
+def segment_page_queries(cast, url: str) -> tuple[dict, list[str]]:
+    """The response to ``url`` and the SQL of every query it ran."""
+    with CaptureQueriesContext(connection) as queries:
+        data = get(cast, url)
+    return data, [query["sql"] for query in queries.captured_queries]
+
+
+def test_segment_scores_are_computed_once_per_stored_result(cast, small):
+    url = f"/api/campaigns/{cast.campaign.pk}/segments/"
+    first, sql = segment_page_queries(cast, url + "?page_size=5")
+    assert any('"judgments_judgment"' in q for q in sql)
+    # Later pages, another page size and a system filter slice the cached table: the token,
+    # the campaign, the stored result's computed_at, and not one query on the judgments.
+    pages = {}
+    for query in ("?page_size=5&page=2", "?page_size=5&page=3", "?page_size=100", "?system="):
+        if query == "?system=":
+            query += str(small.systems["A"])
+        pages[query], sql = segment_page_queries(cast, url + query)
+        assert len(sql) == 3, sql
+        assert [q for q in sql if '"judgments_' in q] == []
+        assert '"analytics_campaignresult"' in sql[2]
+    everything = pages["?page_size=100"]["results"]
+    assert (
+        first["results"]
+        + pages["?page_size=5&page=2"]["results"]
+        + pages["?page_size=5&page=3"]["results"]
+        == everything
+    )
+    assert [row["segment_id"] for row in everything] == sorted(
+        row["segment_id"] for row in everything
+    )
+    # System A's rows are segments 1-6, as computed by hand from the careful worker.
+    only_a = pages[f"?system={small.systems['A']}"]
+    careful = per_segment([CAREFUL])
+    assert only_a["count"] == 6
+    assert only_a["results"] == everything[:6]
+    assert [(row["system"], row["n"], row["mean_score"]) for row in only_a["results"]] == [
+        careful[n][:3] for n in range(1, 7)
+    ]
+    # The other variant is a table of its own, computed once too.
+    _, sql = segment_page_queries(cast, url + "?include_unreliable=1")
+    assert any('"judgments_judgment"' in q for q in sql)
+    _, sql = segment_page_queries(cast, url + "?include_unreliable=1&page=1")
+    assert len(sql) == 3
+
+
+def test_a_recompute_changes_the_segment_scores_served(cast, small):
+    url = f"/api/campaigns/{cast.campaign.pk}/segments/?page_size=1"
+    before = per_segment([CAREFUL])[1]
+    assert before[:3] == ("A", 1, 80)
+
+    def segment_1() -> tuple:
+        row = get(cast, url)["results"][0]
+        return (row["system"], row["n"], row["mean_score"], row["mean_z"])
+
+    assert segment_1() == ("A", 1, 80.0, pytest.approx(before[3], abs=1e-12))
+    # A judgment changed behind the statistics' back (no signal, so no recompute): the
+    # cached table of the stored result is still what is served.
+    Judgment.objects.filter(assignment=small.careful, slot=small.slots[0]).update(score=100.0)
+    assert segment_1() == ("A", 1, 80.0, pytest.approx(before[3], abs=1e-12))
+    # The recompute stores a new result, whose key has no table yet: computed anew.
+    recompute_campaign(cast.campaign)
+    changed = [100.0, *CAREFUL[1:]]
+    after = per_segment([changed])[1]
+    assert after[:3] == ("A", 1, 100.0)
+    assert after[3] != pytest.approx(before[3])
+    assert segment_1() == ("A", 1, 100.0, pytest.approx(after[3], abs=1e-12))
+    # ... and agrees with the new stored system score (n-weighted mean of its segments).
+    rows = get(cast, f"/api/campaigns/{cast.campaign.pk}/segments/?page_size=100")["results"]
+    a = [row for row in rows if row["system"] == "A"]
+    stored = get(cast, f"/api/campaigns/{cast.campaign.pk}/systems/")["results"][0]
+    assert stored["name"] == "A"
+    assert sum(r["n"] * r["mean_z"] for r in a) / sum(r["n"] for r in a) == pytest.approx(
+        stored["direct_assessment"]["mean_z"], abs=1e-12
+    )
+    assert stored["direct_assessment"]["mean_z"] == pytest.approx(
+        per_system([changed])["A"][2], abs=1e-12
+    )
+
+
+def test_ranking_segment_scores_are_computed_once_per_stored_result(ranking_cast, ranking):
+    url = f"/api/campaigns/{ranking_cast.campaign.pk}/segments/"
+    for variant in ("", "?include_untrusted=1"):
+        first, sql = segment_page_queries(ranking_cast, url + variant)
+        assert any('"judgments_judgment"' in q for q in sql)
+        again, sql = segment_page_queries(ranking_cast, url + variant)
+        assert len(sql) == 3, sql
+        assert [q for q in sql if '"judgments_' in q] == []
+        assert '"analytics_rankingresult"' in sql[2]
+        assert again == first
+        # Segments 1-4 of systems A, B and C (test_endpoints: the hand-worked figures).
+        assert first["count"] == 12
