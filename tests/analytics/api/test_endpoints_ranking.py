@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from analytics.models import RankingResult
+from tests.analytics.api.test_endpoints import get
 from tests.factories import (
     AssignmentFactory,
     CampaignFactory,
@@ -17,7 +18,6 @@ from tests.factories import (
     SegmentFactory,
     SystemFactory,
 )
-from tests.analytics.api.test_endpoints import get
 
 pytestmark = pytest.mark.django_db
 
