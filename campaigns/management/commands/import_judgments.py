@@ -14,7 +14,6 @@ import os
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
 
 from campaigns.importers.judgments import (
     FORMATS,
@@ -24,6 +23,7 @@ from campaigns.importers.judgments import (
     check_judgment_import,
     write_checked_judgments,
 )
+from campaigns.management.progress import ProgressBar
 
 NEXT_STEP = (
     "Nothing was imported. Fix the problems listed above and run the command again (add "
@@ -83,8 +83,8 @@ class Command(BaseCommand):
         )
         enabled = options["verbosity"] > 0
         stream = getattr(self.stderr, "_out", self.stderr)
-        reading = _Bar("reading", "lines", stream, enabled)
-        writing = _Bar("writing", "judgments", stream, enabled)
+        reading = ProgressBar("reading", "lines", stream, enabled)
+        writing = ProgressBar("writing", "judgments", stream, enabled)
         try:
             try:
                 checked = check_judgment_import(
@@ -116,27 +116,3 @@ class Command(BaseCommand):
             return model.objects.get(**{model.USERNAME_FIELD: username})
         except model.DoesNotExist:
             raise CommandError(f"No user {username!r} to own the campaign.") from None
-
-
-class _Bar:
-    """A progress(done, total) callback drawing a tqdm bar on stderr (only on a terminal)."""
-
-    def __init__(self, desc: str, unit: str, stream, enabled: bool) -> None:
-        self.desc, self.unit, self.stream, self.enabled = desc, unit, stream, enabled
-        self.bar = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            self.bar = tqdm(
-                total=total,
-                desc=self.desc,
-                unit=" " + self.unit,
-                file=self.stream,
-                disable=None if self.enabled else True,  # None: off when not a terminal
-                leave=False,
-            )
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()

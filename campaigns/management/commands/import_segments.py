@@ -6,7 +6,6 @@ import os
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
 
 from campaigns.importers import (
     FORMATS,
@@ -17,6 +16,7 @@ from campaigns.importers import (
     parse_system_args,
     write_checked,
 )
+from campaigns.management.progress import ProgressBar
 from campaigns.models import AssessmentMode, Campaign, TaskKind
 
 NEXT_STEP = (
@@ -90,8 +90,8 @@ class Command(BaseCommand):
         fmt, files = self.files(options)
         show_bars = options["verbosity"] > 0
         stream = getattr(self.stderr, "_out", self.stderr)
-        parse_bar = _Bar("reading", "lines", stream, show_bars)
-        write_bar = _Bar("writing", "rows", stream, show_bars)
+        parse_bar = ProgressBar("reading", "lines", stream, show_bars)
+        write_bar = ProgressBar("writing", "rows", stream, show_bars)
         try:
             try:
                 checked = check_import(campaign, fmt, files, parse_progress=parse_bar)
@@ -213,27 +213,3 @@ def _must_exist(paths: list[str]) -> None:
     missing = [path for path in paths if not os.path.isfile(path)]
     if missing:
         raise CommandError("No such file: " + ", ".join(missing))
-
-
-class _Bar:
-    """A progress(done, total) callback drawing a tqdm bar on stderr (only on a terminal)."""
-
-    def __init__(self, desc: str, unit: str, stream, enabled: bool) -> None:
-        self.desc, self.unit, self.stream, self.enabled = desc, unit, stream, enabled
-        self.bar = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            self.bar = tqdm(
-                total=total,
-                desc=self.desc,
-                unit=" " + self.unit,
-                file=self.stream,
-                disable=None if self.enabled else True,  # None: off when not a terminal
-                leave=False,
-            )
-        self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
