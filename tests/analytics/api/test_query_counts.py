@@ -158,7 +158,9 @@ def test_ranking_systems(django_assert_num_queries, client, owner):
     assert_constant(django_assert_num_queries, client, url, add, 5)
 
 
-def test_direct_assessment_segments(django_assert_num_queries, client, owner):
+def da_segment_campaign(owner):
+    """A direct-assessment campaign of one system and one worker, and ``add()``, which gives it
+    one more segment judged 60."""
     campaign = CampaignFactory(owner=owner)
     document = DocumentFactory(campaign=campaign)
     system = SystemFactory(campaign=campaign, name="A")
@@ -172,6 +174,12 @@ def test_direct_assessment_segments(django_assert_num_queries, client, owner):
             slot=HitSlotFactory(hit=hit, output=output, role=SlotRole.SYSTEM),
             score=60.0,
         )
+
+    return campaign, add
+
+
+def test_direct_assessment_segments(django_assert_num_queries, client, owner):
+    campaign, add = da_segment_campaign(owner)
 
     # token, campaign; the stored result's computed_at (none yet, so nothing is cached); the
     # load (judgments, slots, outputs, rejected assignments, excluded workers); outputs'
@@ -184,19 +192,7 @@ def test_direct_assessment_segments(django_assert_num_queries, client, owner):
 def test_direct_assessment_segments_of_a_stored_result(django_assert_num_queries, client, owner):
     """With a stored result the table is computed by the first request (the same 11 queries)
     and cached: every later page costs 3 queries, however many rows the table has."""
-    campaign = CampaignFactory(owner=owner)
-    document = DocumentFactory(campaign=campaign)
-    system = SystemFactory(campaign=campaign, name="A")
-    hit = HitFactory(campaign=campaign)
-    assignment = AssignmentFactory(hit=hit)
-
-    def add():
-        output = OutputFactory(segment=SegmentFactory(document=document), system=system)
-        JudgmentFactory(
-            assignment=assignment,
-            slot=HitSlotFactory(hit=hit, output=output, role=SlotRole.SYSTEM),
-            score=60.0,
-        )
+    campaign, add = da_segment_campaign(owner)
 
     url = f"/api/campaigns/{campaign.pk}/segments/?include_unreliable=1"
     for items in (1, 3):
