@@ -70,22 +70,23 @@ def build(args, tag: str):
     from django.db import transaction
 
     from campaigns.actions import build_hits
-    from campaigns.models import Campaign, Document, HitSlot, Output, Segment, System
+    from campaigns.kinds import new_campaign
+    from campaigns.models import Document, HitSlot, Output, Segment, System
     from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment, Worker
 
     rng = random.Random(2014)
     n_assignments = args.judgments // 100
     n_hits = n_assignments // args.redundancy
     segments = n_hits * 70 // args.systems  # every system's outputs fill its HIT shares
-    campaign = Campaign.objects.create(
+    campaign = new_campaign(
+        settings={"assessment_mode": "adequacy"},
         name=f"bench-da-{tag}",
         kind="direct_assessment",
-        assessment_mode="adequacy",
         source_language="de",
         target_language="en",
         redundancy=args.redundancy,
         status="active",
-    )
+    ).save()
     with transaction.atomic():
         document = Document.objects.create(campaign=campaign, external_id="doc", position=1)
         systems = System.objects.bulk_create(

@@ -120,22 +120,23 @@ def build(args, tag: str):
     """The campaign, its HITs, workers, assignments and judgments; returns (campaign, info)."""
     from django.db import connection, transaction
 
-    from campaigns.models import Campaign, Document, Hit, HitSlot, Output, Segment, System
+    from campaigns.kinds import new_campaign
+    from campaigns.models import Document, Hit, HitSlot, Output, Segment, System
     from judgments.models import Assignment, Judgment, Worker
 
     rng = random.Random(2024)
     n_assignments = args.judgments // SLOTS_PER_HIT
     n_hits = n_assignments // args.redundancy
     n_segments = max(1, n_hits * SLOTS_PER_HIT // (args.systems * 10))
-    campaign = Campaign.objects.create(
+    campaign = new_campaign(
+        settings={"assessment_mode": "adequacy"},
         name=f"bench-export-{tag}",
         kind="direct_assessment",
-        assessment_mode="adequacy",
         source_language="de",
         target_language="en",
         redundancy=args.redundancy,
         status="active",
-    )
+    ).save()
     with transaction.atomic():
         documents = Document.objects.bulk_create(
             Document(campaign=campaign, external_id=f"doc-{n:03d}", position=n + 1)

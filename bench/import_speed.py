@@ -72,7 +72,8 @@ def main() -> None:
         from django.db import connection
 
         from campaigns.importers import check_import, write_checked
-        from campaigns.models import Campaign, Document, Output, Segment, System
+        from campaigns.kinds import new_campaign
+        from campaigns.models import Document, Output, Segment, System
 
         if temporary_db:
             call_command("migrate", verbosity=0)
@@ -83,13 +84,13 @@ def main() -> None:
         generated = time.perf_counter() - started
         size_mb = path.stat().st_size / 1e6
 
-        campaign = Campaign.objects.create(
+        campaign = new_campaign(
+            settings={"assessment_mode": "adequacy"},
             name=f"bench-import-{uuid.uuid4().hex[:8]}",
             kind="direct_assessment",
-            assessment_mode="adequacy",
             source_language="de",
             target_language="en",
-        )
+        ).save()
         started = time.perf_counter()
         checked = check_import(campaign, "tsv", path)
         checked_at = time.perf_counter()

@@ -74,8 +74,8 @@ def build(args, tag: str):
     import numpy as np
     from django.db import transaction
 
+    from campaigns.kinds import new_campaign
     from campaigns.models import (
-        Campaign,
         Document,
         Hit,
         HitSlot,
@@ -93,19 +93,21 @@ def build(args, tag: str):
     margin = min(2, n // 2)
     n_hits = math.ceil(args.sets / args.sets_per_hit)
     n_segments = max(1, args.sets // n)
-    campaign = Campaign.objects.create(
+    campaign = new_campaign(
+        settings={
+            "outputs_per_set": n,
+            "sets_per_hit": args.sets_per_hit,
+            "gold_rate": args.gold_rate,
+            "gold_scheme": "best_worst",
+            "takedown_untrusted_share": 0.5,
+        },
         name=f"bench-ranking-{tag}",
         kind="ranking",
         source_language="de",
         target_language="en",
-        outputs_per_set=n,
-        sets_per_hit=args.sets_per_hit,
         redundancy=args.redundancy,
-        gold_rate=args.gold_rate,
-        gold_scheme="best_worst",
-        takedown_untrusted_share=0.5,
         status="active",
-    )
+    ).save()
     with transaction.atomic():
         document = Document.objects.create(campaign=campaign, external_id="doc", position=1)
         systems = System.objects.bulk_create(

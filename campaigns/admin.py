@@ -33,13 +33,15 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from analytics import actions as analytics_actions
-from analytics.models import CampaignAccess, RankingReference
+from analytics.models import CampaignAccess
 from campaigns import actions as campaign_actions
 from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
+from campaigns.admin_kinds import KindAdminMixin
 from campaigns.admin_links import WorkerLinksAdminMixin
 from campaigns.admin_mturk import MTurkCampaignAdminMixin
 from campaigns.admin_mturk_review import MTurkReviewCampaignAdminMixin
 from campaigns.admin_results import da_results_context, ranking_results_context
+from campaigns.kinds import CampaignKind, registry
 from campaigns.links import prolific_study_url
 from campaigns.models import (
     Campaign,
@@ -54,17 +56,6 @@ from campaigns.models import (
     TaskKind,
 )
 
-# Campaign settings whose change makes the stored results out of date, by kind.
-RESULT_SETTINGS = ("reliability_test", "reliability_alpha")
-RANKING_RESULT_SETTINGS = (
-    "ranking_combination",
-    "gold_scheme",
-    "trust_min_gold",
-    "trust_min_accuracy",
-    "takedown_untrusted_share",
-    "takedown_min_workers",
-)
-
 
 def _count_of(model, field: str = "campaign") -> Coalesce:
     """A correlated COUNT subquery: one query for the whole changelist, not one per row."""
@@ -76,19 +67,6 @@ def _count_of(model, field: str = "campaign") -> Coalesce:
         .values("n")
     )
     return Coalesce(Subquery(counted), 0)
-
-
-class RankingReferenceInline(admin.StackedInline):
-    """The requester's reference ranking and oracle (``analytics.models.RankingReference``),
-    validated against the campaign's system names when saved."""
-
-    model = RankingReference
-    extra = 1
-    max_num = 1
-    can_delete = True
-    verbose_name = "reference ranking and oracle"
-    verbose_name_plural = "Reference ranking and oracle (for Spearman's rho and oracle agreement)"
-    fields = ("reference_ranking", "oracle")
 
 
 class CampaignAccessInline(admin.TabularInline):
@@ -109,8 +87,20 @@ class SystemInline(admin.TabularInline):
     show_change_link = True
 
 
+def _changes_results(implementation: CampaignKind, campaign: Campaign, formset) -> bool:
+    """Whether an inline's change makes the stored results out of date: the kind's result
+    settings in its settings inline, or anything in the kind's own inlines."""
+    if not formset.has_changed():
+        return False
+    if formset.model is implementation.settings_model:
+        changed = {name for form in formset.forms for name in form.changed_data}
+        return bool(changed & set(implementation.result_settings))
+    return formset.model in {inline.model for inline in implementation.admin_inlines(campaign)}
+
+
 @admin.register(Campaign)
 class CampaignAdmin(
+    KindAdminMixin,
     CampaignJudgmentImportAdminMixin,
     MTurkCampaignAdminMixin,
     MTurkReviewCampaignAdminMixin,
@@ -120,7 +110,6 @@ class CampaignAdmin(
     list_display = (
         "name",
         "kind",
-        "assessment_mode",
         "language_pair",
         "status",
         "n_systems",
@@ -160,33 +149,12 @@ class CampaignAdmin(
                 )
             },
         ),
+        # The kind's own layout and quality-control settings follow in its settings inline
+        # (campaigns/kinds/<kind>/kind.py: settings_fieldsets).
+        ("HIT layout", {"fields": ("redundancy", "hit_seed")}),
         (
-            "HIT layout",
-            {
-                "fields": (
-                    "redundancy",
-                    "assessment_mode",
-                    "items_per_hit",
-                    ("outputs_per_set", "sets_per_hit"),
-                    "segments_per_hit",
-                    "hit_seed",
-                )
-            },
-        ),
-        (
-            "Quality control",
-            {
-                "fields": (
-                    "degradation",
-                    ("reliability_test", "reliability_alpha"),
-                    "ranking_combination",
-                    ("gold_rate", "gold_scheme"),
-                    ("gold_count", "gold_best_system", "gold_worst_system"),
-                    ("trust_min_gold", "trust_min_accuracy"),
-                    ("takedown_untrusted_share", "takedown_min_workers"),
-                    ("qualification_required", "qualification_pass_mark", "qualification_sets"),
-                )
-            },
+            "Qualification test",
+            {"fields": (("qualification_required", "qualification_pass_mark"),)},
         ),
         (
             "Payment and publishing",
@@ -272,21 +240,9 @@ class CampaignAdmin(
             extra_context["ranking_results"] = ranking_results_context(campaign, include_untrusted)
         return super().change_view(request, object_id, form_url, extra_context)
 
-    def get_form(self, request: HttpRequest, obj: Campaign | None = None, change=False, **kwargs):
-        form = super().get_form(request, obj, change=change, **kwargs)
-        for name in ("gold_best_system", "gold_worst_system"):
-            if name in form.base_fields:  # only this campaign's systems
-                field = form.base_fields[name]
-                field.queryset = (
-                    System.objects.filter(campaign=obj) if obj else System.objects.none()
-                )
-        return form
-
     def get_inlines(self, request: HttpRequest, obj: Campaign | None):
-        # References name the campaign's systems: shown once it is a saved ranking campaign.
-        if obj is not None and obj.pk and obj.kind == TaskKind.RANKING:
-            return [*self.inlines, RankingReferenceInline]
-        return self.inlines
+        # The kind's settings first, then its own inlines (e.g. ranking's reference ranking).
+        return [*self.settings_inlines(request, obj), *self.inlines]
 
     def save_model(self, request: HttpRequest, obj: Campaign, form, change: bool) -> None:
         changed = form.changed_data
@@ -298,20 +254,19 @@ class CampaignAdmin(
         ):
             obj.status_reason = ""  # reactivated: the reason of the pause no longer holds
         super().save_model(request, obj, form, change)
-        settings = {
-            TaskKind.DIRECT_ASSESSMENT: RESULT_SETTINGS,
-            TaskKind.RANKING: RANKING_RESULT_SETTINGS,
-        }.get(obj.kind, ())
-        if change and any(name in changed for name in settings):
-            # New quality-control settings: the stored results are out of date.
-            transaction.on_commit(lambda: analytics_actions.schedule_recompute(obj.pk))
+        if change:
+            self.save_kind_change(request, obj, form)
 
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         campaign = form.instance
-        if change and any(
-            formset.model is RankingReference and formset.has_changed() for formset in formsets
+        implementation = registry.get(campaign.kind)
+        if (
+            change
+            and implementation is not None
+            and any(_changes_results(implementation, campaign, formset) for formset in formsets)
         ):
+            # New quality-control settings or references: the stored results are out of date.
             transaction.on_commit(lambda: analytics_actions.schedule_recompute(campaign.pk))
 
     def results_workers(self, request: HttpRequest, campaign_id: int) -> HttpResponse:

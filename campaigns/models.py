@@ -64,69 +64,11 @@ class HitTask(models.TextChoices):
     DETECT_MT = "detect_mt", "Detect machine translation"
 
 
-TASKS_BY_KIND: dict[str, tuple[str, ...]] = {
-    TaskKind.RANKING: (HitTask.RANK,),
-    TaskKind.DIRECT_ASSESSMENT: (HitTask.ASSESS,),
-    TaskKind.POST_EDITING: (HitTask.POST_EDIT, HitTask.VERIFY_EDIT),
-    TaskKind.READING_COMPREHENSION: (
-        HitTask.RC_AUTHOR,
-        HitTask.RC_SELECT,
-        HitTask.RC_ANSWER,
-        HitTask.RC_GRADE,
-    ),
-    TaskKind.TRANSLATION: (HitTask.TRANSLATE, HitTask.DETECT_MT),
-}
-
-
 class CampaignStatus(models.TextChoices):
     DRAFT = "draft", "Draft"
     ACTIVE = "active", "Active"
     PAUSED = "paused", "Paused"
     FINISHED = "finished", "Finished"
-
-
-class AssessmentMode(models.TextChoices):
-    """Direct assessment: fluency shows no reference; adequacy shows the reference in gray
-    (001, 2014 section 2). Fluency and adequacy are separate campaigns."""
-
-    FLUENCY = "fluency", "Fluency (no reference shown)"
-    ADEQUACY = "adequacy", "Adequacy (reference shown in gray)"
-
-
-class Degradation(models.TextChoices):
-    """How an adequacy bad reference is made (METHODS.md section 2)."""
-
-    DELETE = "delete", "Delete a run of words (2014 paper)"
-    REPLACE = "replace", "Replace a run of words with a phrase from another reference (WMT)"
-
-
-class ReliabilityTest(models.TextChoices):
-    WILCOXON = "wilcoxon", "Wilcoxon signed-rank, bad references vs their outputs (WMT)"
-    PAIRED_T = "paired_t", "Paired t-test, bad references vs their outputs (2014)"
-    WELCH = "welch", "Welch's t-test, repeat vs bad-reference differences (2013)"
-    MANN_WHITNEY = "mann_whitney", "Mann-Whitney U, repeat vs bad-reference differences (2013)"
-
-
-class GoldScheme(models.TextChoices):
-    """Ranking gold units (002 section 4)."""
-
-    BEST_ONLY = "best_only", "Best only: the gold output must be ranked first"
-    BEST_WORST = "best_worst", "Best and worst: gold in the top two, known worst in the bottom two"
-
-
-class RankingCombination(models.TextChoices):
-    """How redundant rankings of the same set become system scores (000 section 4)."""
-
-    NONE = "none", "Score every worker's ranking (WMT practice)"
-    SCHULZE = "schulze", "Combine each set's rankings with Schulze's method, then score"
-    SCHULZE_PEERS = (
-        "schulze_peers",
-        ("Schulze, votes weighted by each worker's agreement with the other workers"),
-    )
-    SCHULZE_GOLD = (
-        "schulze_gold",
-        ("Schulze, votes weighted by each worker's agreement with gold on their first 10"),
-    )
 
 
 class Campaign(models.Model):
@@ -177,84 +119,11 @@ class Campaign(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(100)],
         help_text="How many different workers do each HIT.",
     )
-    assessment_mode = models.CharField(
-        max_length=16,
-        choices=AssessmentMode.choices,
-        blank=True,
-        help_text="Direct assessment only.",
-    )
-    items_per_hit = models.PositiveSmallIntegerField(
-        default=100,
-        validators=[MinValueValidator(1), MaxValueValidator(1000)],
-        help_text="Direct assessment: slider items per HIT (100 in the 2014 design).",
-    )
-    outputs_per_set = models.PositiveSmallIntegerField(
-        default=5,
-        validators=[MinValueValidator(2), MaxValueValidator(10)],
-        help_text="Ranking: outputs in one ranking set (5 in WMT/000, 4 in 002).",
-    )
-    sets_per_hit = models.PositiveSmallIntegerField(
-        default=3,
-        validators=[MinValueValidator(1), MaxValueValidator(50)],
-        help_text="Ranking: ranking sets per HIT page (3 in 002).",
-    )
-    segments_per_hit = models.PositiveSmallIntegerField(
-        default=10,
-        validators=[MinValueValidator(1), MaxValueValidator(50)],
-        help_text="Post-editing and translation: segments per HIT (10 in 000, up to 15 in 003).",
-    )
     hit_seed = models.PositiveIntegerField(
         default=0, help_text="Random seed for building HITs; the same seed rebuilds the same HITs."
     )
 
     # --- Quality control ------------------------------------------------------------------
-    degradation = models.CharField(
-        max_length=16, choices=Degradation.choices, default=Degradation.DELETE
-    )
-    reliability_test = models.CharField(
-        max_length=16, choices=ReliabilityTest.choices, default=ReliabilityTest.WILCOXON
-    )
-    reliability_alpha = models.DecimalField(
-        max_digits=4,
-        decimal_places=3,
-        default=Decimal("0.050"),
-        validators=[MinValueValidator(Decimal("0.001")), MaxValueValidator(Decimal("0.5"))],
-        help_text="A worker is reliable when the reliability test gives p below this.",
-    )
-    gold_rate = models.DecimalField(
-        max_digits=4,
-        decimal_places=3,
-        default=Decimal("0.100"),
-        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("0.5"))],
-        help_text="Ranking: share of ranking sets that are gold units (about 10% in 002).",
-    )
-    gold_scheme = models.CharField(
-        max_length=16, choices=GoldScheme.choices, default=GoldScheme.BEST_ONLY
-    )
-    trust_min_gold = models.PositiveSmallIntegerField(
-        default=4,
-        validators=[MinValueValidator(1)],
-        help_text="Gold units a worker must have seen before trust is decided (4 in 002).",
-    )
-    trust_min_accuracy = models.DecimalField(
-        max_digits=4,
-        decimal_places=3,
-        default=Decimal("0.700"),
-        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
-        help_text="Share of gold units a worker must get right to stay trusted (70% in 002).",
-    )
-    takedown_untrusted_share = models.DecimalField(
-        max_digits=4,
-        decimal_places=3,
-        null=True,
-        blank=True,
-        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
-        help_text="Pause the campaign when the share of untrusted workers passes this. "
-        "Blank: never pause automatically.",
-    )
-    takedown_min_workers = models.PositiveSmallIntegerField(
-        default=10, help_text="Automatic pausing is only considered after this many workers."
-    )
     qualification_required = models.BooleanField(
         default=False, help_text="Workers must pass the qualification test before any HIT."
     )
@@ -264,39 +133,6 @@ class Campaign(models.Model):
         default=Decimal("0.800"),
         validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
         help_text="Share of qualification-test answers a worker must get right.",
-    )
-    qualification_sets = models.PositiveSmallIntegerField(
-        default=5,
-        validators=[MinValueValidator(1), MaxValueValidator(50)],
-        help_text="Ranking: training sets in the qualification test.",
-    )
-    gold_count = models.PositiveSmallIntegerField(
-        default=30,
-        validators=[MinValueValidator(1), MaxValueValidator(10000)],
-        help_text="Ranking: segments chosen automatically as gold units (the top 30 in 002).",
-    )
-    ranking_combination = models.CharField(
-        max_length=16,
-        choices=RankingCombination.choices,
-        default=RankingCombination.NONE,
-        help_text="Ranking: how the redundant rankings of a set become system scores (000).",
-    )
-    gold_best_system = models.ForeignKey(
-        "System",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        help_text="Ranking: the best system, which an automatic gold translation must beat "
-        "(002: the oracle-best system). Not needed when gold answers are given per segment.",
-    )
-    gold_worst_system = models.ForeignKey(
-        "System",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        help_text="Ranking, best+worst gold: the system whose output is the known worst.",
     )
 
     # --- Payment and publishing -----------------------------------------------------------
@@ -404,10 +240,6 @@ class Campaign(models.Model):
             models.CheckConstraint(
                 condition=Q(redundancy__gte=1), name="campaign_redundancy_gte_1"
             ),
-            models.CheckConstraint(
-                condition=~Q(kind=TaskKind.DIRECT_ASSESSMENT) | ~Q(assessment_mode=""),
-                name="campaign_da_has_mode",
-            ),
         ]
 
     def __str__(self) -> str:
@@ -415,40 +247,28 @@ class Campaign(models.Model):
 
     def clean(self) -> None:
         errors: dict[str, str] = {}
-        if self.kind == TaskKind.DIRECT_ASSESSMENT:
-            if not self.assessment_mode:
-                errors["assessment_mode"] = "Choose fluency or adequacy for direct assessment."
-            if self.items_per_hit % 10:
-                errors["items_per_hit"] = (
-                    "Direct assessment HITs are built of sets of 10 items (2014 design); "
-                    "use a multiple of 10, normally 100."
+        if self.pk and self.kind:
+            stored = Campaign.objects.filter(pk=self.pk).values_list("kind", flat=True).first()
+            if stored is not None and stored != self.kind and self.hits.exists():
+                errors["kind"] = (
+                    "The campaign already has HITs, so its kind cannot change (its judgments "
+                    "and results belong to the kind they were made for). Create a new campaign "
+                    "for another kind."
                 )
-        elif self.assessment_mode:
-            errors["assessment_mode"] = "Only direct-assessment campaigns have a mode."
-        if self.pk and self.kind == TaskKind.RANKING:
-            systems = self.systems.count()
-            if systems and self.outputs_per_set > systems:
-                errors["outputs_per_set"] = (
-                    f"A ranking set shows outputs of different systems, and this campaign has "
-                    f"{systems}; use at most {systems}."
-                )
-            for field in ("gold_best_system", "gold_worst_system"):
-                chosen = getattr(self, field)
-                if chosen is not None and chosen.campaign_id != self.pk:
-                    errors[field] = "Choose a system of this campaign."
         if self.mturk_locales:
             try:
                 self.mturk_locales = list(checked_locales(self.mturk_locales))
             except ValueError as error:
                 errors["mturk_locales"] = str(error)
-        if self.kind == TaskKind.POST_EDITING and self.segments_per_hit > 15:
-            errors["segments_per_hit"] = "Post-editing HITs hold at most 15 segments (003)."
         if errors:
             raise ValidationError(errors)
 
     @property
     def hit_tasks(self) -> tuple[str, ...]:
-        return TASKS_BY_KIND[self.kind]
+        from campaigns.kinds import registry
+
+        implementation = registry.get(self.kind)
+        return implementation.hit_tasks if implementation is not None else ()
 
     @property
     def accepts_work(self) -> bool:
@@ -740,11 +560,41 @@ class HitSlot(models.Model):
             raise ValidationError({"controls": "A slot can only control a slot of its own HIT."})
 
 
+def _import_kind_settings_models() -> None:
+    """Each kind's settings model lives with the kind (campaigns/kinds/<kind>/models.py);
+    importing them here is what makes Django find them."""
+    import importlib
+    import importlib.util
+
+    from evalsite.kinds import TASK_KINDS
+
+    for name in TASK_KINDS:
+        module = f"campaigns.kinds.{name}.models"
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module)
+
+
+_import_kind_settings_models()
+
+# The two first kinds' choices, re-exported for the code that builds and reads campaigns.
+from campaigns.kinds.direct_assessment.models import (  # noqa: E402
+    AssessmentMode,
+    Degradation,
+    DirectAssessmentSettings,
+    ReliabilityTest,
+)
+from campaigns.kinds.ranking.models import (  # noqa: E402
+    GoldScheme,
+    RankingCombination,
+    RankingSettings,
+)
+
 __all__ = [
     "AssessmentMode",
     "Campaign",
     "CampaignStatus",
     "Degradation",
+    "DirectAssessmentSettings",
     "Document",
     "GoldAnswer",
     "GoldScheme",
@@ -756,10 +606,10 @@ __all__ = [
     "PlatformEvent",
     "PlatformEventKind",
     "RankingCombination",
+    "RankingSettings",
     "ReliabilityTest",
     "Segment",
     "SlotRole",
     "System",
-    "TASKS_BY_KIND",
     "TaskKind",
 ]

@@ -162,7 +162,7 @@ def assess_labels(campaign: Campaign) -> dict[str, str]:
     """Everything the direct-assessment page says, in the campaign's instructions language."""
     lang = labels_language(campaign.instructions_language)
     labels = dict(ASSESS_LABELS[lang], code=lang)
-    if campaign.assessment_mode == AssessmentMode.ADEQUACY:
+    if campaign.da_settings.assessment_mode == AssessmentMode.ADEQUACY:
         labels["statement"] = labels["adequacy"]
     else:
         language = language_name(campaign.target_language, lang)
@@ -212,7 +212,7 @@ def rank_labels(campaign: Campaign) -> dict[str, str]:
     code = (campaign.instructions_language or "en").lower()
     lang = next((c for c in (code, code.split("-")[0]) if c in RANK_LABELS), "en")
     labels = dict(RANK_LABELS[lang], code=lang)
-    labels["prompt"] = labels["prompt"].format(n=campaign.outputs_per_set)
+    labels["prompt"] = labels["prompt"].format(n=campaign.ranking_settings.outputs_per_set)
     return labels
 
 
@@ -396,7 +396,8 @@ def task_page(request: HttpRequest, token: str) -> HttpResponse:
         "campaign": campaign,
         "title": title,
         "labels": rank_labels(campaign) if task == HitTask.RANK else assess_labels(campaign),
-        "show_gray": campaign.assessment_mode == AssessmentMode.ADEQUACY,
+        "show_gray": task == HitTask.ASSESS
+        and campaign.da_settings.assessment_mode == AssessmentMode.ADEQUACY,
         "qualification": assignment.hit.is_qualification,
         "page_url": request.path,
         "item_url": reverse("judgments:task-item", args=[token]),

@@ -5,6 +5,7 @@ from datetime import timedelta
 import factory
 from django.utils import timezone
 
+from campaigns.kinds import registry as kind_registry
 from campaigns.models import (
     AssessmentMode,
     Campaign,
@@ -23,15 +24,41 @@ from judgments.models import Assignment, Judgment, Platform, Worker
 
 
 class CampaignFactory(factory.django.DjangoModelFactory):
+    """A campaign with its kind's settings row. Settings of the kind may be passed as keyword
+    arguments (``CampaignFactory(kind=TaskKind.RANKING, outputs_per_set=4)``); they go to the
+    settings model (campaigns/kinds/<kind>/models.py), the rest to Campaign."""
+
     class Meta:
         model = Campaign
 
     name = factory.Sequence(lambda n: f"campaign {n}")
     kind = TaskKind.DIRECT_ASSESSMENT
-    assessment_mode = AssessmentMode.ADEQUACY
     status = CampaignStatus.ACTIVE
     source_language = "de"
     target_language = "en"
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        implementation = kind_registry.get(kwargs["kind"])
+        if implementation is None:  # an unknown kind: let the database refuse it
+            return super()._create(model_class, *args, **kwargs)
+        settings_model = implementation.settings_model
+        setting_names = (
+            {f.name for f in settings_model._meta.concrete_fields} - {"campaign"}
+            | {f.attname for f in settings_model._meta.concrete_fields}
+            if settings_model is not None
+            else set()
+        )
+        settings = {name: kwargs.pop(name) for name in list(kwargs) if name in setting_names}
+        if implementation.kind == TaskKind.DIRECT_ASSESSMENT:
+            settings.setdefault("assessment_mode", AssessmentMode.ADEQUACY)
+        campaign = super()._create(model_class, *args, **kwargs)
+        if settings_model is not None:
+            row = settings_model.objects.create(campaign=campaign, **settings)
+            setattr(campaign, implementation.settings_accessor, row)
+        elif settings:
+            raise TypeError(f"{campaign.kind} campaigns have no settings {sorted(settings)}")
+        return campaign
 
 
 class SystemFactory(factory.django.DjangoModelFactory):

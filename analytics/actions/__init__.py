@@ -154,8 +154,8 @@ def recompute_queue() -> str | None:
 def da_config_for(campaign: Campaign, *, include_unreliable: bool = False) -> DAConfig:
     """The campaign's quality-control settings as the statistics' configuration."""
     return DAConfig(
-        alpha=float(campaign.reliability_alpha),
-        reliability_test=campaign.reliability_test,
+        alpha=float(campaign.da_settings.reliability_alpha),
+        reliability_test=campaign.da_settings.reliability_test,
         include_unreliable=include_unreliable,
     )
 
@@ -408,7 +408,7 @@ def _store(
         "n_workers": int(analysis.workers.workers.shape[0]),
         "n_unmatched_controls": loaded.judgments.n_unmatched_controls,
         "reliability_test": analysis.config.reliability_test,
-        "reliability_alpha": campaign.reliability_alpha,
+        "reliability_alpha": campaign.da_settings.reliability_alpha,
         "assumption_a_share": _finite(analysis.workers.assumption_a_share),
         "compute_seconds": compute_seconds,
         "details": {
@@ -492,8 +492,8 @@ def stale_da_campaigns():
                 | Q(da_result__computed_at__lt=F("newest"))
                 | ~Q(da_result__n_rejected_judgments=F("n_rejected_now"))
                 | Q(exclusion_changed=True)
-                | ~Q(da_result__reliability_test=F("reliability_test"))
-                | ~Q(da_result__reliability_alpha=F("reliability_alpha"))
+                | ~Q(da_result__reliability_test=F("da_settings__reliability_test"))
+                | ~Q(da_result__reliability_alpha=F("da_settings__reliability_alpha"))
             )
         )
         .order_by("pk")
@@ -558,9 +558,9 @@ def stale_ranking_campaigns():
                 | Q(exclusion_changed=True)
                 | Q(trust_changed=True)
                 | Q(references_edited=True)
-                | ~Q(ranking_result__gold_scheme=F("gold_scheme"))
-                | ~Q(ranking_result__trust_min_gold=F("trust_min_gold"))
-                | ~Q(ranking_result__trust_min_accuracy=F("trust_min_accuracy"))
+                | ~Q(ranking_result__gold_scheme=F("ranking_settings__gold_scheme"))
+                | ~Q(ranking_result__trust_min_gold=F("ranking_settings__trust_min_gold"))
+                | ~Q(ranking_result__trust_min_accuracy=F("ranking_settings__trust_min_accuracy"))
             )
         )
         .order_by("pk")

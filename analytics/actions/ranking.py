@@ -120,17 +120,17 @@ COMBINATION_WEIGHTING = {
 
 def ranking_config_for(campaign: Campaign, *, include_untrusted: bool = False) -> RankingConfig:
     """The campaign's gold and takedown settings as the statistics' configuration."""
-    share = campaign.takedown_untrusted_share
-    combination = campaign.ranking_combination
+    share = campaign.ranking_settings.takedown_untrusted_share
+    combination = campaign.ranking_settings.ranking_combination
     return RankingConfig(
         combine=combination != RankingCombination.NONE,
         weighting=COMBINATION_WEIGHTING[combination],
-        gold_scheme=campaign.gold_scheme,
-        trust_min_gold=campaign.trust_min_gold,
-        trust_min_accuracy=float(campaign.trust_min_accuracy),
+        gold_scheme=campaign.ranking_settings.gold_scheme,
+        trust_min_gold=campaign.ranking_settings.trust_min_gold,
+        trust_min_accuracy=float(campaign.ranking_settings.trust_min_accuracy),
         include_untrusted=include_untrusted,
         takedown_threshold=None if share is None else float(share),
-        takedown_min_workers=campaign.takedown_min_workers,
+        takedown_min_workers=campaign.ranking_settings.takedown_min_workers,
     )
 
 
@@ -694,8 +694,8 @@ def _store(
         "n_untrusted": int(np.count_nonzero(trust.untrusted)),
         "n_undecided": int(np.count_nonzero(trust.undecided)),
         "gold_scheme": analysis.config.gold_scheme,
-        "trust_min_gold": campaign.trust_min_gold,
-        "trust_min_accuracy": campaign.trust_min_accuracy,
+        "trust_min_gold": campaign.ranking_settings.trust_min_gold,
+        "trust_min_accuracy": campaign.ranking_settings.trust_min_accuracy,
         "takedown_reason": analysis.takedown or "",
         "compute_seconds": compute_seconds,
         "details": _details(analysis, references),

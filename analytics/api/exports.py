@@ -359,7 +359,8 @@ class SystemTableView(ExportView):
             include = options["include_unreliable"]
             rows = self.da_table(
                 _da_rows(campaign, include),
-                f"{campaign.name} ({pair}, direct assessment, {campaign.assessment_mode}), "
+                f"{campaign.name} ({pair}, direct assessment, "
+                f"{campaign.da_settings.assessment_mode}), "
                 f"{DA_VARIANTS[include]}: systems by mean standardised score (Ave z); Ave % is "
                 "the mean raw score, # the rank range; rules separate significance clusters.",
             )

@@ -15,6 +15,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from analytics.models import CampaignAccess
+from campaigns.kinds import settings_accessors
 from campaigns.models import Campaign
 
 
@@ -39,4 +40,7 @@ def writable_campaigns(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campa
 
 def get_visible_campaign(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> Campaign:
     """The campaign if ``user`` may read it; Http404 otherwise (also when it does not exist)."""
-    return get_object_or_404(visible_campaigns(user), pk=campaign_id)
+    # With its kind's settings row, which the kind's statistics and exports read.
+    return get_object_or_404(
+        visible_campaigns(user).select_related(*settings_accessors()), pk=campaign_id
+    )

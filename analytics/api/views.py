@@ -179,7 +179,11 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         queryset = annotate_campaign_results(annotate_campaign_cost(queryset))
         return (
             annotate_campaign_progress(queryset)
-            .annotate(owner_username=F("owner__username"))
+            .annotate(
+                owner_username=F("owner__username"),
+                # Direct assessment's mode, "" for other kinds (the API's contract).
+                assessment_mode=Coalesce(F("da_settings__assessment_mode"), Value("")),
+            )
             .order_by("-created_at", "-pk")
         )
 

@@ -10,6 +10,7 @@ from campaigns.importers.checks import CampaignState, check_against_campaign
 from campaigns.importers.context import Progress
 from campaigns.importers.problems import ProblemList
 from campaigns.importers.records import ParsedImport
+from campaigns.kinds import save_campaign
 from campaigns.models import Campaign, Document, Output, Segment, System
 
 # Rows per bulk_create call (and per progress report). Django splits further where the
@@ -50,7 +51,7 @@ def _write(
 ) -> WriteCounts:
     with transaction.atomic():
         if created:
-            campaign.save()
+            save_campaign(campaign)
         else:
             Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
         state = CampaignState.load(campaign)

@@ -258,7 +258,7 @@ TASK_SPECS: dict[str, TaskSpec] = {
         parsers={"ranks": _parse_ranks},
         units=_group_units,
         bind=_bind_ranks,
-        page_size=lambda campaign: max(1, campaign.sets_per_hit),
+        page_size=lambda campaign: max(1, campaign.ranking_settings.sets_per_hit),
         unknown_unit=lambda key, units: (
             f'There is no set {key} in this task: "set" is one of '
             f"{', '.join(str(unit.key) for unit in units)}."

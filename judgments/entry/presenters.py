@@ -23,7 +23,7 @@ def present_assess_item(unit: ShownUnit, campaign: Campaign) -> dict[str, Any]:
     adequacy, the main reference shown in gray. Nothing else about the slot is read."""
     slot = unit.slots[0]
     item: dict[str, Any] = {"position": slot.position, "text": slot.shown_text}
-    if campaign.assessment_mode == AssessmentMode.ADEQUACY:
+    if campaign.da_settings.assessment_mode == AssessmentMode.ADEQUACY:
         item["gray_text"] = slot.segment.reference if slot.segment else ""
     return item
 

@@ -16,7 +16,7 @@ from analytics import actions
 from analytics.loading import load_da_judgments
 from analytics.models import CampaignResult, Recommendation, SystemScore, WorkerStat
 from analytics.stats.direct_assessment import DAConfig, DAJudgments, WorkerQC, analyse_campaign
-from campaigns.models import Campaign, HitSlot, SlotRole, TaskKind
+from campaigns.models import Campaign, DirectAssessmentSettings, HitSlot, SlotRole, TaskKind
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
 from tests.factories import (
     AssignmentFactory,
@@ -310,7 +310,7 @@ def test_set_workers_excluded_recomputes_and_readmitting_restores(small):
 
 
 def test_campaign_settings_map_to_the_statistics_configuration(small):
-    Campaign.objects.filter(pk=small.campaign.pk).update(
+    DirectAssessmentSettings.objects.filter(pk=small.campaign.pk).update(
         reliability_test="paired_t", reliability_alpha=Decimal("0.010")
     )
     small.campaign.refresh_from_db()
@@ -373,7 +373,7 @@ def test_a_campaign_without_judgments_gets_an_empty_result():
 
 
 def test_other_task_kinds_are_not_computed():
-    campaign = CampaignFactory(kind=TaskKind.POST_EDITING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.POST_EDITING)
     assert actions.recompute_campaign(campaign) is None
     assert not CampaignResult.objects.exists()
 

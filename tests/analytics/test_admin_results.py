@@ -18,7 +18,7 @@ from analytics import actions
 from analytics.models import CampaignResult, WorkerStat
 from analytics.stats.direct_assessment import DAConfig, analyse_campaign
 from campaigns.admin import CampaignAdmin
-from campaigns.models import Campaign, TaskKind
+from campaigns.models import Campaign, DirectAssessmentSettings, TaskKind
 from judgments.models import CampaignWorker, Judgment
 from tests.analytics.test_actions import CAREFUL, build_small_campaign
 from tests.factories import AssignmentFactory, CampaignFactory, WorkerFactory
@@ -274,7 +274,7 @@ def test_a_campaign_without_results_says_so(admin_client):
 
 
 def test_other_task_kinds_have_no_panel(admin_client):
-    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.RANKING)
     response = admin_client.get(change_url(campaign))
     assert response.status_code == 200
     assert 'id="da-results"' not in response.content.decode()
@@ -302,13 +302,22 @@ def test_the_panel_runs_the_same_queries_for_two_or_four_workers(admin_client, s
 def test_new_reliability_settings_recompute_after_the_save(
     rf, admin_user, small, django_capture_on_commit_callbacks
 ):
-    Campaign.objects.filter(pk=small.campaign.pk).update(reliability_test="paired_t")
+    DirectAssessmentSettings.objects.filter(pk=small.campaign.pk).update(
+        reliability_test="paired_t"
+    )
     small.campaign.refresh_from_db()
     request = rf.post("/")
     request.user = admin_user
-    form = SimpleNamespace(changed_data=["reliability_test"])
+    # The settings are edited in the kind's settings inline: its formset reports the change.
+    form = SimpleNamespace(instance=small.campaign, save_m2m=lambda: None)
+    settings_formset = SimpleNamespace(
+        model=DirectAssessmentSettings,
+        has_changed=lambda: True,
+        forms=[SimpleNamespace(changed_data=["reliability_test"])],
+        save=lambda: None,
+    )
     with django_capture_on_commit_callbacks(execute=True):
-        CampaignAdmin(Campaign, site).save_model(request, small.campaign, form, change=True)
+        CampaignAdmin(Campaign, site).save_related(request, form, [settings_formset], change=True)
     assert CampaignResult.objects.get(campaign=small.campaign).reliability_test == "paired_t"
 
 

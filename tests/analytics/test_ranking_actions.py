@@ -28,7 +28,7 @@ from analytics.stats.ranking import (
     gold_trust,
     spearman,
 )
-from campaigns.models import Campaign, CampaignStatus, TaskKind
+from campaigns.models import Campaign, CampaignStatus, RankingSettings, TaskKind
 from judgments import actions as judgment_actions
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
 from tests.analytics.test_ranking_loading import build_ranking_campaign
@@ -571,7 +571,7 @@ def test_without_untrusted_workers_both_variants_are_the_same(ranking):
 
 
 def test_a_ranking_campaign_without_rankings_has_no_result():
-    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.RANKING)
     assert actions.recompute_campaign(campaign) is None
     assert not RankingResult.objects.exists()
 
@@ -603,7 +603,7 @@ def test_a_failing_store_leaves_the_previous_results_whole(ranking, monkeypatch)
 
 
 def test_campaign_settings_map_to_the_statistics_configuration(ranking):
-    Campaign.objects.filter(pk=ranking.campaign.pk).update(
+    RankingSettings.objects.filter(pk=ranking.campaign.pk).update(
         gold_scheme="best_worst",
         trust_min_gold=5,
         trust_min_accuracy=Decimal("0.650"),
@@ -646,7 +646,7 @@ def test_a_campaign_with_only_a_qualification_test_gets_an_empty_result(ranking)
     [("schulze", "none"), ("schulze_peers", "peers"), ("schulze_gold", "gold")],
 )
 def test_schulze_combination_scores_the_combined_set_rankings(ranking, combination, weighting):
-    Campaign.objects.filter(pk=ranking.campaign.pk).update(ranking_combination=combination)
+    RankingSettings.objects.filter(pk=ranking.campaign.pk).update(ranking_combination=combination)
     ranking.campaign.refresh_from_db()
     cfg = ranking_actions.ranking_config_for(ranking.campaign)
     assert (cfg.combine, cfg.weighting) == (True, weighting)

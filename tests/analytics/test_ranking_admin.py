@@ -256,7 +256,7 @@ def test_the_panel_runs_the_same_queries_whatever_the_number_of_workers(admin_cl
 
 
 def test_a_ranking_campaign_without_results_says_so(admin_client):
-    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.RANKING)
     html = admin_client.get(change_url(campaign)).content.decode()
     assert "No results yet." in html
     assert "0 of 0 ranking sets judged (0.0%)" in html
@@ -272,14 +272,9 @@ def inline_post(campaign, reference_ranking="", oracle=""):
     data = {
         field: getattr(campaign, field)
         for field in (
-            "name", "kind", "status", "status_reason", "source_language", "target_language",
-            "instructions", "instructions_language", "redundancy", "assessment_mode",
-            "items_per_hit", "outputs_per_set", "sets_per_hit", "segments_per_hit", "hit_seed",
-            "degradation", "reliability_test", "reliability_alpha", "gold_rate", "gold_scheme",
-            "ranking_combination",
-            "trust_min_gold", "trust_min_accuracy", "takedown_min_workers",
-            "qualification_pass_mark", "qualification_sets", "gold_count", "reward", "title",
-            "description", "keywords",
+            "name", "status", "status_reason", "source_language", "target_language",
+            "instructions", "instructions_language", "redundancy", "hit_seed",
+            "qualification_pass_mark", "reward", "title", "description", "keywords",
             "assignment_duration_seconds", "hit_lifetime_seconds",
             "auto_approval_delay_seconds", "mturk_qualification_type_id",
             "mturk_qualification_test_places", "prolific_completion_code", "prolific_failed_code",
@@ -289,8 +284,38 @@ def inline_post(campaign, reference_ranking="", oracle=""):
     data["mturk_min_approval_rate"] = data["mturk_min_approved_hits"] = ""
     # Ticked checkboxes are posted as "on"; unticked ones are left out.
     data.update({flag: "on" for flag in ("mturk_sandbox",) if getattr(campaign, flag)})
-    data["takedown_untrusted_share"] = campaign.takedown_untrusted_share or ""
-    data["owner"] = data["gold_best_system"] = data["gold_worst_system"] = ""
+    data["owner"] = ""
+    # The kind's settings, in their inline (campaigns/kinds/ranking/kind.py).
+    settings = campaign.ranking_settings
+    data.update(
+        {
+            f"ranking_settings-0-{field}": getattr(settings, field)
+            for field in (
+                "outputs_per_set",
+                "sets_per_hit",
+                "gold_rate",
+                "gold_scheme",
+                "ranking_combination",
+                "trust_min_gold",
+                "trust_min_accuracy",
+                "takedown_min_workers",
+                "qualification_sets",
+                "gold_count",
+            )
+        }  # fmt: skip
+    )
+    data["ranking_settings-0-takedown_untrusted_share"] = settings.takedown_untrusted_share or ""
+    data["ranking_settings-0-gold_best_system"] = ""
+    data["ranking_settings-0-gold_worst_system"] = ""
+    data["ranking_settings-0-campaign"] = str(campaign.pk)
+    data.update(
+        {
+            "ranking_settings-TOTAL_FORMS": "1",
+            "ranking_settings-INITIAL_FORMS": "1",
+            "ranking_settings-MIN_NUM_FORMS": "1",
+            "ranking_settings-MAX_NUM_FORMS": "1",
+        }
+    )
     systems = list(campaign.systems.order_by("pk"))
     data.update(
         {
@@ -380,7 +405,7 @@ def test_stored_ranking_results_are_listed_read_only(admin_client, ranking, mode
 def test_the_gold_system_choices_are_the_campaigns_own(admin_client, ranking):
     other = build_ranking_campaign(suffix="-other")
     html = admin_client.get(change_url(ranking.campaign)).content.decode()
-    select = html[html.index('name="gold_best_system"') :]
+    select = html[html.index('name="ranking_settings-0-gold_best_system"') :]
     select = select[: select.index("</select>")]
     for pk in ranking.systems.values():
         assert f'value="{pk}"' in select

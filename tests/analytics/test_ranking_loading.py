@@ -108,7 +108,6 @@ def build_ranking_campaign(suffix: str = "", **fields) -> RankingCampaign:
     """The hand-worked campaign, every judgment stored (no recompute has run)."""
     settings = {
         "kind": TaskKind.RANKING,
-        "assessment_mode": "",
         "outputs_per_set": 3,
         "sets_per_hit": 3,
         "redundancy": 4,
@@ -312,7 +311,7 @@ def test_expected_rank_maps_slot_ranges_to_the_statistics_convention():
 
 
 def test_best_worst_ranges_from_slots_reach_the_loaded_arrays():
-    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="", gold_scheme="best_worst")
+    campaign = CampaignFactory(kind=TaskKind.RANKING, gold_scheme="best_worst")
     hit = HitFactory(campaign=campaign, task=HitTask.RANK)
     document = DocumentFactory(campaign=campaign)
     segment = SegmentFactory(document=document)
@@ -347,7 +346,7 @@ def test_best_worst_ranges_from_slots_reach_the_loaded_arrays():
 
 
 def test_two_gold_slots_in_one_set_get_distinct_negative_ids():
-    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.RANKING)
     hit = HitFactory(campaign=campaign, task=HitTask.RANK)
     segment = SegmentFactory(document=DocumentFactory(campaign=campaign))
     output = OutputFactory(segment=segment, system=SystemFactory(campaign=campaign))
@@ -381,7 +380,7 @@ def test_excluded_and_untrusted_memberships_are_loaded(ranking):
 
 
 def test_an_empty_campaign_loads_empty_arrays():
-    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.RANKING)
     loaded = load_ranking_judgments(campaign.pk)
     assert len(loaded) == 0
     assert loaded.judgments.n_workers == 0

@@ -56,7 +56,7 @@ def test_oracle_syntax_errors_and_contradictions():
 
 @pytest.mark.django_db
 def test_the_model_validates_both_texts_against_the_campaigns_systems():
-    campaign = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.RANKING)
     for name in ("A", "B"):
         SystemFactory(campaign=campaign, name=name)
     reference = RankingReference(campaign=campaign, reference_ranking="A\nC", oracle="B > A")

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from analytics import actions, tasks
 from analytics.models import RankingReference, RankingResult
-from campaigns.models import Campaign
+from campaigns.models import Campaign, RankingSettings
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
 from tests.analytics.test_ranking_loading import build_ranking_campaign
 from tests.analytics.test_tasks import announce, broker  # noqa: F401 (fixture)
@@ -91,11 +91,11 @@ def test_a_trust_or_exclusion_change_made_elsewhere_makes_them_stale(fresh):
 
 
 def test_new_gold_settings_make_the_results_stale(fresh):
-    Campaign.objects.filter(pk=fresh.campaign.pk).update(trust_min_accuracy=Decimal("0.500"))
+    RankingSettings.objects.filter(pk=fresh.campaign.pk).update(trust_min_accuracy=Decimal("0.500"))
     assert stale_ids() == [fresh.campaign.pk]
     actions.recompute_campaign(Campaign.objects.get(pk=fresh.campaign.pk))
     assert stale_ids() == []
-    Campaign.objects.filter(pk=fresh.campaign.pk).update(gold_scheme="best_worst")
+    RankingSettings.objects.filter(pk=fresh.campaign.pk).update(gold_scheme="best_worst")
     assert stale_ids() == [fresh.campaign.pk]
 
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from analytics import actions, tasks
 from analytics.models import CampaignResult, WorkerStat
-from campaigns.models import Campaign, TaskKind
+from campaigns.models import DirectAssessmentSettings, TaskKind
 from evalsite.celery import app as celery_app
 from judgments.actions import record_judgment
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
@@ -146,7 +146,7 @@ def test_the_task_returns_early_with_a_log_line_when_the_campaign_is_gone(caplog
 
 
 def test_the_task_skips_campaigns_of_other_kinds():
-    campaign = CampaignFactory(kind=TaskKind.POST_EDITING, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.POST_EDITING)
     assert tasks.recompute_campaign_results(campaign.pk) is None
     assert not CampaignResult.objects.exists()
 
@@ -219,8 +219,10 @@ def test_a_rejection_since_the_results_makes_them_stale(fresh_and_stale):
 
 def test_new_reliability_settings_make_the_results_stale(fresh_and_stale):
     small, other = fresh_and_stale
-    Campaign.objects.filter(pk=small.campaign.pk).update(reliability_alpha=Decimal("0.010"))
-    Campaign.objects.filter(pk=other.campaign.pk).update(reliability_test="welch")
+    DirectAssessmentSettings.objects.filter(pk=small.campaign.pk).update(
+        reliability_alpha=Decimal("0.010")
+    )
+    DirectAssessmentSettings.objects.filter(pk=other.campaign.pk).update(reliability_test="welch")
     assert stale_ids() == sorted([small.campaign.pk, other.campaign.pk])
 
 

@@ -130,7 +130,7 @@ def test_clear_errors_when_hits_cannot_be_built():
         build_hits(empty)
     assert str(caught.value) == "The campaign has no system outputs yet. Import segments first."
 
-    post_editing = CampaignFactory(kind=TaskKind.POST_EDITING, assessment_mode="")
+    post_editing = CampaignFactory(kind=TaskKind.POST_EDITING)
     with pytest.raises(HitBuildError) as caught:
         build_hits(post_editing)
     assert (
@@ -144,7 +144,7 @@ def test_clear_errors_when_hits_cannot_be_built():
 
 
 def ranking_campaign(systems: int = 6, segments: int = 20, **fields):
-    fields = {"kind": TaskKind.RANKING, "assessment_mode": "", **fields}
+    fields = {"kind": TaskKind.RANKING, **fields}
     campaign = da_campaign(systems=systems, segments=segments, **fields)
     return campaign
 
@@ -184,8 +184,8 @@ def test_ranking_gold_is_chosen_from_alternative_references_when_the_best_system
     for segment in campaign.segments.all():
         segment.references = [segment.references[0], segment.references[0].replace("is", "was")]
         segment.save()
-    campaign.gold_best_system = campaign.systems.get(name="sys0")
-    campaign.save()
+    campaign.ranking_settings.gold_best_system = campaign.systems.get(name="sys0")
+    campaign.ranking_settings.save()
 
     build_hits(campaign)
 
@@ -229,8 +229,8 @@ def test_ranking_without_gold_answers_says_what_to_do():
         "segment (admin: Gold answers), or choose the best system so that gold translations "
         "are chosen from alternative references (002), or set the gold rate to 0."
     )
-    campaign.gold_rate = 0
-    campaign.save()
+    campaign.ranking_settings.gold_rate = 0
+    campaign.ranking_settings.save()
     assert build_hits(campaign) > 0
     assert not HitSlot.objects.filter(hit__campaign=campaign, role=SlotRole.GOLD).exists()
 
@@ -238,7 +238,7 @@ def test_ranking_without_gold_answers_says_what_to_do():
 def test_ranking_set_size_cannot_exceed_the_number_of_systems():
     campaign = ranking_campaign(systems=4, segments=2, outputs_per_set=5)
     with pytest.raises(ValidationError) as caught:
-        campaign.full_clean()
+        campaign.ranking_settings.full_clean()
     assert caught.value.message_dict["outputs_per_set"] == [
         "A ranking set shows outputs of different systems, and this campaign has 4; use at most 4."
     ]

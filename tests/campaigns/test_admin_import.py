@@ -32,7 +32,7 @@ def tsv_upload(text: str, name: str = "demo.tsv") -> SimpleUploadedFile:
 
 @pytest.fixture
 def campaign():
-    return CampaignFactory(name="news", kind=TaskKind.RANKING, assessment_mode="")
+    return CampaignFactory(name="news", kind=TaskKind.RANKING)
 
 
 @pytest.fixture

@@ -130,7 +130,9 @@ def test_demo_loads_one_campaign_per_kind_with_the_whole_sample():
         TaskKind.TRANSLATION: 1,
     }
     assert set(
-        campaigns.filter(kind=TaskKind.DIRECT_ASSESSMENT).values_list("assessment_mode", flat=True)
+        campaigns.filter(kind=TaskKind.DIRECT_ASSESSMENT).values_list(
+            "da_settings__assessment_mode", flat=True
+        )
     ) == {AssessmentMode.FLUENCY, AssessmentMode.ADEQUACY}
     assert set(campaigns.values_list("status", flat=True)) == {CampaignStatus.ACTIVE}
     assert all(c.title and c.instructions and c.description for c in campaigns)

@@ -42,7 +42,7 @@ def good_tsv(tmp_path):
 
 
 def test_import_into_existing_campaign_by_name_and_by_id(good_tsv, tmp_path):
-    campaign = CampaignFactory(name="news", kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(name="news", kind=TaskKind.RANKING)
     out, err = run("--campaign", "news", good_tsv)
     assert out == (
         "Imported 1 new document, 2 segments and 4 outputs of 2 systems (2 new) from demo.tsv.\n"
@@ -63,7 +63,10 @@ def test_create_campaign_and_import(good_tsv):
     )  # fmt: skip
     campaign = Campaign.objects.get(name="fresh")
     assert out.splitlines()[0] == f'Created campaign "fresh" (id {campaign.pk}).'
-    assert (campaign.kind, campaign.assessment_mode) == ("direct_assessment", "adequacy")
+    assert (campaign.kind, campaign.da_settings.assessment_mode) == (
+        "direct_assessment",
+        "adequacy",
+    )
     assert counts() == (1, 2, 2, 4)
 
 
@@ -82,7 +85,7 @@ def test_dry_run_writes_nothing_not_even_the_campaign(good_tsv):
 
 
 def test_failure_lists_every_problem_and_exits_1(tmp_path):
-    CampaignFactory(name="news", kind=TaskKind.RANKING, assessment_mode="")
+    CampaignFactory(name="news", kind=TaskKind.RANKING)
     path = tmp_path / "bad.tsv"
     path.write_text(
         "doc_id\tseg_id\tsource\treference\tsystem\toutput\n"
@@ -107,7 +110,7 @@ def test_failure_lists_every_problem_and_exits_1(tmp_path):
 
 
 def test_wmt_files_with_named_and_derived_systems(tmp_path):
-    CampaignFactory(name="news", kind=TaskKind.RANKING, assessment_mode="")
+    CampaignFactory(name="news", kind=TaskKind.RANKING)
     files = {
         "src.de": "Eins\nZwei\n",
         "ref.en": "One\nTwo\n",

@@ -7,7 +7,16 @@ import pytest
 
 from analytics.models import RankingResult, RankingScore, RankingWorkerStat
 from campaigns.importers.judgments import ImportFailed, ImportOptions, import_judgments
-from campaigns.models import Campaign, CampaignStatus, Document, Hit, HitSlot, Segment, TaskKind
+from campaigns.models import (
+    Campaign,
+    CampaignStatus,
+    Document,
+    Hit,
+    HitSlot,
+    RankingSettings,
+    Segment,
+    TaskKind,
+)
 from judgments.models import Assignment, Judgment
 from tests.campaigns.test_import_judgments_data import (
     WMT08_HEADER,
@@ -83,9 +92,10 @@ def test_wmt10_rankings_become_ranking_sets_with_the_scores_worked_by_hand():
         campaign.kind,
         campaign.status,
         campaign.imported_from,
-        campaign.assessment_mode,
+        hasattr(campaign, "da_settings"),  # no direct-assessment mode: ranking settings
+        RankingSettings.objects.filter(campaign=campaign).exists(),
         campaign.redundancy,
-    ) == (TaskKind.RANKING, CampaignStatus.FINISHED, "wmt10-rr", "", 2)
+    ) == (TaskKind.RANKING, CampaignStatus.FINISHED, "wmt10-rr", False, True, 2)
     # One HIT per ranking set (segment and systems shown); both judges ranked both sets.
     assert Hit.objects.filter(campaign=campaign).count() == 2
     assert HitSlot.objects.filter(hit__campaign=campaign).count() == 6

@@ -78,7 +78,7 @@ def test_raw_file_builds_the_rows_of_a_collected_campaign():
         "wmt-da",
     )
     assert (campaign.source_language, campaign.target_language) == ("cs", "en")
-    assert (campaign.assessment_mode, campaign.redundancy) == ("adequacy", 1)
+    assert (campaign.da_settings.assessment_mode, campaign.redundancy) == ("adequacy", 1)
     assert written() == (1, 2, 5, 10, 2, 44, 2, 44)
     assert sorted(Segment.objects.values_list("external_id", "position")) == [
         (str(n), n) for n in range(1, 6)
@@ -311,9 +311,7 @@ def test_another_workers_judgments_of_a_hit_imported_before_are_new():
 
 def test_only_imported_campaigns_of_the_same_kind_and_scale_are_added_to():
     CampaignFactory(name="collected")
-    CampaignFactory(
-        name="rankings", kind=TaskKind.RANKING, assessment_mode="", imported_from="wmt10-rr"
-    )
+    CampaignFactory(name="rankings", kind=TaskKind.RANKING, imported_from="wmt10-rr")
     text = da_file(da_row("H1", "W1", "A", "SYSTEM", "1", "50"))
     with pytest.raises(ImportFailed) as failure:
         run(text, name="collected")

@@ -171,7 +171,7 @@ def test_jsonl_with_number_ids_and_extra_reference_keys(campaign):
 
 
 def test_translation_campaign_takes_segments_without_references_or_outputs():
-    campaign = CampaignFactory(kind=TaskKind.TRANSLATION, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.TRANSLATION)
     text = tsv("d\t1\tÜbersetze mich\t\t\t", "d\t2\tUnd mich\t\t\t")
     summary = run_import(campaign, "tsv", upload(text))
     assert (summary.segments, summary.systems, summary.outputs) == (2, 0, 0)

@@ -36,7 +36,7 @@ def problems_of(campaign, files: WmtFiles) -> list[str]:
 
 @pytest.fixture
 def campaign():
-    return CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    return CampaignFactory(kind=TaskKind.RANKING)
 
 
 # Characters str.splitlines() would split on, all legitimately inside WMT segments.
@@ -169,7 +169,7 @@ def test_reference_and_system_files_required_outside_translation(campaign):
 
 
 def test_translation_campaign_imports_sources_only():
-    campaign = CampaignFactory(kind=TaskKind.TRANSLATION, assessment_mode="")
+    campaign = CampaignFactory(kind=TaskKind.TRANSLATION)
     summary = run_import(campaign, "wmt", WmtFiles(source=upload("src.de", "a\nb\n")))
     assert (summary.segments, summary.systems, summary.outputs) == (2, 0, 0)
 

@@ -4,7 +4,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from campaigns.models import AssessmentMode, Campaign, HitSlot, Output, SlotRole, TaskKind
+from campaigns.kinds import new_campaign
+from campaigns.models import AssessmentMode, HitSlot, Output, SlotRole, TaskKind
 from tests.factories import (
     CampaignFactory,
     DocumentFactory,
@@ -29,6 +30,7 @@ def test_campaign_names_are_unique():
 
 
 def test_direct_assessment_campaign_needs_a_mode_in_the_database():
+    # The mode lives in the kind's settings row (campaigns/kinds/direct_assessment/models.py).
     assert_rejected_by_database(
         lambda: CampaignFactory(kind=TaskKind.DIRECT_ASSESSMENT, assessment_mode="")
     )
@@ -43,12 +45,14 @@ def test_redundancy_zero_is_rejected_by_the_database():
 
 
 def test_clean_explains_kind_dependent_rules():
-    campaign = Campaign(
-        name="x",
+    # The kind's settings are validated with the campaign (new_campaign(...).full_clean());
+    # a direct-assessment mode is a required choice of its settings model.
+    campaign = new_campaign(
         kind=TaskKind.DIRECT_ASSESSMENT,
+        settings={"assessment_mode": "", "items_per_hit": 95},
+        name="x",
         source_language="de",
         target_language="en",
-        items_per_hit=95,
     )
     with pytest.raises(ValidationError) as caught:
         campaign.full_clean()
@@ -62,25 +66,33 @@ def test_clean_explains_kind_dependent_rules():
 
 
 def test_clean_rejects_a_mode_on_a_ranking_campaign_and_bad_language_codes():
-    campaign = Campaign(
-        name="x",
-        kind=TaskKind.RANKING,
-        assessment_mode=AssessmentMode.FLUENCY,
-        source_language="German",
-        target_language="en",
+    # A ranking campaign has no mode at all: its settings model has no such field.
+    with pytest.raises(TypeError, match="assessment_mode"):
+        new_campaign(
+            kind=TaskKind.RANKING,
+            settings={"assessment_mode": AssessmentMode.FLUENCY},
+            name="x",
+            source_language="de",
+            target_language="en",
+        )
+    campaign = new_campaign(
+        kind=TaskKind.RANKING, name="x", source_language="German", target_language="en"
     )
     with pytest.raises(ValidationError) as caught:
         campaign.full_clean()
-    assert caught.value.message_dict["assessment_mode"] == [
-        "Only direct-assessment campaigns have a mode."
-    ]
     assert caught.value.message_dict["source_language"] == [
         "Use a language code such as 'en', 'de', 'zh-Hans' or 'pt-BR'."
     ]
 
 
 def test_ranking_set_size_is_bounded_two_to_ten():
-    campaign = CampaignFactory.build(kind=TaskKind.RANKING, assessment_mode="", outputs_per_set=11)
+    campaign = new_campaign(
+        kind=TaskKind.RANKING,
+        settings={"outputs_per_set": 11},
+        name="x",
+        source_language="de",
+        target_language="en",
+    )
     with pytest.raises(ValidationError) as caught:
         campaign.full_clean()
     assert caught.value.message_dict["outputs_per_set"] == [

@@ -49,7 +49,6 @@ def build_ranking_campaign(segments: int = 30, **fields) -> Campaign:
     built by the real builder (30 segments: 14 HITs of 3 sets of 4, 11 of them gold)."""
     settings = {
         "kind": TaskKind.RANKING,
-        "assessment_mode": "",
         "redundancy": 1,
         "outputs_per_set": 4,
         "sets_per_hit": 3,

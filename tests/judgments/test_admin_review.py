@@ -91,7 +91,7 @@ def reviewed(db):
 
 def test_changelist_shows_reliability_trust_recommendation_and_mturk_status(admin_client, reviewed):
     campaign, good, random, unseen = reviewed
-    ranking = CampaignFactory(kind=TaskKind.RANKING, assessment_mode="")
+    ranking = CampaignFactory(kind=TaskKind.RANKING)
     ranked = AssignmentFactory(hit__campaign=ranking, status=AssignmentStatus.SUBMITTED)
     RankingWorkerStat.objects.create(
         campaign=ranking,

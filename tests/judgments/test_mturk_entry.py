@@ -181,8 +181,8 @@ def test_without_any_parameter_the_page_is_the_preview(client, hit):
 
 
 def test_a_fluency_preview_has_no_gray_text(client, hit):
-    hit.campaign.assessment_mode = AssessmentMode.FLUENCY
-    hit.campaign.save()
+    hit.campaign.da_settings.assessment_mode = AssessmentMode.FLUENCY
+    hit.campaign.da_settings.save()
     html = client.get(mturk_url(hit, **preview_params())).content.decode()
     assert "The text is fluent English." in html
     assert 'id="gray-text"' not in html and "Gray reference" not in html
@@ -192,7 +192,6 @@ def test_a_fluency_preview_has_no_gray_text(client, hit):
 def test_the_ranking_preview_shows_the_first_set_with_disabled_rank_buttons(client):
     campaign = CampaignFactory(
         kind=TaskKind.RANKING,
-        assessment_mode="",
         title="Rank translations",
         instructions="Rank them.",
         outputs_per_set=3,
@@ -242,7 +241,6 @@ def test_the_ranking_preview_shows_the_first_set_with_disabled_rank_buttons(clie
 def test_another_task_kind_previews_its_instructions_only(client):
     campaign = CampaignFactory(
         kind=TaskKind.POST_EDITING,
-        assessment_mode="",
         title="Correct translations",
         instructions="Fix every error.",
     )

@@ -273,7 +273,6 @@ def build_ranking_campaign_with_every_role():
     training slots, some with expected ranks."""
     campaign = CampaignFactory(
         kind=TaskKind.RANKING,
-        assessment_mode="",
         title="Rank translations",
         instructions="Rank each translation.",
         redundancy=1,

@@ -37,7 +37,6 @@ STARTED = "2025-05-01T12:00:00.125Z"
 def ranking_campaign(**fields):
     values = {
         "kind": TaskKind.RANKING,
-        "assessment_mode": "",
         "outputs_per_set": 4,
         "sets_per_hit": 3,
         "redundancy": 1,

@@ -216,8 +216,8 @@ def test_changing_a_saved_set_is_a_409(assignment):
 
 
 def test_a_page_of_two_with_three_sets_says_page_1_of_2_then_2_of_2(campaign):
-    campaign.sets_per_hit = 2
-    campaign.save()
+    campaign.ranking_settings.sets_per_hit = 2
+    campaign.ranking_settings.save()
     assignment = AssignmentFactory(hit=build_ranking_hit(campaign, number=2))
     client = Client()
     body = client.get(url(assignment, "judgments:task-item")).json()

@@ -228,8 +228,8 @@ def test_the_task_page_is_a_shell_without_cookies(assignment):
 
 
 def test_a_fluency_page_has_no_gray_text(assignment):
-    assignment.campaign.assessment_mode = AssessmentMode.FLUENCY
-    assignment.campaign.save()
+    assignment.campaign.da_settings.assessment_mode = AssessmentMode.FLUENCY
+    assignment.campaign.da_settings.save()
     client = Client()
     html = client.get(task_url(assignment)).content.decode()
     assert "The text is fluent English." in html
@@ -307,7 +307,8 @@ def test_the_fluency_statement_and_anchors_are_in_the_instructions_language(
     assignment, instructions_language, target, statement, low, high
 ):
     campaign = assignment.campaign
-    campaign.assessment_mode = AssessmentMode.FLUENCY
+    campaign.da_settings.assessment_mode = AssessmentMode.FLUENCY
+    campaign.da_settings.save()
     campaign.instructions_language = instructions_language
     campaign.target_language = target
     campaign.save()

@@ -19,6 +19,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
+from campaigns import kinds
 from campaigns.importers.judgments.records import ParsedJudgments
 from campaigns.importers.judgments.validation import file_languages
 from campaigns.importers.problems import ProblemList
@@ -167,13 +168,14 @@ def check_existing(
         ok = check_same_scale(campaign, options.standardised, problems) and ok
         if len(parsed.modes) == 1:
             mode = next(iter(parsed.modes))
-            if mode != campaign.assessment_mode:
+            if mode != campaign.da_settings.assessment_mode:
                 origin = parsed.modes[mode]
                 problems.add(
                     origin.file,
                     origin.line,
                     origin.field,
-                    f"{label} is {campaign.assessment_mode}, and this file {mode}; fluency and "
+                    f"{label} is {campaign.da_settings.assessment_mode}, and this file {mode}; "
+                    "fluency and "
                     "adequacy are separate campaigns",
                 )
                 ok = False
@@ -261,16 +263,17 @@ def new_campaign(
             options.source_language or from_file[0],
             options.target_language or from_file[1],
         )
-    mode = ""
+    settings = {}
     if parsed.kind == TaskKind.DIRECT_ASSESSMENT:
-        mode = next(iter(parsed.modes), AssessmentMode.ADEQUACY.value)
+        settings["assessment_mode"] = next(iter(parsed.modes), AssessmentMode.ADEQUACY.value)
     # Redundancy is what the file shows: the most workers any of its HITs had.
     per_hit: dict[str, int] = {}
     for _, hit in parsed.assignments():
         per_hit[hit] = per_hit.get(hit, 0) + 1
-    campaign = Campaign(
-        name=name,
+    created = kinds.new_campaign(
         kind=parsed.kind,
+        settings=settings,
+        name=name,
         redundancy=min(max(per_hit.values(), default=1), 100),
         status=CampaignStatus.FINISHED,
         status_reason="Judgments imported from published files; nothing is handed out.",
@@ -278,10 +281,10 @@ def new_campaign(
         owner=options.owner,
         source_language=languages[0],
         target_language=languages[1],
-        assessment_mode=mode,
     )
+    campaign = created.campaign
     try:
-        campaign.full_clean(validate_unique=False)
+        created.full_clean(validate_unique=False)
     except ValidationError as error:
         for field, messages in error.message_dict.items():
             for message in messages:

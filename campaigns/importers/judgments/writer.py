@@ -23,6 +23,7 @@ from campaigns.importers.context import Progress
 from campaigns.importers.judgments.records import ParsedJudgments, SlotKey
 from campaigns.importers.judgments.target import check_assignments_are_new, check_same_scale
 from campaigns.importers.problems import ImportFailed, ImportProblem, ProblemList
+from campaigns.kinds import save_campaign
 from campaigns.models import (
     Campaign,
     Document,
@@ -77,7 +78,7 @@ def write_judgments(
             if created:
                 try:
                     with transaction.atomic():
-                        campaign.save()
+                        save_campaign(campaign)
                 except IntegrityError:
                     raise ImportFailed(
                         [

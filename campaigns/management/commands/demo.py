@@ -25,6 +25,7 @@ from django.urls import reverse
 
 from campaigns.actions import build_hits, has_hit_builder
 from campaigns.importers import ImportFailed, run_import
+from campaigns.kinds import new_campaign
 from campaigns.models import (
     AssessmentMode,
     Campaign,
@@ -309,9 +310,10 @@ class Command(BaseCommand):
         """Create one campaign and import ``path`` into it, all or nothing."""
         try:
             with transaction.atomic():
-                campaign = Campaign(
-                    name=spec.name,
+                campaign = new_campaign(
                     kind=spec.kind,
+                    settings=spec.options,
+                    name=spec.name,
                     status=CampaignStatus.DRAFT,
                     owner=owner,
                     source_language="de",
@@ -322,10 +324,9 @@ class Command(BaseCommand):
                     description=spec.description,
                     keywords=spec.keywords,
                     reward=spec.reward,
-                    **spec.options,
                 )
                 campaign.full_clean()
-                campaign.save()
+                campaign = campaign.save()
                 run_import(campaign, "tsv", path)
                 if campaign.kind == TaskKind.RANKING:
                     add_demo_gold_answers(campaign)

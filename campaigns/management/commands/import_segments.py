@@ -16,6 +16,7 @@ from campaigns.importers import (
     parse_system_args,
     write_checked,
 )
+from campaigns.kinds import new_campaign
 from campaigns.management.progress import ProgressBar
 from campaigns.models import AssessmentMode, Campaign, TaskKind
 
@@ -138,15 +139,22 @@ class Command(BaseCommand):
         ]
         if missing:
             raise CommandError(f"--create needs {', '.join(missing)}.")
-        campaign = Campaign(
-            name=options["create"],
-            kind=options["kind"],
-            source_language=options["source_language"],
-            target_language=options["target_language"],
-            assessment_mode=options["assessment_mode"] or "",
-        )
+        settings = {}
+        if options["assessment_mode"]:
+            settings["assessment_mode"] = options["assessment_mode"]
         try:
-            campaign.full_clean()
+            created = new_campaign(
+                kind=options["kind"],
+                settings=settings,
+                name=options["create"],
+                source_language=options["source_language"],
+                target_language=options["target_language"],
+            )
+        except (TypeError, ValueError) as error:  # a setting the kind does not have
+            raise CommandError(f"Cannot create the campaign: {error}") from None
+        campaign = created.campaign
+        try:
+            created.full_clean()
         except ValidationError as error:
             messages = [
                 f"{name}: {message}" if name != "__all__" else message

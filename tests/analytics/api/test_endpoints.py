@@ -259,9 +259,7 @@ def test_campaign_filters(cast):
     imported = CampaignFactory(
         name="wmt13 import", imported_from="wmt-da", owner=cast.users["owner"]
     )
-    ranking = CampaignFactory(
-        name="ranking", kind=TaskKind.RANKING, assessment_mode="", owner=cast.users["owner"]
-    )
+    ranking = CampaignFactory(name="ranking", kind=TaskKind.RANKING, owner=cast.users["owner"])
 
     def names(query: str) -> list[str]:
         return [row["name"] for row in get(cast, "/api/campaigns/" + query, "owner")["results"]]
@@ -654,9 +652,7 @@ def test_judgment_pages(cast):
 
 
 def test_a_campaign_without_results_lists_its_systems_without_scores(cast):
-    campaign = CampaignFactory(
-        owner=cast.users["owner"], kind=TaskKind.POST_EDITING, assessment_mode=""
-    )
+    campaign = CampaignFactory(owner=cast.users["owner"], kind=TaskKind.POST_EDITING)
     system = SystemFactory(campaign=campaign, name="online-B")
     base = f"/api/campaigns/{campaign.pk}"
     assert get(cast, f"{base}/systems/", "owner")["results"] == [

@@ -530,7 +530,7 @@ def test_system_tables_wait_for_the_first_computation(client, users):
 
 
 def test_kinds_without_a_system_table_say_so(client, users):
-    campaign = CampaignFactory(kind=TaskKind.POST_EDITING, assessment_mode="", owner=users["owner"])
+    campaign = CampaignFactory(kind=TaskKind.POST_EDITING, owner=users["owner"])
     response = client.get(url(campaign, "systems.tsv"), **token_header(users["owner"]))
     assert response.status_code == 404
     assert json.loads(response.content) == {
@@ -586,7 +586,6 @@ def ranking_campaign(users):
     campaign = CampaignFactory(
         name="Ranking en-cs",
         kind=TaskKind.RANKING,
-        assessment_mode="",
         source_language="en",
         target_language="cs",
         owner=users["owner"],

@@ -130,7 +130,7 @@ def test_direct_assessment_systems(django_assert_num_queries, client, owner):
 
 
 def test_ranking_systems(django_assert_num_queries, client, owner):
-    campaign = CampaignFactory(owner=owner, kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(owner=owner, kind=TaskKind.RANKING)
 
     def add():
         system = SystemFactory(campaign=campaign)
@@ -209,7 +209,7 @@ def test_direct_assessment_segments_of_a_stored_result(django_assert_num_queries
 
 
 def test_ranking_segments(django_assert_num_queries, client, owner):
-    campaign = CampaignFactory(owner=owner, kind=TaskKind.RANKING, assessment_mode="")
+    campaign = CampaignFactory(owner=owner, kind=TaskKind.RANKING)
     document = DocumentFactory(campaign=campaign)
     systems = [SystemFactory(campaign=campaign, name=name) for name in "AB"]
     hit = HitFactory(campaign=campaign, task=HitTask.RANK)

@@ -130,7 +130,6 @@ def mturk_campaign(**fields):
 def qualification_campaign(**fields):
     values = {
         "kind": TaskKind.RANKING,
-        "assessment_mode": "",
         "qualification_required": True,
         "mturk_qualification_test_places": 50,
     }

@@ -1,0 +1,166 @@
+"""The campaign admin's task-kind handling: the Add page asks for the kind first, the page of a
+campaign shows only its kind's settings (an inline of the kind's settings model, with the
+fieldsets its CampaignKind declares), and the kind is locked once the campaign has HITs.
+
+Split from campaigns/admin.py (as admin_links.py and admin_mturk.py are).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import ForeignKey
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+
+from campaigns.kinds import CampaignKind, registry
+from campaigns.models import Campaign, System, TaskKind
+
+
+class KindSettingsInline(admin.StackedInline):
+    """Base of a kind's settings inline: exactly one row, never deleted; foreign keys to
+    systems offer the campaign's own systems only."""
+
+    extra = 0
+    min_num = 1
+    max_num = 1
+    can_delete = False
+
+    def get_formset(self, request: HttpRequest, obj: Campaign | None = None, **kwargs: Any):
+        self._campaign = obj  # for formfield_for_foreignkey, called while the form is built
+        return super().get_formset(request, obj, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field: ForeignKey, request: HttpRequest, **kwargs):
+        if db_field.related_model is System:
+            campaign = getattr(self, "_campaign", None)
+            kwargs["queryset"] = (
+                System.objects.filter(campaign=campaign)
+                if campaign is not None and campaign.pk
+                else System.objects.none()
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+@cache
+def settings_inline(implementation: CampaignKind) -> type[KindSettingsInline]:
+    """The admin inline of one kind's settings model (one class per kind)."""
+    model = implementation.settings_model
+    assert model is not None
+    label = TaskKind(implementation.kind).label
+    return type(
+        f"{model.__name__}Inline",
+        (KindSettingsInline,),
+        {
+            "model": model,
+            "fieldsets": implementation.settings_fieldsets,
+            "verbose_name": f"{label} settings",
+            "verbose_name_plural": f"{label} settings",
+        },
+    )
+
+
+class KindAdminMixin:
+    """For CampaignAdmin: kind-first Add page, the kind's settings inline, kind locked with
+    HITs."""
+
+    kind_choice_template = "admin/campaigns/campaign/choose_kind.html"
+
+    def chosen_kind(self, request: HttpRequest, obj: Campaign | None) -> CampaignKind | None:
+        """The kind of the page: the campaign's, or on the Add page the one in ``?kind=``."""
+        if obj is not None:
+            return registry.get(obj.kind)
+        return registry.get(request.GET.get("kind", ""))
+
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context=None):
+        if self.chosen_kind(request, None) is None:
+            return self.choose_kind_view(request)
+        return super().add_view(request, form_url, extra_context)  # type: ignore[misc]
+
+    def choose_kind_view(self, request: HttpRequest) -> TemplateResponse:
+        """Step one of adding a campaign: what it evaluates."""
+        if not self.has_add_permission(request):  # type: ignore[attr-defined]
+            from django.core.exceptions import PermissionDenied
+
+            raise PermissionDenied
+        kinds = [
+            {"value": k.kind, "label": TaskKind(k.kind).label, "builds_hits": k.builds_hits}
+            for k in (registry[name] for name in registry.kinds())
+        ]
+        context = {
+            **self.admin_site.each_context(request),  # type: ignore[attr-defined]
+            "opts": self.model._meta,  # type: ignore[attr-defined]
+            "title": "Add campaign: what does it evaluate?",
+            "kinds": kinds,
+            "unknown": request.GET.get("kind", ""),
+        }
+        return TemplateResponse(request, self.kind_choice_template, context)
+
+    def kind_locked(self, obj: Campaign | None) -> bool:
+        return obj is not None and obj.pk is not None and obj.hits.exists()
+
+    def get_form(self, request: HttpRequest, obj: Campaign | None = None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)  # type: ignore[misc]
+        field = form.base_fields.get("kind")
+        if field is not None:
+            chosen = self.chosen_kind(request, obj)
+            if obj is None and chosen is not None:
+                # Chosen on step one; the settings below belong to it.
+                field.initial = chosen.kind
+                field.disabled = True
+                field.help_text = "Chosen on the previous page."
+            elif self.kind_locked(obj):
+                field.disabled = True
+                field.help_text = (
+                    "The campaign has HITs, so its kind is fixed. Create a new campaign to "
+                    "evaluate with another kind."
+                )
+            else:
+                field.help_text = (
+                    "Can change until HITs are built; the page then asks for the settings of "
+                    "the new kind."
+                )
+        return form
+
+    def settings_inlines(self, request: HttpRequest, obj: Campaign | None) -> list[type]:
+        chosen = self.chosen_kind(request, obj)
+        if chosen is None:
+            return []
+        inlines: list[type] = []
+        if chosen.settings_model is not None:
+            # A campaign whose kind changed (before it had HITs) has no settings row of its
+            # new kind yet: the inline shows the defaults to save.
+            inlines.append(settings_inline(chosen))
+        inlines.extend(chosen.admin_inlines(obj))
+        return inlines
+
+    def save_kind_change(self, request: HttpRequest, obj: Campaign, form) -> None:
+        """After the kind changed on a campaign without HITs: the requester is told to fill
+        in the settings of the new kind, which its page now shows (and requires)."""
+        if "kind" not in form.changed_data or obj.pk is None:
+            return
+        implementation = registry.get(obj.kind)
+        if implementation is None or implementation.settings_model is None:
+            return
+        if implementation.settings_model.objects.filter(campaign=obj).exists():
+            return  # it was this kind before: its settings are still there
+        label = TaskKind(obj.kind).label
+        self.message_user(  # type: ignore[attr-defined]
+            request,
+            f"The campaign is now {label}: fill in its {label} settings below and save.",
+            messages.WARNING,
+        )
+
+    def response_change(self, request: HttpRequest, obj: Campaign):
+        # A kind change needs its new settings filled in: stay on the page.
+        implementation = registry.get(obj.kind)
+        if (
+            implementation is not None
+            and implementation.settings_model is not None
+            and not implementation.settings_model.objects.filter(campaign=obj).exists()
+        ):
+            from django.http import HttpResponseRedirect
+
+            return HttpResponseRedirect(request.path)
+        return super().response_change(request, obj)  # type: ignore[misc]

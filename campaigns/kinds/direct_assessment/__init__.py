@@ -1,0 +1,2 @@
+"""Direct assessment on the requester's side: settings (models.py), HIT builder and admin
+fieldsets (kind.py). The 2014 layout itself is campaigns/builders/direct_assessment.py."""

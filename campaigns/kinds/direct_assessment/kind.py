@@ -1,0 +1,94 @@
+"""Direct assessment on the requester's side: its settings in the admin and its HIT builder
+(the 2014 layout of 001, Table 2: ten sets of ten items, with bad references, repeats and
+references hidden among them; METHODS.md section 2)."""
+
+from __future__ import annotations
+
+from campaigns.builders.direct_assessment import DAOutput, build_direct_assessment_hits
+from campaigns.kinds import CampaignKind, HitBuildError, registry
+from campaigns.kinds.direct_assessment.models import DirectAssessmentSettings
+from campaigns.models import Campaign, Hit, HitSlot, HitTask, Output, TaskKind
+
+
+@registry.register
+class DirectAssessment(CampaignKind):
+    kind = TaskKind.DIRECT_ASSESSMENT
+    hit_tasks = (HitTask.ASSESS,)
+    settings_model = DirectAssessmentSettings
+    settings_accessor = "da_settings"
+    settings_fieldsets = (
+        ("HIT layout", {"fields": ("assessment_mode", "items_per_hit")}),
+        ("Quality control", {"fields": ("degradation", ("reliability_test", "reliability_alpha"))}),
+    )
+    result_settings = ("reliability_test", "reliability_alpha")
+    builds_hits = True
+    import_hit_task = HitTask.ASSESS
+
+    def build_hits(self, campaign: Campaign) -> int:
+        settings = campaign.da_settings
+        if settings.items_per_hit != 100:
+            # The builder implements the 2014 layout (10 sets of 10, Table 2) exactly.
+            raise HitBuildError(
+                f"Direct-assessment HITs follow the 2014 design of 100 items; this campaign asks "
+                f"for {settings.items_per_hit}. Set 'Items per HIT' to 100."
+            )
+        rows = (
+            Output.objects.filter(segment__campaign=campaign)
+            .order_by("pk")
+            .values_list("pk", "system_id", "segment_id", "text", "segment__references")
+        )
+        outputs = [
+            DAOutput(
+                output_id=pk,
+                system_id=system_id,
+                segment_id=segment_id,
+                text=text,
+                reference=references[0] if references else "",
+                other_references=tuple(references[1:]),
+            )
+            for pk, system_id, segment_id, text, references in rows
+        ]
+        if not outputs:
+            raise HitBuildError("The campaign has no system outputs yet. Import segments first.")
+        try:
+            plans = build_direct_assessment_hits(
+                outputs,
+                mode=settings.assessment_mode,
+                language=campaign.target_language,
+                seed=campaign.hit_seed,
+                degradation=settings.degradation,
+            )
+        except ValueError as error:
+            raise HitBuildError(str(error)) from error
+
+        hits = Hit.objects.bulk_create(
+            Hit(campaign=campaign, task=HitTask.ASSESS, number=number)
+            for number in range(1, len(plans) + 1)
+        )
+        slots: list[HitSlot] = []
+        for hit, plan in zip(hits, plans, strict=True):
+            slots.extend(
+                HitSlot(
+                    hit=hit,
+                    position=slot.position,
+                    group=slot.set_index,
+                    role=slot.role,
+                    segment_id=slot.segment_id,
+                    output_id=slot.output_id,
+                    shown_text=slot.shown_text,
+                )
+                for slot in plan
+            )
+        HitSlot.objects.bulk_create(slots, batch_size=2000)
+
+        # Second pass: link each control slot to the slot it checks, now that both have ids.
+        by_position = {(slot.hit_id, slot.position): slot for slot in slots}
+        linked = []
+        for hit, plan in zip(hits, plans, strict=True):
+            for slot in plan:
+                if slot.controls_position is not None:
+                    control = by_position[(hit.pk, slot.position)]
+                    control.controls = by_position[(hit.pk, slot.controls_position)]
+                    linked.append(control)
+        HitSlot.objects.bulk_update(linked, ["controls"], batch_size=2000)
+        return len(hits)

@@ -1,0 +1,1 @@
+"""Post-editing on the requester's side: settings (models.py) and kind (kind.py)."""

@@ -1,0 +1,177 @@
+"""Ranking on the requester's side: its settings in the admin and its HIT builder: ranking
+sets (000 section 4, 002 sections 3.4-4.2), gold sets at the campaign's gold rate, and the
+qualification test's training sets (002's training phase)."""
+
+from __future__ import annotations
+
+from campaigns.builders import ranking as ranking_builder
+from campaigns.gold import (
+    GoldMark,
+    GoldUnit,
+    SegmentReferences,
+    choose_gold_units,
+    gold_units_from_marks,
+)
+from campaigns.kinds import CampaignKind, HitBuildError, registry
+from campaigns.kinds.ranking.models import GoldScheme, RankingSettings
+from campaigns.models import Campaign, GoldAnswer, Hit, HitSlot, HitTask, Output, Segment, TaskKind
+
+
+@registry.register
+class Ranking(CampaignKind):
+    kind = TaskKind.RANKING
+    hit_tasks = (HitTask.RANK,)
+    settings_model = RankingSettings
+    settings_accessor = "ranking_settings"
+    settings_fieldsets = (
+        ("HIT layout", {"fields": (("outputs_per_set", "sets_per_hit"),)}),
+        (
+            "Quality control",
+            {
+                "fields": (
+                    "ranking_combination",
+                    ("gold_rate", "gold_scheme"),
+                    ("gold_count", "gold_best_system", "gold_worst_system"),
+                    ("trust_min_gold", "trust_min_accuracy"),
+                    ("takedown_untrusted_share", "takedown_min_workers"),
+                    "qualification_sets",
+                )
+            },
+        ),
+    )
+    result_settings = (
+        "ranking_combination",
+        "gold_scheme",
+        "trust_min_gold",
+        "trust_min_accuracy",
+        "takedown_untrusted_share",
+        "takedown_min_workers",
+    )
+    builds_hits = True
+    import_hit_task = HitTask.RANK
+
+    def admin_inlines(self, campaign: Campaign | None) -> list[type]:
+        # References name the campaign's systems: shown once the campaign is saved.
+        if campaign is None or campaign.pk is None:
+            return []
+        from campaigns.kinds.ranking.admin import RankingReferenceInline
+
+        return [RankingReferenceInline]
+
+    def build_hits(self, campaign: Campaign) -> int:
+        """Ranking sets (000 section 4, 002 sections 3.4-4.2), gold sets at the campaign's gold
+        rate, and, when the campaign requires it, one qualification HIT of training sets (002's
+        training phase) numbered after the regular HITs."""
+        settings = campaign.ranking_settings
+        outputs = [
+            ranking_builder.RankingOutput(output_id=pk, system_id=system, segment_id=seg, text=text)
+            for pk, system, seg, text in Output.objects.filter(segment__campaign=campaign)
+            .order_by("pk")
+            .values_list("pk", "system_id", "segment_id", "text")
+        ]
+        if not outputs:
+            raise HitBuildError("The campaign has no system outputs yet. Import segments first.")
+        units = _gold_units(campaign, settings, outputs)
+        training: list[GoldUnit] = []
+        if campaign.qualification_required:
+            if len(units) <= settings.qualification_sets:
+                raise HitBuildError(
+                    f"The qualification test needs {settings.qualification_sets} gold answers of "
+                    f"its own plus some for the gold sets, and the campaign has {len(units)}. Add "
+                    "gold answers, lower 'Qualification sets', or turn the qualification test off."
+                )
+            training, units = ranking_builder.split_gold_units(
+                units, settings.qualification_sets, seed=campaign.hit_seed
+            )
+        if settings.gold_rate > 0 and not units:
+            raise HitBuildError(
+                f"The gold rate is {settings.gold_rate:.0%} but the campaign has no gold answers. "
+                "Give gold answers per segment (admin: Gold answers), or choose the best system "
+                "so that gold translations are chosen from alternative references (002), or set "
+                "the gold rate to 0."
+            )
+        try:
+            plans = ranking_builder.build_ranking_hits(
+                outputs,
+                seed=campaign.hit_seed,
+                outputs_per_set=settings.outputs_per_set,
+                sets_per_hit=settings.sets_per_hit,
+                gold_rate=settings.gold_rate if units else 0,
+                gold_scheme=settings.gold_scheme,
+                gold_units=units,
+            )
+            if training:
+                plans.append(
+                    ranking_builder.build_training_sets(
+                        outputs,
+                        training,
+                        count=len(training),
+                        seed=campaign.hit_seed,
+                        outputs_per_set=settings.outputs_per_set,
+                        gold_scheme=settings.gold_scheme,
+                    )
+                )
+        except ValueError as error:
+            raise HitBuildError(str(error)) from error
+
+        hits = Hit.objects.bulk_create(
+            Hit(
+                campaign=campaign,
+                task=HitTask.RANK,
+                number=number,
+                is_qualification=bool(training) and number == len(plans),
+            )
+            for number in range(1, len(plans) + 1)
+        )
+        HitSlot.objects.bulk_create(
+            (
+                HitSlot(
+                    hit=hit,
+                    position=slot.position,
+                    group=slot.set_index,
+                    role=slot.role,
+                    segment_id=slot.segment_id,
+                    output_id=slot.output_id,
+                    shown_text=slot.shown_text,
+                    expected_rank_min=slot.expected_rank_min,
+                    expected_rank_max=slot.expected_rank_max,
+                )
+                for hit, plan in zip(hits, plans, strict=True)
+                for slot in plan
+            ),
+            batch_size=2000,
+        )
+        return len(hits) - bool(training)
+
+
+def _gold_units(campaign: Campaign, settings: RankingSettings, outputs: list) -> list[GoldUnit]:
+    """The requester's gold answers when there are any; otherwise the automatic choice from
+    alternative references when the best system is named (002 section 4.2); otherwise none."""
+    marks = [
+        GoldMark(segment_id=seg, best_output_id=best, gold_text=text or None, worst_output_id=worst)
+        for seg, best, text, worst in GoldAnswer.objects.filter(segment__campaign=campaign)
+        .order_by("segment_id")
+        .values_list("segment_id", "best_output_id", "gold_text", "worst_output_id")
+    ]
+    try:
+        if marks:
+            return gold_units_from_marks(marks, outputs)
+        if settings.gold_best_system_id is None:
+            return []
+        segments = [
+            SegmentReferences(segment_id=pk, references=references)
+            for pk, references in Segment.objects.filter(campaign=campaign)
+            .order_by("pk")
+            .values_list("pk", "references")
+        ]
+        return choose_gold_units(
+            segments,
+            outputs,
+            language=campaign.target_language,
+            count=settings.gold_count,
+            best_system_id=settings.gold_best_system_id,
+            worst_system_id=settings.gold_worst_system_id,
+            require_worst=settings.gold_scheme == GoldScheme.BEST_WORST,
+        )
+    except ValueError as error:
+        raise HitBuildError(f"Gold answers: {error}") from error

@@ -1,0 +1,141 @@
+"""Ranking's settings: sets, gold units, trust, the untrusted cut-off, the qualification
+test's size and how redundant rankings are combined (000 section 4; 002 sections 3-4)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from campaigns.kinds import KindSettings
+from campaigns.models import Campaign
+
+
+class GoldScheme(models.TextChoices):
+    """Ranking gold units (002 section 4)."""
+
+    BEST_ONLY = "best_only", "Best only: the gold output must be ranked first"
+    BEST_WORST = "best_worst", "Best and worst: gold in the top two, known worst in the bottom two"
+
+
+class RankingCombination(models.TextChoices):
+    """How redundant rankings of the same set become system scores (000 section 4)."""
+
+    NONE = "none", "Score every worker's ranking (WMT practice)"
+    SCHULZE = "schulze", "Combine each set's rankings with Schulze's method, then score"
+    SCHULZE_PEERS = (
+        "schulze_peers",
+        ("Schulze, votes weighted by each worker's agreement with the other workers"),
+    )
+    SCHULZE_GOLD = (
+        "schulze_gold",
+        ("Schulze, votes weighted by each worker's agreement with gold on their first 10"),
+    )
+
+
+class RankingSettings(KindSettings):
+    """A ranking campaign's sets, gold units, trust and automatic pause."""
+
+    campaign = models.OneToOneField(
+        Campaign, on_delete=models.CASCADE, primary_key=True, related_name="ranking_settings"
+    )
+    outputs_per_set = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(2), MaxValueValidator(10)],
+        help_text="Outputs in one ranking set (5 in WMT/000, 4 in 002).",
+    )
+    sets_per_hit = models.PositiveSmallIntegerField(
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(50)],
+        help_text="Ranking sets per HIT page (3 in 002).",
+    )
+    gold_rate = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        default=Decimal("0.100"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("0.5"))],
+        help_text="Share of ranking sets that are gold units (about 10% in 002).",
+    )
+    gold_scheme = models.CharField(
+        max_length=16, choices=GoldScheme.choices, default=GoldScheme.BEST_ONLY
+    )
+    trust_min_gold = models.PositiveSmallIntegerField(
+        default=4,
+        validators=[MinValueValidator(1)],
+        help_text="Gold units a worker must have seen before trust is decided (4 in 002).",
+    )
+    trust_min_accuracy = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        default=Decimal("0.700"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
+        help_text="Share of gold units a worker must get right to stay trusted (70% in 002).",
+    )
+    takedown_untrusted_share = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
+        help_text="Pause the campaign when the share of untrusted workers passes this. "
+        "Blank: never pause automatically.",
+    )
+    takedown_min_workers = models.PositiveSmallIntegerField(
+        default=10, help_text="Automatic pausing is only considered after this many workers."
+    )
+    qualification_sets = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(1), MaxValueValidator(50)],
+        help_text="Training sets in the qualification test.",
+    )
+    gold_count = models.PositiveSmallIntegerField(
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(10000)],
+        help_text="Segments chosen automatically as gold units (the top 30 in 002).",
+    )
+    ranking_combination = models.CharField(
+        max_length=16,
+        choices=RankingCombination.choices,
+        default=RankingCombination.NONE,
+        help_text="How the redundant rankings of a set become system scores (000).",
+    )
+    gold_best_system = models.ForeignKey(
+        "campaigns.System",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The best system, which an automatic gold translation must beat "
+        "(002: the oracle-best system). Not needed when gold answers are given per segment.",
+    )
+    gold_worst_system = models.ForeignKey(
+        "campaigns.System",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Best-and-worst gold: the system whose output is the known worst.",
+    )
+
+    class Meta:
+        verbose_name = "ranking settings"
+        verbose_name_plural = "ranking settings"
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        campaign = self.campaign
+        if campaign.pk:
+            systems = campaign.systems.count()
+            if systems and self.outputs_per_set > systems:
+                errors["outputs_per_set"] = (
+                    f"A ranking set shows outputs of different systems, and this campaign has "
+                    f"{systems}; use at most {systems}."
+                )
+        for field in ("gold_best_system", "gold_worst_system"):
+            chosen = getattr(self, field)
+            if chosen is not None and chosen.campaign_id != campaign.pk:
+                errors[field] = "Choose a system of this campaign."
+        if errors:
+            raise ValidationError(errors)
