@@ -11,7 +11,7 @@ from functools import cache
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import ForeignKey
+from django.db.models import Field, ForeignKey
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
@@ -31,6 +31,15 @@ class KindSettingsInline(admin.StackedInline):
     def get_formset(self, request: HttpRequest, obj: Campaign | None = None, **kwargs: Any):
         self._campaign = obj  # for formfield_for_foreignkey, called while the form is built
         return super().get_formset(request, obj, **kwargs)
+
+    def formfield_for_dbfield(self, db_field, request: HttpRequest, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        # A settings model's own words for a missing value (e.g. "Choose fluency or adequacy
+        # for direct assessment.") instead of the form's generic "This field is required."
+        blank = getattr(db_field, "error_messages", {}).get("blank")
+        if field is not None and blank and blank != Field.default_error_messages["blank"]:
+            field.error_messages["required"] = blank
+        return field
 
     def formfield_for_foreignkey(self, db_field: ForeignKey, request: HttpRequest, **kwargs):
         if db_field.related_model is System:

@@ -9,9 +9,12 @@ SAMPLE = Path(__file__).resolve().parents[2] / "campaigns" / "sample" / "demo.ts
 
 def create_campaign_in_admin(page, name: str) -> None:
     page.goto("/admin/campaigns/campaign/add/")
+    # Step one: the kind; the next page asks for that kind's settings.
+    page.check("input[name=kind][value=direct_assessment]")
+    with page.expect_navigation():
+        page.click("text=Next: settings")
     page.fill("#id_name", name)
-    page.select_option("#id_kind", "direct_assessment")
-    page.select_option("#id_assessment_mode", "adequacy")
+    page.select_option("#id_da_settings-0-assessment_mode", "adequacy")
     page.fill("#id_source_language", "de")
     page.fill("#id_target_language", "en")
     with page.expect_navigation():

@@ -1,0 +1,235 @@
+"""The campaign admin and task kinds: the Add page asks for the kind first, a campaign's page
+shows only its kind's settings, and the kind is fixed once the campaign has HITs."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from html.parser import HTMLParser
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from campaigns.kinds import registry
+from campaigns.models import (
+    Campaign,
+    DirectAssessmentSettings,
+    RankingSettings,
+    TaskKind,
+)
+from evalsite.kinds import TASK_KINDS
+from tests.factories import CampaignFactory, HitFactory
+
+pytestmark = pytest.mark.django_db
+
+ADD_URL = reverse("admin:campaigns_campaign_add")
+
+
+def change_url(campaign: Campaign) -> str:
+    return reverse("admin:campaigns_campaign_change", args=[campaign.pk])
+
+
+class _Form(HTMLParser):
+    """What a browser posts for the page's change form: every named input, select and
+    textarea with its shown value (ticked checkboxes only; disabled fields are not posted)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: dict[str, str] = {}
+        self.names: list[str] = []
+        self._select: str | None = None
+        self._textarea: str | None = None
+        self._in_form = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form" and a.get("id") == "campaign_form":
+            self._in_form = True
+        if not self._in_form:
+            return
+        name = a.get("name")
+        if tag in ("input", "select", "textarea") and name:
+            self.names.append(name)
+        if "disabled" in a:
+            return
+        if tag == "input" and name:
+            if a.get("type") in ("checkbox", "radio"):
+                if "checked" in a:
+                    self.data[name] = a.get("value", "on")
+            elif a.get("type") not in ("submit", "button"):
+                self.data[name] = a.get("value", "")
+        elif tag == "select" and name:
+            self._select = name
+            self.data.setdefault(name, "")
+        elif tag == "option" and self._select and "selected" in a:
+            self.data[self._select] = a.get("value", "")
+        elif tag == "textarea" and name:
+            self._textarea = name
+            self.data[name] = ""
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._in_form = False
+        elif tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+    def handle_data(self, data):
+        if self._textarea:
+            self.data[self._textarea] += (
+                data.removeprefix("\n") if not self.data[self._textarea] else data
+            )
+
+
+def page_form(html: str) -> _Form:
+    parser = _Form()
+    parser.feed(html)
+    return parser
+
+
+def test_the_add_page_asks_for_the_kind_first(admin_client):
+    response = admin_client.get(ADD_URL)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Add campaign: what does it evaluate?" in html
+    offered = [value for value in TASK_KINDS if f'name="kind" value="{value}"' in html]
+    assert offered == list(registry.kinds()) == list(TASK_KINDS)
+    # No campaign form yet: only the choice.
+    assert 'id="campaign_form"' not in html
+    # Kinds without a HIT builder say so.
+    assert html.count("HIT building for this kind is not available yet") == 3
+
+
+def test_an_unknown_kind_on_the_add_page_is_named_and_asked_again(admin_client):
+    html = admin_client.get(ADD_URL + "?kind=pairwise-magic").content.decode()
+    assert "“pairwise-magic” is not a task kind. Choose one below." in html
+    assert 'id="campaign_form"' not in html
+
+
+@pytest.mark.parametrize(
+    ("kind", "shown", "hidden"),
+    [
+        (
+            TaskKind.RANKING,
+            ["ranking_settings-0-outputs_per_set", "ranking_settings-0-gold_scheme"],
+            ["da_settings-0-assessment_mode", "post_editing_settings-0-segments_per_hit"],
+        ),
+        (
+            TaskKind.DIRECT_ASSESSMENT,
+            ["da_settings-0-assessment_mode", "da_settings-0-reliability_test"],
+            ["ranking_settings-0-outputs_per_set", "ranking_settings-0-gold_scheme"],
+        ),
+        (
+            TaskKind.POST_EDITING,
+            ["post_editing_settings-0-segments_per_hit"],
+            ["da_settings-0-assessment_mode", "ranking_settings-0-outputs_per_set"],
+        ),
+    ],
+)
+def test_the_add_page_of_a_kind_shows_that_kinds_settings_only(admin_client, kind, shown, hidden):
+    html = admin_client.get(f"{ADD_URL}?kind={kind}").content.decode()
+    form = page_form(html)
+    for name in shown:
+        assert name in form.names
+    for name in hidden:
+        assert name not in form.names
+    # The shared fields are there; the kind is fixed to the one chosen.
+    assert {"name", "redundancy", "reward", "qualification_required"} <= set(form.names)
+    assert "kind" not in form.data  # disabled: shown, not posted
+    assert f'<option value="{kind}" selected>' in html
+
+
+def test_adding_a_direct_assessment_campaign_saves_its_settings(admin_client):
+    form = page_form(
+        admin_client.get(f"{ADD_URL}?kind={TaskKind.DIRECT_ASSESSMENT}").content.decode()
+    )
+    data = dict(form.data)
+    data.update(
+        {
+            "name": "WMT26 de-en fluency",
+            "source_language": "de",
+            "target_language": "en",
+            "da_settings-0-assessment_mode": "fluency",
+            "da_settings-0-reliability_alpha": "0.010",
+            "kind": TaskKind.RANKING,  # ignored: the kind was chosen on the first page
+        }
+    )
+    response = admin_client.post(f"{ADD_URL}?kind={TaskKind.DIRECT_ASSESSMENT}", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    campaign = Campaign.objects.get(name="WMT26 de-en fluency")
+    assert campaign.kind == TaskKind.DIRECT_ASSESSMENT
+    settings = DirectAssessmentSettings.objects.get(campaign=campaign)
+    assert (settings.assessment_mode, settings.reliability_alpha, settings.items_per_hit) == (
+        "fluency",
+        Decimal("0.010"),
+        100,
+    )
+    assert not RankingSettings.objects.filter(campaign=campaign).exists()
+
+
+def test_a_direct_assessment_campaign_needs_its_mode_on_the_add_page(admin_client):
+    form = page_form(
+        admin_client.get(f"{ADD_URL}?kind={TaskKind.DIRECT_ASSESSMENT}").content.decode()
+    )
+    data = {**form.data, "name": "no mode", "source_language": "de", "target_language": "en"}
+    response = admin_client.post(f"{ADD_URL}?kind={TaskKind.DIRECT_ASSESSMENT}", data)
+    assert response.status_code == 200
+    assert "Choose fluency or adequacy for direct assessment." in response.content.decode()
+    assert not Campaign.objects.filter(name="no mode").exists()
+
+
+def test_the_change_page_shows_only_the_campaigns_kind_settings(admin_client):
+    campaign = CampaignFactory(kind=TaskKind.RANKING, outputs_per_set=4)
+    form = page_form(admin_client.get(change_url(campaign)).content.decode())
+    assert form.data["ranking_settings-0-outputs_per_set"] == "4"
+    assert not [name for name in form.names if name.startswith("da_settings-")]
+    assert "kind" in form.data  # no HITs yet: the kind may still change
+
+
+def test_the_kind_is_fixed_once_the_campaign_has_hits(admin_client):
+    campaign = CampaignFactory(kind=TaskKind.DIRECT_ASSESSMENT)
+    HitFactory(campaign=campaign)
+    html = admin_client.get(change_url(campaign)).content.decode()
+    form = page_form(html)
+    assert "kind" not in form.data  # disabled
+    assert "The campaign has HITs, so its kind is fixed." in html
+    data = {**form.data, "kind": TaskKind.RANKING}
+    response = admin_client.post(change_url(campaign), data)
+    assert response.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.kind == TaskKind.DIRECT_ASSESSMENT
+    assert DirectAssessmentSettings.objects.filter(campaign=campaign).exists()
+
+
+def test_the_model_refuses_a_kind_change_once_there_are_hits():
+    campaign = CampaignFactory(kind=TaskKind.DIRECT_ASSESSMENT)
+    HitFactory(campaign=campaign)
+    campaign.kind = TaskKind.RANKING
+    with pytest.raises(ValidationError) as caught:
+        campaign.full_clean()
+    assert caught.value.message_dict["kind"] == [
+        "The campaign already has HITs, so its kind cannot change (its judgments and results "
+        "belong to the kind they were made for). Create a new campaign for another kind."
+    ]
+
+
+def test_a_kind_change_before_hits_asks_for_the_new_kinds_settings(admin_client):
+    campaign = CampaignFactory(kind=TaskKind.DIRECT_ASSESSMENT, assessment_mode="fluency")
+    form = page_form(admin_client.get(change_url(campaign)).content.decode())
+    response = admin_client.post(change_url(campaign), {**form.data, "kind": TaskKind.RANKING})
+    # Back to the same page, which now asks for the ranking settings.
+    assert response.status_code == 302
+    assert response["Location"] == change_url(campaign)
+    page = admin_client.get(change_url(campaign)).content.decode()
+    assert "The campaign is now Ranking: fill in its Ranking settings below and save." in page
+    form = page_form(page)
+    assert "ranking_settings-0-outputs_per_set" in form.names
+    assert not [name for name in form.names if name.startswith("da_settings-")]
+    data = {**form.data, "ranking_settings-0-outputs_per_set": "3"}
+    response = admin_client.post(change_url(campaign), data)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("admin:campaigns_campaign_changelist")
+    assert RankingSettings.objects.get(campaign=campaign).outputs_per_set == 3
+    # The direct-assessment settings stay stored, should the requester switch back.
+    assert DirectAssessmentSettings.objects.get(campaign=campaign).assessment_mode == "fluency"
