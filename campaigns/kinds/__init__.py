@@ -23,6 +23,7 @@ from django.db import models, transaction
 from evalsite.kinds import KindNotAvailable, Registry
 
 if TYPE_CHECKING:
+    from campaigns.importers.judgments.kinds import JudgmentImportKind
     from campaigns.models import Campaign
 
 __all__ = [
@@ -73,6 +74,8 @@ class CampaignKind:
     result_settings: ClassVar[tuple[str, ...]] = ()
     # Whether imported segments must carry a reference translation.
     needs_reference: ClassVar[bool] = True
+    # Whether segments may be imported without any system outputs.
+    outputs_optional: ClassVar[bool] = False
     # Whether :meth:`build_hits` exists for this kind yet.
     builds_hits: ClassVar[bool] = False
     # The HitTask of the HITs that imported judgments are stored under (None: this kind
@@ -107,6 +110,12 @@ class CampaignKind:
         """Further admin inlines of a saved campaign of this kind (the settings inline is
         added by the campaign admin)."""
         return []
+
+    def judgment_import(self) -> JudgmentImportKind | None:
+        """What this kind provides for importing published judgment files: its formats and
+        its steps of an import (campaigns/importers/judgments/kinds.py); None: no judgment
+        files of this kind are imported."""
+        return None
 
 
 registry: Registry[CampaignKind] = Registry("campaigns.kinds.{name}.kind", "campaign settings")
@@ -174,9 +183,9 @@ def new_campaign(
 ) -> NewCampaign:
     """A campaign of ``kind`` with ``fields`` and its settings (defaults, overridden by
     ``settings``), both unsaved."""
-    from campaigns.models import Campaign
+    from django.apps import apps  # the model by name: this module is imported by models
 
-    campaign = Campaign(kind=kind, **fields)
+    campaign = apps.get_model("campaigns", "Campaign")(kind=kind, **fields)
     implementation = registry.get(kind)
     if implementation is None:  # an unknown kind: full_clean reports it on the kind field
         return NewCampaign(campaign, None)

@@ -4,10 +4,15 @@ references hidden among them; METHODS.md section 2)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from campaigns.builders.direct_assessment import DAOutput, build_direct_assessment_hits
 from campaigns.kinds import CampaignKind, HitBuildError, registry
 from campaigns.kinds.direct_assessment.models import DirectAssessmentSettings
 from campaigns.models import Campaign, Hit, HitSlot, HitTask, Output, TaskKind
+
+if TYPE_CHECKING:
+    from campaigns.importers.judgments.kinds import JudgmentImportKind
 
 
 @registry.register
@@ -23,6 +28,14 @@ class DirectAssessment(CampaignKind):
     result_settings = ("reliability_test", "reliability_alpha")
     builds_hits = True
     import_hit_task = HitTask.ASSESS
+
+    def judgment_import(self) -> JudgmentImportKind:
+        # Imported when first asked for: imports.py loads the import machinery (parsers,
+        # writer, the statistics' recompute), which registering the kind at start-up does
+        # not need.
+        from campaigns.kinds.direct_assessment.imports import judgment_import
+
+        return judgment_import
 
     def build_hits(self, campaign: Campaign) -> int:
         settings = campaign.da_settings

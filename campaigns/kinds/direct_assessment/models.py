@@ -9,7 +9,6 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from campaigns.kinds import KindSettings
-from campaigns.models import Campaign
 
 
 class AssessmentMode(models.TextChoices):
@@ -38,7 +37,7 @@ class DirectAssessmentSettings(KindSettings):
     """A direct-assessment campaign's mode, HIT layout and quality control."""
 
     campaign = models.OneToOneField(
-        Campaign, on_delete=models.CASCADE, primary_key=True, related_name="da_settings"
+        "campaigns.Campaign", on_delete=models.CASCADE, primary_key=True, related_name="da_settings"
     )
     # No default: fluency and adequacy are different evaluations (separate campaigns), so the
     # requester chooses.

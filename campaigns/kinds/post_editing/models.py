@@ -7,12 +7,14 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from campaigns.kinds import KindSettings
-from campaigns.models import Campaign
 
 
 class PostEditingSettings(KindSettings):
     campaign = models.OneToOneField(
-        Campaign, on_delete=models.CASCADE, primary_key=True, related_name="post_editing_settings"
+        "campaigns.Campaign",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="post_editing_settings",
     )
     segments_per_hit = models.PositiveSmallIntegerField(
         default=10,

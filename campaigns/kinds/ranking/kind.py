@@ -4,6 +4,8 @@ qualification test's training sets (002's training phase)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from campaigns.builders import ranking as ranking_builder
 from campaigns.gold import (
     GoldMark,
@@ -15,6 +17,9 @@ from campaigns.gold import (
 from campaigns.kinds import CampaignKind, HitBuildError, registry
 from campaigns.kinds.ranking.models import GoldScheme, RankingSettings
 from campaigns.models import Campaign, GoldAnswer, Hit, HitSlot, HitTask, Output, Segment, TaskKind
+
+if TYPE_CHECKING:
+    from campaigns.importers.judgments.kinds import JudgmentImportKind
 
 
 @registry.register
@@ -49,6 +54,14 @@ class Ranking(CampaignKind):
     )
     builds_hits = True
     import_hit_task = HitTask.RANK
+
+    def judgment_import(self) -> JudgmentImportKind:
+        # Imported when first asked for: imports.py loads the import machinery (parsers,
+        # writer, the statistics' recompute), which registering the kind at start-up does
+        # not need.
+        from campaigns.kinds.ranking.imports import judgment_import
+
+        return judgment_import
 
     def admin_inlines(self, campaign: Campaign | None) -> list[type]:
         # References name the campaign's systems: shown once the campaign is saved.

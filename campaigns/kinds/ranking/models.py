@@ -10,7 +10,6 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from campaigns.kinds import KindSettings
-from campaigns.models import Campaign
 
 
 class GoldScheme(models.TextChoices):
@@ -39,7 +38,10 @@ class RankingSettings(KindSettings):
     """A ranking campaign's sets, gold units, trust and automatic pause."""
 
     campaign = models.OneToOneField(
-        Campaign, on_delete=models.CASCADE, primary_key=True, related_name="ranking_settings"
+        "campaigns.Campaign",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="ranking_settings",
     )
     outputs_per_set = models.PositiveSmallIntegerField(
         default=5,

@@ -15,5 +15,6 @@ class Translation(CampaignKind):
     settings_model = TranslationSettings
     settings_accessor = "translation_settings"
     settings_fieldsets = (("HIT layout", {"fields": ("segments_per_hit",)}),)
-    # The crowd makes the references: imported segments need none.
+    # The crowd makes the references: imported segments need none, nor system outputs.
     needs_reference = False
+    outputs_optional = True

@@ -6,12 +6,14 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from campaigns.kinds import KindSettings
-from campaigns.models import Campaign
 
 
 class TranslationSettings(KindSettings):
     campaign = models.OneToOneField(
-        Campaign, on_delete=models.CASCADE, primary_key=True, related_name="translation_settings"
+        "campaigns.Campaign",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="translation_settings",
     )
     segments_per_hit = models.PositiveSmallIntegerField(
         default=10,
