@@ -29,8 +29,6 @@ from django.utils.safestring import SafeString
 
 from campaigns.admin_import import MultipleFileField
 from campaigns.importers.judgments import (
-    FORMAT_HELP,
-    FORMAT_LABELS,
     MAX_UPLOAD_BYTES,
     MTURK_BATCH,
     ImportFailed,
@@ -38,6 +36,7 @@ from campaigns.importers.judgments import (
     ImportProblem,
     JudgmentImportSummary,
     import_judgments,
+    judgment_formats,
     upload_limit_problem,
 )
 from campaigns.models import Campaign
@@ -46,11 +45,15 @@ URL_NAME = "campaigns_campaign_import_judgments"
 TOO_LARGE = "too_large"
 
 
+def format_choices() -> list[tuple[str, str]]:
+    """The formats, looked up when the form is shown: the kinds register theirs when the
+    campaigns app is ready, after the admin imports this module."""
+    return [(name, fmt.label) for name, fmt in judgment_formats().items()]
+
+
 class ImportJudgmentsForm(forms.Form):
     files = MultipleFileField(help_text="One or more files of the one format.")
-    format = forms.ChoiceField(
-        choices=list(FORMAT_LABELS.items()), widget=forms.RadioSelect, initial="wmt-da"
-    )
+    format = forms.ChoiceField(choices=format_choices, widget=forms.RadioSelect, initial="wmt-da")
     name = forms.CharField(
         max_length=200,
         required=False,
@@ -203,7 +206,7 @@ class CampaignJudgmentImportAdminMixin:
             "problem_count": len(problems) + omitted,
             "omitted": omitted,
             "checked": checked,
-            "format_help": [(FORMAT_LABELS[key], text) for key, text in FORMAT_HELP.items()],
+            "format_help": [(fmt.label, fmt.help) for fmt in judgment_formats().values()],
             "has_view_permission": self.has_view_permission(request),
             "upload_limit_mb": MAX_UPLOAD_BYTES // (1024 * 1024),
         }

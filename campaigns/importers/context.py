@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from campaigns.importers.reading import MAX_ID_CHARS, MAX_TEXT_CHARS, is_blank
-from campaigns.models import Campaign, TaskKind
+from campaigns.kinds import kind_of
+from campaigns.models import Campaign
 
 Progress = Callable[[int, int], None]
 
@@ -16,24 +17,23 @@ class ParseContext:
     kind: str
     needs_reference: bool
     parse_progress: Progress | None = None
+    # Whether segments may come without any system outputs (the kind's outputs_optional).
+    outputs_optional: bool = False
 
     @classmethod
     def for_campaign(cls, campaign: Campaign, parse_progress: Progress | None = None):
+        kind = kind_of(campaign)
         return cls(
             kind=campaign.kind,
-            needs_reference=campaign.kind != TaskKind.TRANSLATION,
+            needs_reference=kind.needs_reference,
             parse_progress=parse_progress,
+            outputs_optional=kind.outputs_optional,
         )
 
     @property
     def kind_label(self) -> str:
         """ "direct assessment", "post editing": how messages name the campaign's kind."""
         return self.kind.replace("_", " ")
-
-    @property
-    def outputs_optional(self) -> bool:
-        """Translation campaigns may import segments without any system outputs."""
-        return self.kind == TaskKind.TRANSLATION
 
 
 def text_problem(value: str | None, what: str) -> str | None:

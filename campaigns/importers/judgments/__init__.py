@@ -16,6 +16,11 @@ Formats (``docs/judgment-formats.md`` describes each, with an example):
 - ``mturk-batch``: MTurk's batch result CSV of our own HITs, which reconciles assignment
   statuses instead of adding judgments (``mturk_batch``).
 
+The formats of a kind's judgments, and what an import does that depends on the kind (how
+the files are read, the kind's checks, the settings of a new campaign), come from the kind's
+module, ``campaigns/kinds/<kind>/imports.py`` (``kinds`` says what a kind provides); the
+parsers of the formats are the modules of this package. ``judgment_formats()`` lists them.
+
 Every file is read and checked completely before anything is written; all problems are
 collected (``ImportFailed`` lists them with file, line and column) and an import with any
 problem writes nothing. The write is one transaction (``writer``). The judgments then get the
@@ -27,13 +32,18 @@ win ratios, Expected Wins, Bradley-Terry and TrueSkill with their agreement figu
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from analytics.actions import recompute_campaign
 from campaigns.importers.context import Progress
-from campaigns.importers.judgments.appraise_scores import parse_appraise_scores
+from campaigns.importers.judgments.kinds import (
+    JudgmentFormat,
+    JudgmentImportKind,
+    judgment_import,
+    kind_formats,
+)
 from campaigns.importers.judgments.mturk_batch import (
     COUNT_LABELS,
     BatchRow,
@@ -42,7 +52,6 @@ from campaigns.importers.judgments.mturk_batch import (
     parse_mturk_batch,
     write_mturk_batch,
 )
-from campaigns.importers.judgments.ranking import RankingSets
 from campaigns.importers.judgments.records import ParsedJudgments
 from campaigns.importers.judgments.target import (
     ImportOptions,
@@ -52,17 +61,12 @@ from campaigns.importers.judgments.target import (
 from campaigns.importers.judgments.validation import (
     check_not_empty,
     check_one_language_pair,
-    check_one_mode,
     check_sizes,
-    note_unpaired_controls,
 )
-from campaigns.importers.judgments.wmt08_rr import parse_wmt08_rr
-from campaigns.importers.judgments.wmt10_rr import parse_wmt10_rr
-from campaigns.importers.judgments.wmt_da import parse_wmt_da
 from campaigns.importers.judgments.writer import write_judgments
 from campaigns.importers.problems import ImportFailed, ImportProblem, ProblemList
 from campaigns.importers.reading import read_input
-from campaigns.models import Campaign, TaskKind
+from campaigns.models import Campaign
 
 __all__ = [
     "FORMATS",
@@ -75,10 +79,13 @@ __all__ = [
     "ImportFailed",
     "ImportOptions",
     "ImportProblem",
+    "JudgmentFormat",
+    "JudgmentImportKind",
     "JudgmentImportSummary",
     "cannot_create_message",
     "check_judgment_import",
     "import_judgments",
+    "judgment_formats",
     "upload_limit_problem",
     "write_checked_judgments",
 ]
@@ -86,40 +93,16 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 MTURK_BATCH = "mturk-batch"
-FORMATS = ("wmt-da", "appraise", "wmt08-rr", "wmt10-rr", MTURK_BATCH)
-FORMAT_LABELS = {
-    "wmt-da": "WMT direct assessment (TSV: HITId, WorkerId, ..., type, sid, score, time)",
-    "appraise": "Appraise score export (CSV: user, systemID, itemID, itemType, src, tgt, score)",
-    "wmt08-rr": "WMT08 relative ranking (CSV: TASK, TYPE, ITEM_ID, ANNOTATOR_ID, TIME, SYSTEM_0)",
-    "wmt10-rr": "WMT10-12 relative ranking (CSV: srclang, trglang, srcIndex, ..., judgeId)",
-    MTURK_BATCH: "MTurk batch results of our own HITs (CSV: reconciles assignment statuses)",
-}
-FORMAT_HELP = {
-    "wmt-da": "WMT's human-evaluation files, one row per judgment, tab-separated. Types "
-    "SYSTEM, REPEAT, BAD_REF and REF become system outputs and quality-control items; tick "
-    "standardised for WMT's *-stnd files (z-scores instead of 0-100 scores).",
-    "appraise": "The output of Appraise's ExportSystemScoresToCSV: TGT, CHK (repeat), BAD and "
-    "REF items with their 0-100 scores; one HIT per Appraise batch (with --batch-info) or per "
-    "annotator.",
-    "wmt08-rr": "WMT08's human judgments: RANK rows become ranking sets of up to five systems "
-    "(other types are skipped); the task names the test set.",
-    "wmt10-rr": "WMT10-12's RNK results (and Appraise's WMT13-16 exports): one ranking set of "
-    "up to five systems per row; -1 marks an unranked output.",
-    MTURK_BATCH: "The batch CSV MTurk's requester website downloads for our own HITs: records "
-    "MTurk's approvals and rejections on our assignments (the answers are already here).",
-}
-FORMAT_KINDS = {
-    "wmt-da": TaskKind.DIRECT_ASSESSMENT.value,
-    "appraise": TaskKind.DIRECT_ASSESSMENT.value,
-    "wmt08-rr": TaskKind.RANKING.value,
-    "wmt10-rr": TaskKind.RANKING.value,
-}
-_PARSERS = {
-    "wmt-da": parse_wmt_da,
-    "appraise": parse_appraise_scores,
-    "wmt08-rr": parse_wmt08_rr,
-    "wmt10-rr": parse_wmt10_rr,
-}
+# The formats of any kind; each kind's own come from its module (judgment_formats()).
+GENERIC_FORMATS = (
+    JudgmentFormat(
+        MTURK_BATCH,
+        None,
+        label="MTurk batch results of our own HITs (CSV: reconciles assignment statuses)",
+        help="The batch CSV MTurk's requester website downloads for our own HITs: records "
+        "MTurk's approvals and rejections on our assignments (the answers are already here).",
+    ),
+)
 # Uploads through the API and the admin page: files are read into memory and checked in the
 # web process, so a bigger file goes through ``manage.py import_judgments`` on the server
 # (which has no limit). A WMT direct-assessment file of a million judgments is about 100 MB.
@@ -132,6 +115,32 @@ COUNT_NOUNS = {
     "systems": "system",
     "segments": "segment",
 }
+
+
+def judgment_formats() -> dict[str, JudgmentFormat]:
+    """Every judgment-file format by name: each kind's (campaigns/kinds/<kind>/imports.py, the
+    kinds in TASK_KINDS order), then those of any kind."""
+    return {fmt.name: fmt for fmt in (*kind_formats(), *GENERIC_FORMATS)}
+
+
+# The format tables by their old names, for callers that import them: computed when asked
+# for (module __getattr__), since the kinds register their formats when the campaigns app is
+# ready, and this module may be imported before (the admin imports it at start-up).
+_FORMAT_TABLES: dict[str, Callable[[dict[str, JudgmentFormat]], Any]] = {
+    "FORMATS": lambda formats: tuple(formats),
+    "FORMAT_LABELS": lambda formats: {name: fmt.label for name, fmt in formats.items()},
+    "FORMAT_HELP": lambda formats: {name: fmt.help for name, fmt in formats.items()},
+    "FORMAT_KINDS": lambda formats: {
+        name: fmt.kind for name, fmt in formats.items() if fmt.kind is not None
+    },
+}
+
+
+def __getattr__(name: str) -> Any:
+    table = _FORMAT_TABLES.get(name)
+    if table is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return table(judgment_formats())
 
 
 @dataclass(frozen=True)
@@ -193,10 +202,7 @@ class JudgmentImportSummary:
         return text
 
     def _kind_text(self) -> str:
-        if self.kind == TaskKind.RANKING:
-            return "ranking"
-        scale = "standardised scores" if self.standardised else "raw 0-100 scores"
-        return f"direct assessment, {scale}"
+        return judgment_import(self.kind).describe(self.standardised)
 
     def _batch_message(self, names: str) -> str:
         counts = ", ".join(
@@ -251,16 +257,19 @@ def check_judgment_import(
 
     ``files``: paths or binary file objects (uploads), all of the one format.
     """
-    if options.fmt not in FORMATS:
-        raise ValueError(f"unknown judgment format {options.fmt!r}; use one of {FORMATS}")
+    formats = judgment_formats()
+    if options.fmt not in formats:
+        raise ValueError(f"unknown judgment format {options.fmt!r}; use one of {tuple(formats)}")
     if not files:
         raise ImportFailed([ImportProblem(None, None, "file", "choose a file to import")])
     problems = ProblemList()
     inputs = [read_input(file) for file in files]
     if options.fmt == MTURK_BATCH:
         return _check_batch(inputs, options, problems, parse_progress)
-    parsed = ParsedJudgments(kind=FORMAT_KINDS[options.fmt], standardised=options.standardised)
-    if options.standardised and options.fmt != "wmt-da":
+    fmt = formats[options.fmt]
+    steps = judgment_import(fmt.kind)
+    parsed = ParsedJudgments(kind=fmt.kind, standardised=options.standardised)
+    if options.standardised and not fmt.standardised:
         problems.add(
             None,
             None,
@@ -268,17 +277,10 @@ def check_judgment_import(
             f"only WMT direct-assessment files come standardised; {options.fmt} files hold raw "
             "scores or ranks",
         )
-    sets = RankingSets(parsed)
-    for input_file in inputs:
-        if parsed.kind == TaskKind.RANKING:
-            _PARSERS[options.fmt](input_file, parsed, problems, parse_progress, sets)
-        else:
-            _PARSERS[options.fmt](input_file, parsed, problems, parse_progress)
+    steps.read(fmt, inputs, parsed, problems, parse_progress)
     problems.file_order = parsed.files
     check_one_language_pair(parsed, problems)
-    if parsed.kind == TaskKind.DIRECT_ASSESSMENT:
-        check_one_mode(parsed, problems)
-        note_unpaired_controls(parsed)
+    steps.check_parsed(parsed, problems)
     check_sizes(parsed, problems)
     check_not_empty(parsed, problems)
     campaign = resolve_campaign(options, parsed, problems)

@@ -20,16 +20,12 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
 from campaigns import kinds
+from campaigns.importers.judgments.kinds import judgment_import, kind_label
 from campaigns.importers.judgments.records import ParsedJudgments
 from campaigns.importers.judgments.validation import file_languages
 from campaigns.importers.problems import ProblemList
-from campaigns.models import AssessmentMode, Campaign, CampaignStatus, TaskKind
-from judgments.models import Assignment, Judgment
-
-KIND_LABELS = {
-    TaskKind.DIRECT_ASSESSMENT.value: "direct-assessment",
-    TaskKind.RANKING.value: "ranking",
-}
+from campaigns.models import Campaign, CampaignStatus
+from judgments.models import Assignment
 
 
 @dataclass(frozen=True)
@@ -145,8 +141,8 @@ def check_existing(
             None,
             None,
             "name",
-            f"{label} holds {KIND_LABELS.get(campaign.kind, campaign.kind)} judgments and this "
-            f"file {KIND_LABELS[parsed.kind]} ones; choose another name for a new campaign",
+            f"{label} holds {kind_label(campaign.kind)} judgments and this "
+            f"file {kind_label(parsed.kind)} ones; choose another name for a new campaign",
         )
         return False
     ok = True
@@ -164,42 +160,9 @@ def check_existing(
                 f"{options.target_language or campaign.target_language}",
             )
             ok = False
-    if parsed.kind == TaskKind.DIRECT_ASSESSMENT:
-        ok = check_same_scale(campaign, options.standardised, problems) and ok
-        if len(parsed.modes) == 1:
-            mode = next(iter(parsed.modes))
-            if mode != campaign.da_settings.assessment_mode:
-                origin = parsed.modes[mode]
-                problems.add(
-                    origin.file,
-                    origin.line,
-                    origin.field,
-                    f"{label} is {campaign.da_settings.assessment_mode}, and this file {mode}; "
-                    "fluency and "
-                    "adequacy are separate campaigns",
-                )
-                ok = False
+    # The kind's own checks: for direct assessment, the scale and the assessment mode.
+    ok = judgment_import(parsed.kind).check_target(campaign, options, parsed, problems) and ok
     return check_assignments_are_new(campaign, parsed, problems) and ok
-
-
-def check_same_scale(campaign: Campaign, standardised: bool, problems: ProblemList) -> bool:
-    """Raw scores and given z-scores are never mixed in one campaign: a worker's z from
-    their raw scores and a published z are standardised over different data. Run again by
-    the writer under the campaign's lock, since another import may have written meanwhile."""
-    judged = Judgment.objects.filter(campaign=campaign)
-    has_given = judged.filter(given_z__isnull=False).exists()
-    has_raw = judged.filter(score__isnull=False).exists()
-    if standardised and has_raw or not standardised and has_given:
-        held, this = ("raw 0-100", "standardised") if has_raw else ("standardised", "raw 0-100")
-        problems.add(
-            None,
-            None,
-            "standardised",
-            f'campaign "{campaign.name}" holds {held} scores and this file {this} ones; they '
-            "cannot be standardised together, so import the file into a new campaign",
-        )
-        return False
-    return True
 
 
 def check_assignments_are_new(
@@ -263,9 +226,7 @@ def new_campaign(
             options.source_language or from_file[0],
             options.target_language or from_file[1],
         )
-    settings = {}
-    if parsed.kind == TaskKind.DIRECT_ASSESSMENT:
-        settings["assessment_mode"] = next(iter(parsed.modes), AssessmentMode.ADEQUACY.value)
+    settings = judgment_import(parsed.kind).new_campaign_settings(parsed)
     # Redundancy is what the file shows: the most workers any of its HITs had.
     per_hit: dict[str, int] = {}
     for _, hit in parsed.assignments():

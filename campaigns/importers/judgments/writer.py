@@ -20,21 +20,20 @@ from django.db.models import Max
 from django.utils import timezone
 
 from campaigns.importers.context import Progress
+from campaigns.importers.judgments.kinds import judgment_import
 from campaigns.importers.judgments.records import ParsedJudgments, SlotKey
-from campaigns.importers.judgments.target import check_assignments_are_new, check_same_scale
+from campaigns.importers.judgments.target import check_assignments_are_new
 from campaigns.importers.problems import ImportFailed, ImportProblem, ProblemList
-from campaigns.kinds import save_campaign
+from campaigns.kinds import kind_of, save_campaign
 from campaigns.models import (
     Campaign,
     Document,
     Hit,
     HitSlot,
-    HitTask,
     Output,
     Segment,
     SlotRole,
     System,
-    TaskKind,
 )
 from judgments.models import (
     Assignment,
@@ -67,10 +66,11 @@ def write_judgments(
     """Write ``parsed`` into ``campaign`` (saved first when new), in one transaction.
 
     An existing campaign's row is locked and the checks that depend on what it holds run
-    again inside the transaction (the repeat check and, for direct assessment, raw versus
-    standardised scores), so two imports that were each checked alone cannot both write: two
-    imports of the same file, or a raw and a standardised file at once. Raises ImportFailed,
-    writing nothing, if a check or the new campaign's name fails.
+    again inside the transaction (the repeat check and the kind's own, ``check_before_write``:
+    for direct assessment, raw versus standardised scores), so two imports that were each
+    checked alone cannot both write: two imports of the same file, or a raw and a
+    standardised file at once. Raises ImportFailed, writing nothing, if a check or the new
+    campaign's name fails.
     """
     created = campaign.pk is None
     try:
@@ -95,8 +95,7 @@ def write_judgments(
                 # Imports into one campaign queue here until the first one commits.
                 list(Campaign.objects.select_for_update().filter(pk=campaign.pk).values("pk"))
                 problems = ProblemList(parsed.files)
-                if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
-                    check_same_scale(campaign, parsed.standardised, problems)
+                judgment_import(campaign.kind).check_before_write(campaign, parsed, problems)
                 check_assignments_are_new(campaign, parsed, problems)
                 if problems:
                     raise problems.failure()
@@ -285,7 +284,7 @@ class _Writer:
         campaign = self.campaign
         top = Hit.objects.filter(campaign=campaign).aggregate(top=Max("number"))["top"] or 0
         self.top_hit = top  # the import's HITs are numbered after it
-        task = HitTask.RANK if campaign.kind == TaskKind.RANKING else HitTask.ASSESS
+        task = kind_of(campaign).import_hit_task
         new = [
             Hit(campaign=campaign, task=task, number=top + number)
             for number in range(1, len(self.parsed.hits) + 1)

@@ -16,11 +16,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.importers.judgments import (
-    FORMATS,
     MTURK_BATCH,
     ImportFailed,
     ImportOptions,
     check_judgment_import,
+    judgment_formats,
     write_checked_judgments,
 )
 from campaigns.management.progress import ProgressBar
@@ -41,7 +41,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
+        parser.add_argument(
+            "--format", required=True, choices=tuple(judgment_formats()), dest="fmt"
+        )
         parser.add_argument("files", nargs="+", metavar="FILE", help="The file(s) to import.")
         parser.add_argument(
             "--name",
