@@ -6,6 +6,15 @@ class AnalyticsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from analytics.kinds import registry
+
+        # Each task kind's statistics (analytics.kinds.<kind>), by evalsite.kinds.TASK_KINDS.
+        registry.load()
+
+        # The Celery tasks, registered in every process: analytics.actions enqueues the
+        # recompute by its name (analytics.actions.RECOMPUTE_TASK) rather than importing them.
+        import analytics.tasks  # noqa: F401
+
         # Live statistics: every committed submission schedules a (coalesced) recompute.
         from analytics.actions import on_exclusions_changed, on_judgments_recorded
         from judgments.signals import exclusions_changed, judgments_recorded

@@ -231,7 +231,7 @@ class RankingResult(models.Model):
     ``takedown_reason`` is this computation's auto-takedown verdict (empty: keep running).
     ``auto_paused_at`` / ``auto_paused_untrusted`` remember the last automatic pause and how
     many workers were untrusted then: a campaign the requester reactivated is paused again
-    only when more workers have failed since (``analytics.actions.ranking``).
+    only when more workers have failed since (``analytics.kinds.ranking.actions``).
 
     ``details`` holds, per variant ("trusted" and "all"), what does not fit a row per system:
     agreement figures, Spearman's rho per method against the requester's reference ranking,

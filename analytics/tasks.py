@@ -1,4 +1,10 @@
-"""Celery tasks of the analytics app: ids in, one domain call (analytics.actions)."""
+"""Celery tasks of the analytics app: ids in, one domain call (analytics.actions).
+
+This module imports ``analytics.actions``, never the other way round: ``schedule_recompute``
+enqueues :func:`recompute_campaign_results` by its registered name
+(``analytics.actions.RECOMPUTE_TASK``), and ``AnalyticsConfig.ready`` imports this module so
+that the task is registered in every process (web and worker alike).
+"""
 
 from __future__ import annotations
 
@@ -12,9 +18,9 @@ from campaigns.models import Campaign
 logger = logging.getLogger(__name__)
 
 
-@shared_task
+@shared_task(name=actions.RECOMPUTE_TASK)
 def recompute_campaign_results(campaign_id: int) -> int | None:
-    """Recompute one campaign's stored statistics (direct assessment or ranking; for ranking
+    """Recompute one campaign's stored statistics (its kind's, ``analytics.kinds``; for ranking
     this also marks untrusted workers and may pause the campaign); return the judgments they
     reflect, or None when there is nothing to compute.
 

@@ -12,7 +12,7 @@ quality by system, a personal leniency, noise; bad references 30 lower), 10% ran
 (uniform scores, fast). 2% of the assignments are rejected and 5 workers excluded, as a
 requester would. Then it times what a recompute does, separately and in total:
 
-- load:    analytics.loading.load_da_judgments (and counts its queries);
+- load:    analytics.kinds.direct_assessment.loading.load_da_judgments (and counts its queries);
 - compute: the pure statistics (worker reliability, z, both system-score variants,
            significance, clusters, agreement);
 - store:   replacing the stored results in one transaction;
@@ -233,9 +233,10 @@ def main() -> None:
         from django.test.utils import CaptureQueriesContext
 
         from analytics import actions
-        from analytics.loading import load_da_judgments
+        from analytics.kinds.direct_assessment import actions as da_actions
+        from analytics.kinds.direct_assessment.loading import load_da_judgments
+        from analytics.kinds.direct_assessment.panel import da_results_context
         from analytics.models import SystemScore, WorkerStat
-        from campaigns.admin import da_results_context
         from judgments.models import Worker
 
         if temporary_db:
@@ -269,11 +270,11 @@ def main() -> None:
             with CaptureQueriesContext(connection) as queries:
                 loaded = load_da_judgments(campaign.pk)
             load_s = clock()
-            analysis = actions.analyse_loaded(loaded, actions.da_config_for(campaign))
+            analysis = da_actions.analyse_loaded(loaded, da_actions.da_config_for(campaign))
             compute_s = clock()
             from django.utils import timezone
 
-            actions.store_results(campaign, loaded, analysis, timezone.now())
+            da_actions.store_results(campaign, loaded, analysis, timezone.now())
             store_s = clock()
             print(f"load:          {load_s:.3f} s  ({len(queries)} queries, {len(loaded):,} rows)")
             print(f"compute:       {compute_s:.3f} s")

@@ -14,7 +14,7 @@ per ranked output. 90% of the workers are careful (ranks from the systems' quali
 noise, the gold translation on top 90% of the time), 10% rank at random and fail the gold
 units. Then it times what a recompute does, separately and in total:
 
-- load:    analytics.loading.load_ranking_judgments (and counts its queries);
+- load:    analytics.kinds.ranking.loading.load_ranking_judgments (and counts its queries);
 - compute: the pure statistics (gold trust, both variants: win ratios, Expected Wins and
            Bradley-Terry each with a 1000-sample bootstrap, TrueSkill, agreement);
 - store:   marking the failing workers untrusted, then replacing the stored results in one
@@ -280,10 +280,10 @@ def main() -> None:
         from django.utils import timezone
 
         from analytics import actions
-        from analytics.actions import ranking as ranking_actions
-        from analytics.loading import load_ranking_judgments
+        from analytics.kinds.ranking import actions as ranking_actions
+        from analytics.kinds.ranking.loading import load_ranking_judgments
+        from analytics.kinds.ranking.panel import ranking_results_context
         from analytics.models import RankingResult, RankingScore, RankingWorkerStat
-        from campaigns.admin import ranking_results_context
         from judgments.models import Worker
         from judgments.signals import exclusions_changed, judgments_recorded
 

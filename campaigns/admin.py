@@ -33,6 +33,8 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from analytics import actions as analytics_actions
+from analytics.kinds import MEMBERSHIP_ACTIONS
+from analytics.kinds import registry as analytics_kinds
 from analytics.models import CampaignAccess
 from campaigns import actions as campaign_actions
 from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
@@ -40,7 +42,6 @@ from campaigns.admin_kinds import KindAdminMixin
 from campaigns.admin_links import WorkerLinksAdminMixin
 from campaigns.admin_mturk import MTurkCampaignAdminMixin
 from campaigns.admin_mturk_review import MTurkReviewCampaignAdminMixin
-from campaigns.admin_results import da_results_context, ranking_results_context
 from campaigns.kinds import CampaignKind, registry
 from campaigns.links import prolific_study_url
 from campaigns.models import (
@@ -53,7 +54,6 @@ from campaigns.models import (
     Output,
     Segment,
     System,
-    TaskKind,
 )
 
 
@@ -232,12 +232,10 @@ class CampaignAdmin(
     ):
         extra_context = dict(extra_context or {})
         campaign = self.get_object(request, unquote(object_id))
-        if campaign is not None and campaign.kind == TaskKind.DIRECT_ASSESSMENT:
-            include_unreliable = request.GET.get("include_unreliable") == "1"
-            extra_context["da_results"] = da_results_context(campaign, include_unreliable)
-        elif campaign is not None and campaign.kind == TaskKind.RANKING:
-            include_untrusted = request.GET.get("include_untrusted") == "1"
-            extra_context["ranking_results"] = ranking_results_context(campaign, include_untrusted)
+        statistics = None if campaign is None else analytics_kinds.get(campaign.kind)
+        if statistics is not None:
+            # The kind's results panel (analytics.kinds.ResultsPanel), above the form.
+            extra_context["results_panel"] = statistics.results_panel(campaign, request)
         return super().change_view(request, object_id, form_url, extra_context)
 
     def get_inlines(self, request: HttpRequest, obj: Campaign | None):
@@ -270,27 +268,28 @@ class CampaignAdmin(
             transaction.on_commit(lambda: analytics_actions.schedule_recompute(campaign.pk))
 
     def results_workers(self, request: HttpRequest, campaign_id: int) -> HttpResponse:
-        """The results panel's form: exclude or re-admit the ticked workers, or (ranking)
-        mark them untrusted or trust them again (the campaign is recomputed at once), or
-        recompute now. POST only."""
+        """The results panel's form: exclude or re-admit the ticked workers, or what else the
+        kind's panel allows (ranking: mark them untrusted or trust them again; the campaign is
+        recomputed at once), or recompute now. POST only."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         campaign = get_object_or_404(Campaign, pk=campaign_id)
         if not self.has_change_permission(request, campaign):
             raise PermissionDenied
-        ranking = campaign.kind == TaskKind.RANKING
-        variant = "include_untrusted" if ranking else "include_unreliable"
+        statistics = analytics_kinds.get(campaign.kind)
         back = reverse("admin:campaigns_campaign_change", args=[campaign.pk])
-        if request.POST.get(variant) == "1":
-            back += f"?{variant}=1"
-        back += "#ranking-results" if ranking else "#da-results"
+        if statistics is not None:
+            variant = statistics.variant_param
+            if request.POST.get(variant) == "1":
+                back += f"?{variant}=1"
+            back += f"#{statistics.panel_anchor}"
         action = request.POST.get("action")
         if action == "recompute":
             result = analytics_actions.recompute_campaign(campaign)
             n = 0 if result is None else result.n_judgments
             self.message_user(request, f"Results recomputed over {n} judgment(s).")
             return HttpResponseRedirect(back)
-        allowed = ("exclude", "readmit", "untrust", "trust") if ranking else ("exclude", "readmit")
+        allowed = MEMBERSHIP_ACTIONS if statistics is None else statistics.worker_actions
         if action not in allowed:
             self.message_user(request, "Choose what to do with the ticked workers.", messages.ERROR)
             return HttpResponseRedirect(back)

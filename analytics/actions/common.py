@@ -1,4 +1,5 @@
-"""Helpers shared by the analytics actions of every task kind."""
+"""Helpers shared by the analytics actions of every task kind (``analytics.actions`` and the
+kinds' own, ``analytics.kinds.<kind>``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["json_safe"]
+__all__ = ["AUTO_PAUSE_PREFIX", "json_safe"]
+
+# The start of a campaign's status reason when its statistics paused it (ranking's
+# auto-takedown); the results panel shows such a reason first, and reactivating clears it.
+AUTO_PAUSE_PREFIX = "Paused automatically:"
 
 
 def json_safe(value: Any) -> Any:

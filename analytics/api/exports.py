@@ -17,7 +17,8 @@ Routes (under /api/, authenticated like every endpoint; a campaign the user may 
   (``?include_untrusted=1`` for ranking); ``?method=`` picks one ranking method.
 
 The views are DRF APIViews so that token authentication, permissions and the OpenAPI schema
-work as for every endpoint; the files themselves are written by the pure
+work as for every endpoint; the system tables are read and titled by the campaign's kind
+(``AnalyticsKind.system_table``, ``analytics.kinds``), and every file is written by the pure
 :mod:`analytics.export_formats`. Errors (401, 404, 400, 409) are JSON ``{"detail": ...}`` (or
 ``{"<parameter>": [...]}``) whatever the client's Accept header: the content negotiation here
 always picks JSON, since a CSV renderer has nothing sensible to say about an error.
@@ -37,25 +38,21 @@ from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from analytics import export_formats as formats
+from analytics.api.errors import NotComputed
 from analytics.api.permissions import get_visible_campaign
-from analytics.models import (
-    CampaignResult,
-    RankingMethod,
-    RankingResult,
-    RankingScore,
-    SystemScore,
-)
-from campaigns.models import Campaign, TaskKind
+from analytics.api.serializers import KindQueryParams
+from analytics.kinds import registry, statistics_of
+from campaigns.models import Campaign
 from judgments.models import Judgment
 
-__all__ = ["JUDGMENT_COLUMNS", "judgment_rows", "urlpatterns"]
+__all__ = ["JUDGMENT_COLUMNS", "NotComputed", "judgment_rows", "urlpatterns"]
 
 # (column, the field path read for it): the export's columns in order. One query joins
 # judgment -> slot -> HIT / output -> system / segment -> document, worker, assignment and
@@ -134,14 +131,6 @@ class ErrorsAsJSON(BaseContentNegotiation):
 
     def select_renderer(self, request, renderers, format_suffix=None):
         return renderers[0], renderers[0].media_type
-
-
-class NotComputed(APIException):
-    """409: the campaign exists and may be read, but has no stored results yet."""
-
-    status_code = 409
-    default_code = "not_computed"
-    default_detail = "The campaign's statistics have not been computed yet."
 
 
 ERROR = inline_serializer("ExportError", {"detail": serializers.CharField()})
@@ -252,100 +241,24 @@ class JudgmentsJSONL(ExportView):
 # --- System tables -----------------------------------------------------------------------------
 
 
-class SystemTableQuery(serializers.Serializer):
-    include_unreliable = serializers.BooleanField(
-        default=False,
-        help_text="Direct assessment: scores over every worker instead of reliable workers "
-        "only (excluded workers and rejected assignments never count). Ignored for ranking.",
-    )
-    include_untrusted = serializers.BooleanField(
-        default=False,
-        help_text="Ranking: scores over every worker instead of trusted (and undecided) "
-        "workers only. Ignored for direct assessment.",
-    )
-    method = serializers.ChoiceField(
-        choices=RankingMethod.choices,
-        required=False,
-        # An empty ?method= means every method, as if it were left out.
-        allow_blank=True,
-        help_text="Ranking: only this scoring method (default, or empty: every method). "
-        "Ignored for direct assessment.",
-    )
+class SystemTableQuery(KindQueryParams):
+    """The system tables' query parameters: every kind's (``AnalyticsKind.query_fields``
+    for "export"), each read by its own kind and ignored by the others."""
 
-
-# In the order of DASystemRow's fields.
-DA_FIELDS = ("rank_best", "rank_worst", "system__name", "mean_z", "mean_score", "n", "cluster")
-
-
-def _da_rows(campaign: Campaign, include_unreliable: bool) -> list[formats.DASystemRow]:
-    if not CampaignResult.objects.filter(campaign=campaign).exists():
-        raise NotComputed(
-            f"The statistics of campaign {campaign.pk} have not been computed yet: it has no "
-            "scored judgment, or the first computation is still queued."
-        )
-    scores = SystemScore.objects.filter(campaign=campaign, include_unreliable=include_unreliable)
-    return [
-        formats.DASystemRow(*values)
-        for values in scores.order_by("position").values_list(*DA_FIELDS)
-    ]
-
-
-RANKING_ORDER = [method.value for method in RankingMethod]
-# In the order of RankingSystemRow's fields.
-RANKING_FIELDS = (
-    "method",
-    "rank_best",
-    "rank_worst",
-    "system__name",
-    "score",
-    "ci_low",
-    "ci_high",
-    "sigma",
-    "n",
-    "wins",
-    "ties",
-    "losses",
-    "cluster",
-)
-
-
-def _ranking_rows(
-    campaign: Campaign, include_untrusted: bool, method: str | None
-) -> list[formats.RankingSystemRow]:
-    if not RankingResult.objects.filter(campaign=campaign).exists():
-        raise NotComputed(
-            f"The statistics of campaign {campaign.pk} have not been computed yet: it has no "
-            "ranked judgment, or the first computation is still queued."
-        )
-    scores = RankingScore.objects.filter(campaign=campaign, include_untrusted=include_untrusted)
-    if method:
-        scores = scores.filter(method=method)
-    rows = [
-        formats.RankingSystemRow(*values)
-        for values in scores.order_by("position").values_list(*RANKING_FIELDS)
-    ]
-    # Methods in their declared order (as the admin panel shows them); the sort is stable, so
-    # each method's systems stay in position order.
-    rows.sort(key=lambda row: RANKING_ORDER.index(row.method))
-    return rows
-
-
-DA_VARIANTS = {False: "reliable workers only", True: "every worker"}
-RANKING_VARIANTS = {False: "trusted workers only", True: "every worker"}
+    endpoint = "export"
 
 
 class SystemTableView(ExportView):
-    """The stored system scores as one file; subclasses say which format."""
+    """The stored system scores as one file; subclasses say which format (``table_format``:
+    "csv", "tsv" or "latex"), the campaign's kind writes it (``AnalyticsKind.system_table``)."""
 
     extension = ""
     content_type = ""
-    query_parameters = tuple(SystemTableQuery().fields)
+    table_format = ""
 
-    def da_table(self, rows: list[formats.DASystemRow], caption: str) -> str:
-        raise NotImplementedError
-
-    def ranking_table(self, rows: list[formats.RankingSystemRow], captions: dict) -> str:
-        raise NotImplementedError
+    @property
+    def query_parameters(self) -> tuple[str, ...]:  # type: ignore[override]
+        return tuple(SystemTableQuery().fields)
 
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         campaign = get_visible_campaign(request.user, campaign_id)
@@ -353,36 +266,14 @@ class SystemTableView(ExportView):
         # out", and ?include_unreliable= should be an error, not the default.
         query = SystemTableQuery(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        options = query.validated_data
-        pair = f"{campaign.source_language}-{campaign.target_language}"
-        if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
-            include = options["include_unreliable"]
-            rows = self.da_table(
-                _da_rows(campaign, include),
-                f"{campaign.name} ({pair}, direct assessment, "
-                f"{campaign.da_settings.assessment_mode}), "
-                f"{DA_VARIANTS[include]}: systems by mean standardised score (Ave z); Ave % is "
-                "the mean raw score, # the rank range; rules separate significance clusters.",
-            )
-            suffix = "-all" if include else ""
-        elif campaign.kind == TaskKind.RANKING:
-            include = options["include_untrusted"]
-            method = options.get("method")
-            rows = self.ranking_table(
-                _ranking_rows(campaign, include, method),
-                {
-                    value: f"{campaign.name} ({pair}, ranking), {label}, "
-                    f"{RANKING_VARIANTS[include]}: # is the rank range; rules separate "
-                    "significance clusters."
-                    for value, label in RankingMethod.choices
-                },
-            )
-            suffix = ("-all" if include else "") + (f"-{method}" if method else "")
-        else:
+        statistics = statistics_of(campaign)
+        if statistics is None:
+            with_tables = " and ".join(kind.label for kind in registry)
             raise NotFound(
                 f"Campaign {campaign.pk} is a {campaign.get_kind_display()} campaign: only "
-                "direct-assessment and ranking campaigns have a system table."
+                f"{with_tables} campaigns have a system table."
             )
+        rows, suffix = statistics.system_table(campaign, query.validated_data, self.table_format)
         response = HttpResponse(rows, content_type=self.content_type)
         return _attachment(response, f"{self.file_stem(campaign)}-systems{suffix}.{self.extension}")
 
@@ -411,6 +302,7 @@ SYSTEMS_DESCRIPTION = (
 
 class SystemsCSV(SystemTableView):
     extension = "csv"
+    table_format = "csv"
     content_type = "text/csv; charset=utf-8"
 
     @_table_schema(
@@ -426,15 +318,10 @@ class SystemsCSV(SystemTableView):
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         return super().get(request, campaign_id)
 
-    def da_table(self, rows, caption):
-        return formats.da_systems_csv(rows)
-
-    def ranking_table(self, rows, captions):
-        return formats.ranking_systems_csv(rows)
-
 
 class SystemsTSV(SystemTableView):
     extension = "tsv"
+    table_format = "tsv"
     content_type = "text/tab-separated-values; charset=utf-8"
 
     @_table_schema(
@@ -450,15 +337,10 @@ class SystemsTSV(SystemTableView):
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         return super().get(request, campaign_id)
 
-    def da_table(self, rows, caption):
-        return formats.da_systems_tsv(rows)
-
-    def ranking_table(self, rows, captions):
-        return formats.ranking_systems_tsv(rows)
-
 
 class SystemsLaTeX(SystemTableView):
     extension = "tex"
+    table_format = "latex"
     content_type = "application/x-tex; charset=utf-8"
 
     @_table_schema(
@@ -471,12 +353,6 @@ class SystemsLaTeX(SystemTableView):
     )
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         return super().get(request, campaign_id)
-
-    def da_table(self, rows, caption):
-        return formats.da_systems_latex(rows, caption)
-
-    def ranking_table(self, rows, captions):
-        return formats.ranking_systems_latex(rows, captions, RANKING_ORDER)
 
 
 urlpatterns = [

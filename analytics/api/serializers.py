@@ -13,8 +13,8 @@ from typing import Any
 from drf_spectacular.utils import OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
-from analytics.models import RankingMethod, RankingScore, SystemScore
-from campaigns.models import AssessmentMode, Campaign, Hit, System
+from analytics.kinds import registry
+from campaigns.models import Campaign, Hit, System
 from judgments.models import Assignment, CountrySource, Judgment, Worker
 
 # --- Errors ----------------------------------------------------------------------------------
@@ -51,45 +51,48 @@ ERROR_RESPONSES = {
 # --- Query parameters --------------------------------------------------------------------------
 
 
-class ScoreParamsSerializer(serializers.Serializer):
-    """Which stored variant of the scores to read."""
+class KindQueryParams(serializers.Serializer):
+    """Query parameters of the campaign's kind (``AnalyticsKind.query_fields``) for
+    ``endpoint``, every registered kind's (validated for every campaign; each kind reads its
+    own), before the endpoint's own declared ones."""
 
-    include_unreliable = serializers.BooleanField(
-        default=False,
-        help_text="Direct assessment: scores over every worker instead of the reliable ones "
-        "only (the default, as in the 2014 paper). Excluded workers and rejected assignments "
-        "count in neither.",
-    )
-    include_untrusted = serializers.BooleanField(
-        default=False,
-        help_text="Ranking: scores over every worker instead of the trusted ones only (the "
-        "default: workers who failed their gold units are left out, 002 section 4).",
-    )
-    method = serializers.ChoiceField(
-        choices=RankingMethod.choices,
-        required=False,
-        help_text="Ranking: one scoring method only; systems are then ordered by it.",
-    )
+    endpoint = ""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields: dict[str, serializers.Field] = {}
+        for statistics in registry:
+            fields.update(statistics.query_fields(self.endpoint))
+        return {**fields, **super().get_fields()}
 
 
-class SignificanceParamsSerializer(ScoreParamsSerializer):
-    method = serializers.ChoiceField(
-        choices=[
-            (value, label)
-            for value, label in RankingMethod.choices
-            if value != RankingMethod.TRUESKILL
-        ],
-        required=False,
-        help_text="Ranking: whose bootstrap p-values to show (default expected_wins, WMT13's "
-        "official method). TrueSkill has no bootstrap, so no p-values.",
-    )
+class ScoreParamsSerializer(KindQueryParams):
+    """Which stored variant of the scores to read (and, for kinds with several scoring
+    methods, which method)."""
+
+    endpoint = "scores"
 
 
-class SegmentParamsSerializer(ScoreParamsSerializer):
-    method = None  # segment scores are counted, not scored by a method
+class SignificanceParamsSerializer(KindQueryParams):
+    endpoint = "significance"
+
+
+class SegmentParamsSerializer(KindQueryParams):
+    endpoint = "segments"
     system = serializers.IntegerField(
         required=False, help_text="Only this system's rows (a system id of the campaign)."
     )
+
+
+def with_kind_fields(
+    fields: dict[str, serializers.Field], after: str, extra: dict[str, serializers.Field]
+) -> dict[str, serializers.Field]:
+    """``fields`` with ``extra`` (the kinds' fields) inserted after the field ``after``."""
+    out: dict[str, serializers.Field] = {}
+    for name, field in fields.items():
+        out[name] = field
+        if name == after:
+            out.update(extra)
+    return out
 
 
 # --- Campaigns ---------------------------------------------------------------------------------
@@ -170,9 +173,9 @@ class ResultsSummarySerializer(serializers.Serializer):
 
 
 class CampaignSerializer(serializers.ModelSerializer):
-    # Declared: a read-only ModelSerializer field loses allow_blank, and the schema must say
-    # that campaigns other than direct assessment have no mode ("").
-    assessment_mode = serializers.ChoiceField(choices=AssessmentMode.choices, allow_blank=True)
+    # (No docstring: it would become the schema's description.) The kinds' own fields
+    # (AnalyticsKind.campaign_fields, annotated by campaign_annotations(), e.g. direct
+    # assessment's assessment_mode) follow the campaign's status.
     owner = serializers.CharField(
         source="owner_username", allow_null=True, help_text="The owning requester's username."
     )
@@ -190,7 +193,6 @@ class CampaignSerializer(serializers.ModelSerializer):
             "kind",
             "status",
             "status_reason",
-            "assessment_mode",
             "source_language",
             "target_language",
             "owner",
@@ -204,6 +206,14 @@ class CampaignSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
+    def get_fields(self) -> dict[str, serializers.Field]:
+        extra = {
+            name: field
+            for statistics in registry
+            for name, (field, _) in statistics.campaign_fields().items()
+        }
+        return with_kind_fields(super().get_fields(), "status_reason", extra)
+
     @extend_schema_field(ResultsSummarySerializer(allow_null=True))
     def get_results(self, campaign: Campaign) -> dict[str, Any] | None:
         if campaign.results_computed_at is None:
@@ -211,80 +221,32 @@ class CampaignSerializer(serializers.ModelSerializer):
         return ResultsSummarySerializer(campaign).data
 
 
+def campaign_annotations() -> dict[str, Any]:
+    """The annotations of the campaign list that the kinds' campaign fields read."""
+    return {
+        name: annotation
+        for statistics in registry
+        for name, (_, annotation) in statistics.campaign_fields().items()
+    }
+
+
 # --- Systems and scores ------------------------------------------------------------------------
 
 
-class DAScoreSerializer(serializers.ModelSerializer):
-    mean_score = serializers.FloatField(
-        allow_null=True,
-        help_text="Null when some of the system's judgments were imported as z-scores only.",
-    )
-    rank_range = serializers.CharField(help_text="'3' or '2–4' (WMT's rank range).")
-
-    class Meta:
-        model = SystemScore
-        fields = [
-            "include_unreliable",
-            "position",
-            "n",
-            "mean_score",
-            "mean_z",
-            "cluster",
-            "rank_best",
-            "rank_worst",
-            "rank_range",
-        ]
-        read_only_fields = fields
-
-
-class RankingScoreSerializer(serializers.ModelSerializer):
-    rank_range = serializers.CharField()
-
-    class Meta:
-        model = RankingScore
-        fields = [
-            "method",
-            "include_untrusted",
-            "position",
-            "score",
-            "ci_low",
-            "ci_high",
-            "sigma",
-            "n",
-            "wins",
-            "ties",
-            "losses",
-            "cluster",
-            "rank_best",
-            "rank_worst",
-            "rank_range",
-        ]
-        read_only_fields = fields
-
-
 class SystemSerializer(serializers.ModelSerializer):
-    direct_assessment = serializers.SerializerMethodField(
-        help_text="Direct assessment: the system's score in the chosen variant; null for "
-        "other kinds or while not computed."
-    )
-    ranking = serializers.SerializerMethodField(
-        help_text="Ranking: one row per scoring method (win ratios with and without ties, "
-        "Expected Wins, Bradley-Terry, TrueSkill) in the chosen variant; empty for other kinds."
-    )
-
+    # (No docstring: it would become the schema's description.) The kinds' score fields
+    # (AnalyticsKind.system_fields): the scores of the campaign's kind in the chosen variant,
+    # empty or null in the other kinds' fields.
     class Meta:
         model = System
-        fields = ["id", "name", "is_reference", "direct_assessment", "ranking"]
+        fields = ["id", "name", "is_reference"]
         read_only_fields = fields
 
-    @extend_schema_field(DAScoreSerializer(allow_null=True))
-    def get_direct_assessment(self, system: System) -> dict[str, Any] | None:
-        scores = getattr(system, "da_variant", [])
-        return DAScoreSerializer(scores[0]).data if scores else None
-
-    @extend_schema_field(RankingScoreSerializer(many=True))
-    def get_ranking(self, system: System) -> list[dict[str, Any]]:
-        return RankingScoreSerializer(getattr(system, "ranking_variant", []), many=True).data
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        for statistics in registry:
+            fields.update(statistics.system_fields())
+        return fields
 
 
 class SignificanceSystemSerializer(serializers.Serializer):
@@ -341,26 +303,6 @@ class SegmentScoreSerializer(serializers.Serializer):
 # --- Workers -----------------------------------------------------------------------------------
 
 
-class WorkerReliabilitySerializer(serializers.Serializer):
-    reliable = serializers.BooleanField()
-    p_value = serializers.FloatField(allow_null=True)
-    test = serializers.CharField()
-    n_pairs = serializers.IntegerField()
-    n_bad_ref_pairs = serializers.IntegerField()
-    n_repeat_pairs = serializers.IntegerField()
-    reason = serializers.CharField(allow_blank=True)
-    recommendation = serializers.CharField()
-
-
-class WorkerTrustSerializer(serializers.Serializer):
-    status = serializers.CharField()
-    gold_seen = serializers.IntegerField()
-    gold_correct = serializers.IntegerField()
-    accuracy = serializers.FloatField(allow_null=True)
-    flagged = serializers.BooleanField()
-    in_scores = serializers.BooleanField()
-
-
 class WorkerTimingSerializer(serializers.Serializer):
     n_timed = serializers.IntegerField(help_text="Judgments with a duration.")
     mean_seconds = serializers.FloatField(allow_null=True)
@@ -368,7 +310,9 @@ class WorkerTimingSerializer(serializers.Serializer):
     total_seconds = serializers.FloatField(allow_null=True)
 
 
-def _prefixed(worker: Worker, prefix: str, serializer: type[serializers.Serializer]) -> dict:
+def prefixed(worker: Worker, prefix: str, serializer: type[serializers.Serializer]) -> dict:
+    """The annotations ``<prefix>_<field>`` of ``worker``, for each field of ``serializer``
+    (a kind's stored row of the worker, ``AnalyticsKind.annotate_workers``)."""
     return {name: getattr(worker, f"{prefix}_{name}") for name in serializer().fields}
 
 
@@ -381,12 +325,6 @@ class WorkerSerializer(serializers.ModelSerializer):
     years_target_language = serializers.IntegerField(allow_null=True)
     n_assignments = serializers.IntegerField()
     n_judgments = serializers.IntegerField(source="timing.n_judgments")
-    reliability = serializers.SerializerMethodField(
-        help_text="Direct assessment: the worker's reliability test; null otherwise."
-    )
-    trust = serializers.SerializerMethodField(
-        help_text="Ranking: the worker's gold units and trust; null otherwise."
-    )
     timing = WorkerTimingSerializer(
         help_text="Seconds per judgment: the browser's measure, else the server's."
     )
@@ -408,23 +346,17 @@ class WorkerSerializer(serializers.ModelSerializer):
             "untrusted",
             "n_assignments",
             "n_judgments",
-            "reliability",
-            "trust",
             "timing",
         ]
         read_only_fields = fields
 
-    @extend_schema_field(WorkerReliabilitySerializer(allow_null=True))
-    def get_reliability(self, worker: Worker) -> dict[str, Any] | None:
-        if worker.reliability_id is None:
-            return None
-        return _prefixed(worker, "reliability", WorkerReliabilitySerializer)
-
-    @extend_schema_field(WorkerTrustSerializer(allow_null=True))
-    def get_trust(self, worker: Worker) -> dict[str, Any] | None:
-        if worker.trust_id is None:
-            return None
-        return _prefixed(worker, "trust", WorkerTrustSerializer)
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # The kinds' stored rows of the worker (AnalyticsKind.worker_fields), e.g. direct
+        # assessment's reliability and ranking's trust, before the timing.
+        extra: dict[str, serializers.Field] = {}
+        for statistics in registry:
+            extra.update(statistics.worker_fields())
+        return with_kind_fields(super().get_fields(), "n_judgments", extra)
 
 
 # --- HITs, assignments, judgments -------------------------------------------------------------

@@ -16,6 +16,11 @@ requests, bad or revoked tokens, inactive users and workers' signed links (which
 tokens) get 401. Every endpoint is read-only: other methods answer 405 to any authenticated
 user (before any campaign is looked up, so again the same for every campaign id).
 
+What differs by task kind (the variant parameter, the scores attached to systems, a
+worker's stored row, segment scores, significance) is asked of the campaign's kind
+(``analytics.kinds``); a kind without statistics gets systems without scores and empty
+tables.
+
 Every list runs the same number of queries whatever its page size (tests/analytics/api/
 test_query_counts.py): rows are annotated in the page's query or completed by one grouped
 query over the page (``analytics.api.queries``).
@@ -26,8 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.db.models import F, OuterRef, Prefetch, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import F, QuerySet
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
@@ -72,9 +76,10 @@ from analytics.api.serializers import (
     SignificanceSerializer,
     SystemSerializer,
     WorkerSerializer,
+    campaign_annotations,
 )
-from analytics.models import RankingMethod, RankingScore, SystemScore
-from campaigns.models import Campaign, Hit, Segment, System, TaskKind
+from analytics.kinds import statistics_of
+from campaigns.models import Campaign, Hit, Segment, System
 from judgments.models import Assignment, Judgment, Worker
 
 router = DefaultRouter()
@@ -147,11 +152,11 @@ def query_params(serializer_class: type[serializers.Serializer], request: Reques
 
 
 def include_all(campaign: Campaign, params: dict[str, Any]) -> bool:
-    """The "all workers" variant: ``include_untrusted`` for ranking, ``include_unreliable``
-    for direct assessment."""
-    if campaign.kind == TaskKind.RANKING:
-        return params["include_untrusted"]
-    return params["include_unreliable"]
+    """The "all workers" variant: the kind's ``variant_param`` (e.g. ``include_unreliable``
+    for direct assessment, ``include_untrusted`` for ranking); False for kinds without
+    statistics."""
+    statistics = statistics_of(campaign)
+    return statistics is not None and statistics.include_all(params)
 
 
 # --- Campaigns -------------------------------------------------------------------------------
@@ -181,8 +186,8 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
             annotate_campaign_progress(queryset)
             .annotate(
                 owner_username=F("owner__username"),
-                # Direct assessment's mode, "" for other kinds (the API's contract).
-                assessment_mode=Coalesce(F("da_settings__assessment_mode"), Value("")),
+                # The kinds' own campaign fields (e.g. direct assessment's mode).
+                **campaign_annotations(),
             )
             .order_by("-created_at", "-pk")
         )
@@ -258,15 +263,6 @@ def register_nested(prefix: str, viewset: type, basename: str) -> None:
     router.register(rf"campaigns/(?P<campaign_pk>{ANY_ID})/{prefix}", viewset, basename=basename)
 
 
-def _position(scores: QuerySet) -> Coalesce:
-    """The system's position in a variant of stored scores (systems without one last)."""
-    position = scores.filter(system=OuterRef("pk")).order_by().values("position")[:1]
-    return Coalesce(Subquery(position), Value(UNSCORED_POSITION))
-
-
-UNSCORED_POSITION = 2**15  # after every stored position (a PositiveSmallIntegerField)
-
-
 @extend_schema(parameters=[CAMPAIGN_PK])
 @read_only(
     SystemSerializer,
@@ -290,24 +286,10 @@ class SystemViewSet(CampaignScopedViewSet):
     def campaign_queryset(self, campaign: Campaign) -> QuerySet[System]:
         params = query_params(ScoreParamsSerializer, self.request)
         systems = System.objects.filter(campaign=campaign)
-        if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
-            variant = SystemScore.objects.filter(
-                campaign=campaign, include_unreliable=params["include_unreliable"]
-            )
-            systems = systems.prefetch_related(Prefetch("scores", variant, to_attr="da_variant"))
-            order = _position(variant)
-        elif campaign.kind == TaskKind.RANKING:
-            method = params.get("method")
-            variant = RankingScore.objects.filter(
-                campaign=campaign, include_untrusted=params["include_untrusted"]
-            )
-            shown = variant.filter(method=method) if method else variant
-            systems = systems.prefetch_related(
-                Prefetch("ranking_scores", shown.order_by("method"), to_attr="ranking_variant")
-            )
-            order = _position(variant.filter(method=method or RankingMethod.EXPECTED_WINS))
-        else:
+        statistics = statistics_of(campaign)
+        if statistics is None:
             return systems.order_by("name", "pk")
+        systems, order = statistics.system_queryset(systems, campaign, params)
         return systems.annotate(order_position=order).order_by("order_position", "name", "pk")
 
 

@@ -11,13 +11,14 @@ import pytest
 from django.utils import timezone
 
 from analytics import actions, tasks
+from analytics.kinds.direct_assessment import actions as da_actions
 from analytics.models import CampaignResult, WorkerStat
 from campaigns.models import DirectAssessmentSettings, TaskKind
 from evalsite.celery import app as celery_app
 from judgments.actions import record_judgment
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
 from judgments.signals import judgments_recorded
-from tests.analytics.test_actions import build_small_campaign
+from tests.analytics.kinds.direct_assessment.test_actions import build_small_campaign
 from tests.factories import AssignmentFactory, CampaignFactory, WorkerFactory
 
 pytestmark = pytest.mark.django_db
@@ -72,13 +73,13 @@ def test_after_the_task_runs_the_next_submission_enqueues_again(small, broker):
 
 def test_a_submission_during_the_computation_schedules_another_run(small, broker, monkeypatch):
     announce(small.campaign.pk)
-    real_load = actions.load_da_judgments
+    real_load = da_actions.load_da_judgments
 
     def load_while_a_judgment_arrives(campaign_id):
         announce(campaign_id)  # committed after the flag was cleared
         return real_load(campaign_id)
 
-    monkeypatch.setattr(actions, "load_da_judgments", load_while_a_judgment_arrives)
+    monkeypatch.setattr(da_actions, "load_da_judgments", load_while_a_judgment_arrives)
     tasks.recompute_campaign_results(small.campaign.pk)
     assert broker.call_count == 2
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from analytics import actions as analytics_actions
-from analytics.loading import load_ranking_judgments
+from analytics.kinds.ranking.loading import load_ranking_judgments
 from analytics.models import RankingResult, RankingScore, RankingWorkerStat
 from analytics.stats.ranking import RankingConfig, analyse_ranking
 from campaigns.actions import build_hits

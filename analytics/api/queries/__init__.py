@@ -7,7 +7,9 @@ Every list endpoint runs a fixed number of queries whatever its page size:
   progress and cost, HITs, workers with timing, assignments, judgments);
 - :mod:`.scores`: segment-level scores computed from the judgments with the statistics' own
   z-scores and selections (once per stored result, then read from the cache), and the
-  pairwise significance matrix of the stored results.
+  pairwise significance matrix of the stored results, both from the campaign's kind
+  (``analytics.kinds``);
+- :mod:`.tables`: the shapes the kinds fill for them (segment tables, stored significance).
 """
 
 from analytics.api.queries.rows import (
@@ -26,23 +28,20 @@ from analytics.api.queries.rows import (
     campaign_workers,
 )
 from analytics.api.queries.scores import (
-    DEFAULT_SIGNIFICANCE_METHOD,
     SEGMENT_CACHE_SECONDS,
-    SegmentTable,
-    da_segment_scores,
-    ranking_segment_scores,
     segment_scores,
     segment_table_cache_key,
     significance_table,
     stored_computed_at,
 )
+from analytics.api.queries.tables import SegmentTable, StoredSignificance
 
 __all__ = [
-    "DEFAULT_SIGNIFICANCE_METHOD",
     "PAID_STATUSES",
     "SEGMENT_CACHE_SECONDS",
     "CampaignCost",
     "SegmentTable",
+    "StoredSignificance",
     "WorkerTiming",
     "annotate_assignment_counts",
     "annotate_assignments",
@@ -54,8 +53,6 @@ __all__ = [
     "attach_campaign_costs",
     "attach_worker_timing",
     "campaign_workers",
-    "da_segment_scores",
-    "ranking_segment_scores",
     "segment_scores",
     "segment_table_cache_key",
     "significance_table",

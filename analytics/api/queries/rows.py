@@ -27,9 +27,11 @@ from django.db.models import (
     Sum,
     Value,
 )
+from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce
 from numpy.typing import NDArray
 
+from analytics.kinds import registry
 from campaigns.models import Campaign, Hit, HitSlot, MTurkHit
 from campaigns.platforms.mturk import fee_for, fee_rate
 from judgments.models import (
@@ -152,14 +154,21 @@ def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
 
 def annotate_campaign_results(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
     """When the stored results were computed and over what, whichever kind's they are (a
-    campaign has at most one of the two result rows). The results' JSON details are not read."""
+    campaign has at most one result row: its kind's, ``AnalyticsKind.result_relation``). The
+    results' JSON details are not read."""
+    relations = [statistics.result_relation for statistics in registry]
+
+    def first_of(name: str) -> Combinable:
+        values = [F(f"{relation}__{name}") for relation in relations]
+        if not values:
+            return Value(None)
+        return values[0] if len(values) == 1 else Coalesce(*values)
+
     return queryset.annotate(
-        results_computed_at=Coalesce(F("da_result__computed_at"), F("ranking_result__computed_at")),
-        results_n_judgments=Coalesce(F("da_result__n_judgments"), F("ranking_result__n_judgments")),
-        results_n_scored_judgments=Coalesce(
-            F("da_result__n_scored_judgments"), F("ranking_result__n_scored_judgments")
-        ),
-        results_n_workers=Coalesce(F("da_result__n_workers"), F("ranking_result__n_workers")),
+        results_computed_at=first_of("computed_at"),
+        results_n_judgments=first_of("n_judgments"),
+        results_n_scored_judgments=first_of("n_scored_judgments"),
+        results_n_workers=first_of("n_workers"),
     )
 
 
@@ -257,51 +266,30 @@ def annotate_hits(queryset: QuerySet[Hit]) -> QuerySet[Hit]:
 
 def campaign_workers(campaign: Campaign) -> QuerySet[Worker]:
     """The workers of a campaign (an assignment or a membership in it) with their standing
-    there: the membership's flags and background, their reliability (direct assessment) or
-    trust (ranking) row, and their number of assignments. One query: the three per-campaign
-    rows are LEFT JOINs restricted to the campaign (each is unique per campaign and worker)."""
+    there: the membership's flags and background, each kind's stored row of the worker (e.g.
+    their reliability in direct assessment or trust in ranking: ``AnalyticsKind.
+    annotate_workers``), and their number of assignments. One query: the per-campaign rows
+    are LEFT JOINs restricted to the campaign (each is unique per campaign and worker)."""
     in_campaign = Exists(
         Assignment.objects.filter(campaign=campaign, worker=OuterRef("pk"))
     ) | Exists(CampaignWorker.objects.filter(campaign=campaign, worker=OuterRef("pk")))
-    return (
-        Worker.objects.filter(in_campaign)
-        .annotate(
-            membership=FilteredRelation(
-                "campaigns_joined", condition=Q(campaigns_joined__campaign=campaign)
-            ),
-            reliability=FilteredRelation(
-                "campaign_stats", condition=Q(campaign_stats__campaign=campaign)
-            ),
-            trust=FilteredRelation("ranking_stats", condition=Q(ranking_stats__campaign=campaign)),
-        )
-        .annotate(
-            n_assignments=_count(
-                Assignment.objects.filter(campaign=campaign, worker=OuterRef("pk")), "worker"
-            ),
-            excluded=Coalesce(F("membership__excluded"), Value(False)),
-            untrusted=Coalesce(F("membership__untrusted"), Value(False)),
-            qualification_passed=F("membership__qualification_passed"),
-            years_source_language=F("membership__years_source_language"),
-            years_target_language=F("membership__years_target_language"),
-            reliability_id=F("reliability__id"),
-            reliability_reliable=F("reliability__reliable"),
-            reliability_p_value=F("reliability__p_value"),
-            reliability_test=F("reliability__test"),
-            reliability_n_pairs=F("reliability__n_pairs"),
-            reliability_n_bad_ref_pairs=F("reliability__n_bad_ref_pairs"),
-            reliability_n_repeat_pairs=F("reliability__n_repeat_pairs"),
-            reliability_reason=F("reliability__reason"),
-            reliability_recommendation=F("reliability__recommendation"),
-            trust_id=F("trust__id"),
-            trust_status=F("trust__status"),
-            trust_gold_seen=F("trust__gold_seen"),
-            trust_gold_correct=F("trust__gold_correct"),
-            trust_accuracy=F("trust__accuracy"),
-            trust_flagged=F("trust__flagged"),
-            trust_in_scores=F("trust__in_scores"),
-        )
-        .order_by("external_id", "pk")
+    workers = Worker.objects.filter(in_campaign).annotate(
+        membership=FilteredRelation(
+            "campaigns_joined", condition=Q(campaigns_joined__campaign=campaign)
+        ),
     )
+    for statistics in registry:
+        workers = statistics.annotate_workers(workers, campaign)
+    return workers.annotate(
+        n_assignments=_count(
+            Assignment.objects.filter(campaign=campaign, worker=OuterRef("pk")), "worker"
+        ),
+        excluded=Coalesce(F("membership__excluded"), Value(False)),
+        untrusted=Coalesce(F("membership__untrusted"), Value(False)),
+        qualification_passed=F("membership__qualification_passed"),
+        years_source_language=F("membership__years_source_language"),
+        years_target_language=F("membership__years_target_language"),
+    ).order_by("external_id", "pk")
 
 
 @dataclass(frozen=True)

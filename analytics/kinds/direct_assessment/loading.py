@@ -1,9 +1,9 @@
-"""Glue: load one campaign's judgments as numpy arrays (direct assessment, ranking).
+"""Glue: load one direct-assessment campaign's judgments as numpy arrays.
 
 A fixed number of queries whatever the size of the campaign: one ``values_list`` per table
 (Judgment, HitSlot, Output, plus the ids of rejected assignments and of excluded workers), no
 query per judgment, no model instances. Judgments are joined to their slots and outputs in
-numpy (sorted ids + ``searchsorted``), never row by row in Python.
+numpy (sorted ids + ``searchsorted``, ``analytics.loading``), never row by row in Python.
 
 What is loaded: every judgment of the campaign that has a score or a given z-score
 (``Judgment.given_z``: imported files that publish standardised scores only; the statistics
@@ -13,29 +13,6 @@ Judgments on other slots (none in a campaign built by the DA builder) are counte
 ``n_skipped`` and left out.
 Seconds per judgment: the browser's ``client_duration_ms`` when present, else the server's
 ``server_duration_ms``, else NaN.
-
-Ranking (:func:`load_ranking_judgments`, the same one query per table) builds
-:class:`~analytics.stats.ranking.RankingJudgments`, one row per ranked output:
-
-- ``ranking_set`` is ``hit_id << 16 | group``: one id per (HIT, ``HitSlot.group``), stable
-  across recomputes, shared by the redundant workers of the HIT (their ballots of the set);
-- ``system`` is the output's system on a "system" slot; on a "gold" slot it is negative
-  (-1, or -2, -3 ... should a set hold more than one), since a gold translation is no
-  system's output, even when a requester's gold unit shows an existing output (the builder
-  counts only the set's other outputs as comparisons);
-- ``expected_rank`` maps the slot's accepted range to the statistics' convention (1 for the
-  gold translation, N for the known worst): a range starting at 1 is the best end (1), any
-  other range the worst end (its maximum, N). The builder's ranges, (1, w) and
-  (N - w + 1, N) with w = min(2, N // 2), are then exactly what
-  :func:`~analytics.stats.ranking.gold_trust` accepts with its default margin of 2.
-  0 (no expectation) on slots without a range;
-- ``order`` is the judgment id, which grows with submission;
-- ``segment`` is the slot's segment (the output's when the slot has none).
-
-Judgments on qualification HITs (``Hit.is_qualification``) are counted in
-``n_qualification`` and left out, as are judgments on slots of other roles (``n_skipped``).
-Rows of rejected assignments and of excluded workers are kept, with per-row masks, so that a
-worker's trust is computed over everything they did; ``scored`` leaves them out.
 """
 
 from __future__ import annotations
@@ -46,20 +23,12 @@ import numpy as np
 from django.db.models import Q
 from numpy.typing import NDArray
 
+from analytics.loading import id_array, lookup, nullable_ids
 from analytics.stats.direct_assessment import DAJudgments, Role
-from analytics.stats.ranking import RankingJudgments
-from analytics.stats.ranking.judgments import tuple_codes
-from campaigns.models import HitSlot, Output, SlotRole
+from campaigns.models import HitSlot, Output
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
 
-__all__ = [
-    "LoadedCampaign",
-    "LoadedRanking",
-    "load_da_judgments",
-    "load_ranking_judgments",
-    "ranking_set_id",
-    "subset",
-]
+__all__ = ["LoadedCampaign", "load_da_judgments", "subset"]
 
 # Judgment columns read, in this order (all numeric or NULL, so one float array holds them;
 # ids stay exact in float64 up to 2**53).
@@ -107,32 +76,11 @@ class LoadedCampaign:
         return len(self.judgments)
 
 
-def _ids(values: list) -> NDArray[np.int64]:
-    return np.array(values, dtype=np.int64).reshape(-1)
-
-
-def _nullable_ids(values: tuple) -> NDArray[np.int64]:
-    """Ids with NULLs (None) as -1, converted in C (None becomes NaN in a float array)."""
-    as_float = np.array(values, dtype=np.float64).reshape(-1)
-    return np.where(np.isnan(as_float), -1, as_float).astype(np.int64)
-
-
 def _role_codes(names: tuple) -> NDArray[np.int8]:
     """Role names to Role codes; roles outside direct assessment become -1."""
     distinct, inverse = np.unique(np.array(names, dtype=str), return_inverse=True)
     table = np.array([_ROLE_CODES.get(name, _NO_ROLE) for name in distinct], dtype=np.int8)
     return table[inverse.reshape(-1)] if distinct.size else np.zeros(0, dtype=np.int8)
-
-
-def _lookup(sorted_ids: NDArray[np.int64], wanted: NDArray[np.int64], what: str) -> NDArray:
-    """Positions of ``wanted`` in ``sorted_ids``; every id must be there."""
-    pos = np.searchsorted(sorted_ids, wanted)
-    pos = np.minimum(pos, max(sorted_ids.shape[0] - 1, 0))
-    found = sorted_ids[pos] == wanted if sorted_ids.size else np.zeros(wanted.shape, dtype=bool)
-    if not found.all():
-        missing = wanted[~found][:5].tolist()
-        raise ValueError(f"{what} {missing} not found in the campaign")
-    return pos
 
 
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:
@@ -154,7 +102,7 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
         .order_by("id")
         .values_list("id", "system_id")
     )
-    rejected_assignments = _ids(
+    rejected_assignments = id_array(
         list(
             Assignment.objects.filter(campaign_id=campaign_id, status=AssignmentStatus.REJECTED)
             .order_by()
@@ -162,7 +110,7 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
         )
     )
     excluded_workers = np.sort(
-        _ids(
+        id_array(
             list(
                 CampaignWorker.objects.filter(campaign_id=campaign_id, excluded=True)
                 .order_by()
@@ -180,10 +128,10 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
 
     if slot_rows:
         slot_ids, slot_roles, slot_outputs, slot_controls = zip(*slot_rows, strict=True)
-        slot_id = _ids(list(slot_ids))
+        slot_id = id_array(list(slot_ids))
         slot_role = _role_codes(slot_roles)
-        slot_output = _nullable_ids(slot_outputs)
-        slot_control = _nullable_ids(slot_controls)
+        slot_output = nullable_ids(slot_outputs)
+        slot_control = nullable_ids(slot_controls)
     else:
         slot_id = np.zeros(0, dtype=np.int64)
         slot_role = np.zeros(0, dtype=np.int8)
@@ -191,7 +139,7 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     n_read = int(worker.shape[0])
     rejected = np.isin(assignment, rejected_assignments)
     n_rejected_read = int(np.count_nonzero(rejected))
-    at = _lookup(slot_id, slot, "judged slot(s)")
+    at = lookup(slot_id, slot, "judged slot(s)")
     role = slot_role[at]
     keep = role != _NO_ROLE
     n_skipped = int(np.count_nonzero(~keep))
@@ -208,7 +156,7 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     system = np.full(item.shape[0], -1, dtype=np.int64)
     scored_output = np.isin(role, (Role.SYSTEM, Role.REPEAT)) & (item >= 0)
     if scored_output.any():
-        out_at = _lookup(output[:, 0], item[scored_output], "judged output(s)")
+        out_at = lookup(output[:, 0], item[scored_output], "judged output(s)")
         system[scored_output] = output[out_at, 1]
 
     judgments = DAJudgments(
@@ -250,192 +198,4 @@ def subset(judgments: DAJudgments, rows: NDArray[np.bool_]) -> DAJudgments:
         seconds=judgments.seconds[rows],
         scale_max=judgments.scale_max,
         given_z=judgments.given_z[rows],
-    )
-
-
-# --- Ranking ---------------------------------------------------------------------------------
-
-_SET_SHIFT = 16  # HitSlot.group is a smallint: below 2**15 on every database
-_RANKING_ROLES = {SlotRole.SYSTEM.value: 1, SlotRole.GOLD.value: 2}  # other roles: 0
-
-
-def ranking_set_id(hit_id: int, group: int) -> int:
-    """The ranking-set id of one (HIT, group): ``hit_id << 16 | group``."""
-    return (int(hit_id) << _SET_SHIFT) | int(group)
-
-
-@dataclass(frozen=True, eq=False)
-class LoadedRanking:
-    """A ranking campaign's judgments and what keeps some of them out of the scores.
-
-    ``judgments`` holds every ranked output on a system or gold slot of a regular HIT;
-    ``slot`` the slot of each row. ``rejected`` and ``excluded`` are per-row masks (the row's
-    assignment was rejected; its worker is excluded by the requester); ``scored`` is neither.
-    ``excluded_workers`` and ``untrusted_workers`` are the sorted ids of the workers the
-    campaign excludes or has marked untrusted (``CampaignWorker``), with or without
-    judgments. ``n_read`` counts every judgment with a rank that was read,
-    ``n_rejected_read`` those of rejected assignments outside qualification tests,
-    ``n_qualification`` those on qualification HITs and ``n_skipped`` those on slots of other
-    roles (both left out).
-    """
-
-    campaign_id: int
-    judgments: RankingJudgments
-    slot: NDArray[np.int64]
-    rejected: NDArray[np.bool_]
-    excluded: NDArray[np.bool_]
-    excluded_workers: NDArray[np.int64]
-    untrusted_workers: NDArray[np.int64]
-    n_read: int
-    n_rejected_read: int
-    n_qualification: int
-    n_skipped: int
-
-    @property
-    def scored(self) -> NDArray[np.bool_]:
-        return ~(self.rejected | self.excluded)
-
-    def __len__(self) -> int:
-        return len(self.judgments)
-
-
-def _expected_rank(low: NDArray[np.int64], high: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Slot ranges (-1 = NULL) to the statistics' expected rank (module docstring)."""
-    return np.where(low < 0, 0, np.where(low == 1, 1, high)).astype(np.int64)
-
-
-def _gold_system_ids(
-    assignment: NDArray[np.int64], ranking_set: NDArray[np.int64], slot: NDArray[np.int64]
-) -> NDArray[np.int64]:
-    """-1, -2, ... for the gold rows of one ballot, in slot order."""
-    if assignment.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    ballot = tuple_codes(assignment, ranking_set)[0]
-    order = np.lexsort((slot, ballot))
-    sorted_ballot = ballot[order]
-    starts = np.r_[0, np.flatnonzero(sorted_ballot[1:] != sorted_ballot[:-1]) + 1]
-    first = np.repeat(starts, np.diff(np.r_[starts, sorted_ballot.size]))
-    out = np.empty(assignment.size, dtype=np.int64)
-    out[order] = -(np.arange(assignment.size) - first + 1)
-    return out
-
-
-def load_ranking_judgments(campaign_id: int) -> LoadedRanking:
-    """Load campaign ``campaign_id``'s ranking judgments (five queries in all)."""
-    judgment_rows = list(
-        Judgment.objects.filter(campaign_id=campaign_id, rank__isnull=False)
-        .order_by("id")
-        .values_list("id", "worker_id", "assignment_id", "slot_id", "rank")
-    )
-    slot_rows = list(
-        HitSlot.objects.filter(hit__campaign_id=campaign_id)
-        .order_by("id")
-        .values_list(
-            "id",
-            "hit_id",
-            "group",
-            "role",
-            "segment_id",
-            "output_id",
-            "expected_rank_min",
-            "expected_rank_max",
-            "hit__is_qualification",
-        )
-    )
-    output_rows = list(
-        Output.objects.filter(system__campaign_id=campaign_id)
-        .order_by("id")
-        .values_list("id", "system_id", "segment_id")
-    )
-    rejected_assignments = _ids(
-        list(
-            Assignment.objects.filter(campaign_id=campaign_id, status=AssignmentStatus.REJECTED)
-            .order_by()
-            .values_list("id", flat=True)
-        )
-    )
-    flags = list(
-        CampaignWorker.objects.filter(campaign_id=campaign_id)
-        .filter(Q(excluded=True) | Q(untrusted=True))
-        .order_by("worker_id")
-        .values_list("worker_id", "excluded", "untrusted")
-    )
-    excluded_workers = _ids([worker for worker, excluded, _ in flags if excluded])
-    untrusted_workers = _ids([worker for worker, _, untrusted in flags if untrusted])
-
-    table = np.array(judgment_rows, dtype=np.int64).reshape(-1, 5)
-    order, worker, assignment, slot, rank = (table[:, i] for i in range(5))
-    n_read = int(table.shape[0])
-
-    if slot_rows:
-        ids, hits, groups, roles, segments, outputs, lows, highs, qualification = zip(
-            *slot_rows, strict=True
-        )
-        slot_id = _ids(list(ids))
-        slot_hit = _ids(list(hits))
-        slot_group = _ids(list(groups))
-        slot_role = np.array([_RANKING_ROLES.get(role, 0) for role in roles], dtype=np.int8)
-        slot_segment = _nullable_ids(segments)
-        slot_output = _nullable_ids(outputs)
-        slot_expected = _expected_rank(_nullable_ids(lows), _nullable_ids(highs))
-        slot_qualification = np.array(qualification, dtype=bool)
-    else:
-        slot_id = slot_hit = slot_group = slot_segment = slot_output = slot_expected = _ids([])
-        slot_role = np.zeros(0, dtype=np.int8)
-        slot_qualification = np.zeros(0, dtype=bool)
-
-    at = _lookup(slot_id, slot, "judged slot(s)")
-    qualification = slot_qualification[at]
-    role = slot_role[at]
-    keep = ~qualification & (role > 0)
-    n_qualification = int(np.count_nonzero(qualification))
-    n_skipped = int(np.count_nonzero(~qualification & (role == 0)))
-    # As the sweep counts them: every ranking of a rejected assignment outside the test.
-    n_rejected_read = int(
-        np.count_nonzero(np.isin(assignment, rejected_assignments) & ~qualification)
-    )
-    order, worker, assignment, slot, rank, at, role = (
-        column[keep] for column in (order, worker, assignment, slot, rank, at, role)
-    )
-
-    output = np.array(output_rows, dtype=np.int64).reshape(-1, 3)
-    item = slot_output[at]
-    segment = slot_segment[at]
-    system = np.full(item.shape[0], -1, dtype=np.int64)
-    is_system = role == _RANKING_ROLES[SlotRole.SYSTEM.value]
-    with_output = item >= 0
-    if with_output.any():
-        out_at = _lookup(output[:, 0], item[with_output], "ranked output(s)")
-        system[with_output] = output[out_at, 1]
-        segment[with_output & (segment < 0)] = output[out_at, 2][segment[with_output] < 0]
-    if (is_system & ~with_output).any():
-        missing = slot[is_system & ~with_output][:5].tolist()
-        raise ValueError(f"system slot(s) {missing} have no output")
-    ranking_set = (slot_hit[at] << _SET_SHIFT) | slot_group[at]
-    gold = ~is_system
-    system[gold] = _gold_system_ids(assignment[gold], ranking_set[gold], slot[gold])
-
-    judgments = RankingJudgments(
-        worker=worker,
-        assignment=assignment,
-        ranking_set=ranking_set,
-        segment=segment,
-        system=system,
-        rank=rank,
-        expected_rank=slot_expected[at],
-        order=order.astype(np.float64),
-    )
-    rejected = np.isin(assignment, rejected_assignments)
-    return LoadedRanking(
-        campaign_id=campaign_id,
-        judgments=judgments,
-        slot=slot,
-        rejected=rejected,
-        excluded=np.isin(worker, excluded_workers),
-        excluded_workers=excluded_workers,
-        untrusted_workers=untrusted_workers,
-        n_read=n_read,
-        n_rejected_read=n_rejected_read,
-        n_qualification=n_qualification,
-        n_skipped=n_skipped,
     )

@@ -1,58 +1,24 @@
-"""The results panels of a campaign's admin page: what they show, read from analytics'
+"""Direct assessment's results panel on a campaign's admin page: what it shows, read from the
 stored results in a fixed number of queries (never computed on a page view).
 
-Split from campaigns/admin.py (as admin_import.py is): :func:`da_results_context` for a
-direct-assessment campaign, :func:`ranking_results_context` for a ranking campaign; the
-templates are change_form.html and ranking_results.html.
+:func:`da_results_context` is the template's context (``r``) of
+``analytics/kinds/direct_assessment/results_panel.html``: progress, the stored results' age,
+the system table (reliable workers, or everyone with ``?include_unreliable=1``), the
+significance marks and the worker table with its exclusion form.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Q
-from django.urls import reverse
 
-from analytics.actions import AUTO_PAUSE_PREFIX
-from analytics.models import (
-    CampaignResult,
-    RankingMethod,
-    RankingReference,
-    RankingResult,
-    RankingScore,
-    RankingWorkerStat,
-    SystemScore,
-    TrustStatus,
-    WorkerStat,
-)
-from campaigns.models import Campaign, CampaignStatus, HitSlot
+from analytics.models import CampaignResult, SystemScore, WorkerStat
+from analytics.panels import Progress, number, workers_url
+from campaigns.models import Campaign, HitSlot
 from judgments.models import LIVE_ASSIGNMENT_STATUSES, CampaignWorker, Judgment
 
-__all__ = ["Progress", "da_results_context", "ranking_results_context"]
-
-
-# --- Direct-assessment results panel ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Judgments done and needed. Needed: every slot of every HIT, times the campaign's
-    redundancy (the sum over HITs of slots x redundancy; control slots count, since workers
-    judge them like any item). Done: judgments in assignments that hold one of a HIT's
-    redundancy places (started, submitted or approved); judgments of expired, returned or
-    rejected assignments stay stored but their place is open again, so they do not count."""
-
-    done: int
-    needed: int
-
-    @property
-    def percent(self) -> float:
-        return min(100.0, 100.0 * self.done / self.needed) if self.needed else 0.0
-
-
-def _number(value: float | None, spec: str) -> str:
-    return "–" if value is None else format(value, spec)
+__all__ = ["da_results_context"]
 
 
 def _worker_row(stat: WorkerStat, excluded_now: set[int]) -> dict[str, Any]:
@@ -62,10 +28,10 @@ def _worker_row(stat: WorkerStat, excluded_now: set[int]) -> dict[str, Any]:
         "worker": stat.worker.external_id,
         "platform": stat.worker.get_platform_display(),
         "n_judgments": stat.n_judgments,
-        "p_value": _number(stat.p_value, ".3g"),
+        "p_value": number(stat.p_value, ".3g"),
         "test": stat.test,
         "n_pairs": stat.n_pairs,
-        "mean_seconds": _number(stat.mean_seconds, ".1f"),
+        "mean_seconds": number(stat.mean_seconds, ".1f"),
         "reliable": stat.reliable,
         "reason": stat.reason,
         # The requester's current decision; the scores may still reflect the previous one.
@@ -80,8 +46,8 @@ def _worker_row(stat: WorkerStat, excluded_now: set[int]) -> dict[str, Any]:
 def _system_row(score: SystemScore) -> dict[str, Any]:
     return {
         "system": score.system.name,
-        "mean_score": _number(score.mean_score, ".2f"),
-        "mean_z": _number(score.mean_z, "+.3f"),
+        "mean_score": number(score.mean_score, ".2f"),
+        "mean_z": number(score.mean_z, "+.3f"),
         "n": score.n,
         "cluster": score.cluster,
         "rank_range": score.rank_range,
@@ -136,211 +102,5 @@ def da_results_context(campaign: Campaign, include_unreliable: bool) -> dict[str
         "n_reliable": sum(1 for row in workers if row["reliable"]),
         "systems": [_system_row(score) for score in scores],
         "significance": _significance_matrix(result, include_unreliable, names) if result else None,
-        "workers_url": reverse("admin:campaigns_campaign_results_workers", args=[campaign.pk]),
-    }
-
-
-# --- Ranking results panel -------------------------------------------------------------------
-
-# Per method: the score's column label, its number format, and what the score means.
-METHOD_DISPLAY = {
-    RankingMethod.WIN_RATIO_GEQ: (
-        "Win ratio",
-        ".3f",
-        "Share of its pairwise comparisons a system wins, ties counted as wins (000, WMT08).",
-    ),
-    RankingMethod.WIN_RATIO_GT: (
-        "Win ratio",
-        ".3f",
-        "Share of its pairwise comparisons a system wins, ties not counted as wins (002).",
-    ),
-    RankingMethod.EXPECTED_WINS: (
-        "Expected wins",
-        ".3f",
-        "Mean over the other systems of the share of decisive comparisons won (WMT13).",
-    ),
-    RankingMethod.BRADLEY_TERRY: (
-        "θ",
-        "+.3f",
-        "Bradley-Terry log-strength, centred (ties as half a win each way).",
-    ),
-    RankingMethod.TRUESKILL: (
-        "μ",
-        "+.3f",
-        "TrueSkill skill with WMT14's settings; σ is its uncertainty; ranked by μ.",
-    ),
-}
-TRUST_ORDER = {TrustStatus.UNTRUSTED: 0, TrustStatus.UNDECIDED: 1, TrustStatus.TRUSTED: 2}
-AGREEMENT_ROWS = (
-    ("intra", "Intra-annotator (a worker's repeated sets)", "n"),
-    ("inter", "Inter-annotator (pairs of workers on the same pair)", "n"),
-    ("fleiss", "Fleiss' kappa (pairs judged by two or more workers)", "n_items"),
-    ("oracle", "Against the oracle's declared orders", "n"),
-)
-
-
-def _percent(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def _ranking_score_row(score: RankingScore, spec: str) -> dict[str, Any]:
-    if score.method == RankingMethod.TRUESKILL:
-        interval = f"σ {_number(score.sigma, '.3f')}"
-    elif score.ci_low is None or score.ci_high is None:
-        interval = "–"
-    else:
-        interval = f"{score.ci_low:{spec}} to {score.ci_high:{spec}}"
-    return {
-        "rank_range": score.rank_range,
-        "system": score.system.name,
-        "score": _number(score.score, spec),
-        "interval": interval,
-        "cluster": "–" if score.cluster is None else score.cluster,
-        "n": score.n,
-        "wins": score.wins,
-        "ties": score.ties,
-        "losses": score.losses,
-    }
-
-
-def _method_tables(scores: list[RankingScore], variant: dict) -> list[dict[str, Any]]:
-    by_method: dict[str, list[RankingScore]] = {}
-    for score in scores:
-        by_method.setdefault(score.method, []).append(score)
-    tables = []
-    for method in RankingMethod:
-        label, spec, note = METHOD_DISPLAY[method]
-        rho = variant.get("spearman", {}).get(method.value)
-        tables.append(
-            {
-                "method": method.value,
-                "title": method.label,
-                "label": label,
-                "note": note,
-                "interval_label": "σ" if method == RankingMethod.TRUESKILL else "95% interval",
-                "bootstrapped": method
-                in (RankingMethod.EXPECTED_WINS, RankingMethod.BRADLEY_TERRY),
-                "rows": [_ranking_score_row(score, spec) for score in by_method.get(method, [])],
-                "spearman": None
-                if rho is None
-                else {
-                    "rho": _number(rho["rho"], "+.3f"),
-                    "p_value": _number(rho["p_value"], ".3g"),
-                    "n_systems": rho["n_systems"],
-                },
-            }
-        )
-    return tables
-
-
-def _agreement_rows(variant: dict) -> list[dict[str, Any]]:
-    agreement = variant.get("agreement", {})
-    rows = []
-    for key, label, count in AGREEMENT_ROWS:
-        figures = agreement.get(key)
-        if figures is None:
-            continue
-        rows.append(
-            {
-                "key": key,
-                "label": label,
-                "n": figures.get(count, 0),
-                "agreement": _percent(figures.get("pr_a")),
-                "chance": _percent(figures.get("pr_e")),
-                "kappa": _number(figures.get("kappa"), ".3f"),
-            }
-        )
-    return rows
-
-
-def _trust_row(stat: RankingWorkerStat, excluded_now: set[int], untrusted_now: set[int]):
-    overridden = stat.trust_override_gold_seen is not None and stat.status == TrustStatus.UNTRUSTED
-    return {
-        "id": stat.worker_id,
-        "worker": stat.worker.external_id,
-        "platform": stat.worker.get_platform_display(),
-        "n_ballots": stat.n_ballots,
-        "gold_seen": stat.gold_seen,
-        "gold_correct": stat.gold_correct,
-        "accuracy": _percent(stat.accuracy),
-        "status": stat.status,
-        "status_label": "untrusted, trusted again by hand" if overridden else stat.status,
-        "blocked": stat.worker_id in untrusted_now,
-        "blocked_pending": (stat.worker_id in untrusted_now) != stat.flagged,
-        "excluded": stat.worker_id in excluded_now,
-        "excluded_pending": (stat.worker_id in excluded_now) != stat.excluded,
-        "in_scores": stat.in_scores,
-        "n_rejected": stat.n_rejected_judgments,
-    }
-
-
-def ranking_results_context(campaign: Campaign, include_untrusted: bool) -> dict[str, Any]:
-    """What the ranking panel shows (eight queries whatever the campaign's size)."""
-    result = RankingResult.objects.filter(campaign=campaign).first()
-    n_sets = (
-        HitSlot.objects.filter(hit__campaign=campaign, hit__is_qualification=False)
-        .values("hit_id", "group")
-        .distinct()
-        .count()
-    )
-    ranked = Judgment.objects.filter(campaign=campaign, rank__isnull=False)
-    n_ranked = ranked.count()
-    done = (
-        ranked.filter(
-            assignment__status__in=LIVE_ASSIGNMENT_STATUSES, slot__hit__is_qualification=False
-        )
-        .values("assignment_id", "slot__group")
-        .distinct()
-        .count()
-    )
-    excluded_now, untrusted_now = set(), set()
-    for worker_id, excluded, untrusted in CampaignWorker.objects.filter(
-        Q(excluded=True) | Q(untrusted=True), campaign=campaign
-    ).values_list("worker_id", "excluded", "untrusted"):
-        if excluded:
-            excluded_now.add(worker_id)
-        if untrusted:
-            untrusted_now.add(worker_id)
-    workers = sorted(
-        (
-            _trust_row(stat, excluded_now, untrusted_now)
-            for stat in RankingWorkerStat.objects.filter(campaign=campaign).select_related("worker")
-        ),
-        key=lambda row: (TRUST_ORDER.get(row["status"], 3), row["worker"], row["id"]),
-    )
-    scores = list(
-        RankingScore.objects.filter(campaign=campaign, include_untrusted=include_untrusted)
-        .select_related("system")
-        .order_by("method", "position")
-    )
-    reference = RankingReference.objects.filter(campaign=campaign).first()
-    variant = result.variant(include_untrusted) if result else {}
-    auto_paused = campaign.status == CampaignStatus.PAUSED and campaign.status_reason.startswith(
-        AUTO_PAUSE_PREFIX
-    )
-    return {
-        "campaign": campaign,
-        "result": result,
-        "auto_paused": auto_paused,
-        "progress": Progress(done=done, needed=n_sets * campaign.redundancy),
-        "n_judgments_now": n_ranked,
-        "pending": result is None
-        or result.n_judgments != n_ranked
-        or any(row["blocked_pending"] or row["excluded_pending"] for row in workers)
-        or (reference is not None and reference.updated_at > result.computed_at),
-        "include_untrusted": include_untrusted,
-        "workers": workers,
-        "counts": {
-            status: sum(1 for row in workers if row["status"] == status) for status in TrustStatus
-        },
-        "methods": _method_tables(scores, variant) if scores else [],
-        "agreement": _agreement_rows(variant),
-        "n_comparisons": variant.get("n_comparisons"),
-        "n_workers_included": variant.get("n_workers_included"),
-        "reference": reference,
-        "bootstrap": result.details.get("bootstrap", {}) if result else {},
-        "reference_problems": result.details.get("references", {}).get("problems", [])
-        if result
-        else [],
-        "workers_url": reverse("admin:campaigns_campaign_results_workers", args=[campaign.pk]),
+        "workers_url": workers_url(campaign),
     }

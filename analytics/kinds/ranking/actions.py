@@ -1,11 +1,12 @@
 """Ranking campaigns' stored statistics: gold trust, the cut-off, auto-takedown and scores.
 
 :func:`recompute_ranking` is what ``analytics.actions.recompute_campaign`` runs for a ranking
-campaign, so the live path of direct assessment (signal, coalesced schedule, Celery task, the
-periodic sweep) serves ranking unchanged. One run:
+campaign (through the kind's ``recompute``), so the live path of every kind (signal,
+coalesced schedule, Celery task, the periodic sweep, whose ranking part is
+:func:`stale_ranking_campaigns`) serves ranking unchanged. One run:
 
-1. loads the campaign (``analytics.loading.load_ranking_judgments``), the previous trust
-   table's memory (:func:`load_prior_trust`) and the requester's references
+1. loads the campaign (``analytics.kinds.ranking.loading.load_ranking_judgments``), the
+   previous trust table's memory (:func:`load_prior_trust`) and the requester's references
    (:func:`load_references`);
 2. analyses them, pure (:func:`analyse_loaded_ranking`): gold trust per worker over all of
    their ranking sets (qualification tests aside; rejected assignments and excluded workers
@@ -14,7 +15,8 @@ periodic sweep) serves ranking unchanged. One run:
    figures;
 3. marks newly untrusted workers (``judgments.actions.set_untrusted``, idempotent; the
    hand-out then gives them nothing more);
-4. stores the results in one transaction (:func:`store_ranking_results`);
+4. stores the results in one transaction
+   (:func:`~analytics.kinds.ranking.store.store_ranking_results`);
 5. pauses the campaign when the takedown rule says so (:func:`apply_takedown`).
 
 Which rankings count in the scores: never those of qualification HITs, rejected assignments
@@ -50,17 +52,19 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from django.db import IntegrityError, transaction
+from django.db import transaction
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from numpy.typing import NDArray
 
-from analytics.actions.common import json_safe
-from analytics.loading import LoadedRanking, load_ranking_judgments
+from analytics.actions.common import AUTO_PAUSE_PREFIX
+from analytics.kinds.ranking.loading import LoadedRanking, load_ranking_judgments
+from analytics.kinds.ranking.store import store_ranking_results
 from analytics.models import (
     RankingMethod,
     RankingReference,
@@ -70,7 +74,6 @@ from analytics.models import (
     ReferenceTextError,
     parse_oracle,
     parse_reference_ranking,
-    trust_variant_key,
 )
 from analytics.stats.ranking import (
     BootstrapResult,
@@ -85,7 +88,8 @@ from analytics.stats.ranking import (
     spearman,
     takedown_reason,
 )
-from campaigns.models import Campaign, CampaignStatus, RankingCombination
+from campaigns.models import Campaign, CampaignStatus, RankingCombination, TaskKind
+from judgments.models import AssignmentStatus, CampaignWorker, Judgment
 
 logger = logging.getLogger(__name__)
 
@@ -101,13 +105,11 @@ __all__ = [
     "mark_untrusted",
     "ranking_config_for",
     "recompute_ranking",
+    "stale_ranking_campaigns",
     "store_ranking_results",
     "takedown_message",
     "untrusted_reason",
 ]
-
-AUTO_PAUSE_PREFIX = "Paused automatically:"
-
 
 # Schulze combination (000 section 4) and the weights of the ballots it combines.
 COMBINATION_WEIGHTING = {
@@ -493,233 +495,71 @@ def apply_takedown(campaign: Campaign, analysis: RankingAnalysis, result: Rankin
     return bool(paused)
 
 
-# --- Storing ---------------------------------------------------------------------------------
+# --- The periodic sweep ----------------------------------------------------------------------
 
 
-def _int(value: float) -> int:
-    return int(round(float(value)))
-
-
-def _float(value: float) -> float | None:
-    value = float(value)
-    return value if np.isfinite(value) else None
-
-
-def _positions(score: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Position of each system (1 = best; NaN last; ties in id order)."""
-    order = np.argsort(-np.where(np.isnan(score), -np.inf, score), kind="stable")
-    positions = np.empty(order.shape[0], dtype=np.int64)
-    positions[order] = np.arange(1, order.shape[0] + 1)
-    return positions
-
-
-def _score_rows(campaign: Campaign, variant: Variant, include: bool) -> list[RankingScore]:
-    def row(method: str, s: SystemScores, i: int, position, **values) -> RankingScore:
-        return RankingScore(
-            campaign=campaign,
-            system_id=int(s.systems[i]),
-            method=method,
-            include_untrusted=include,
-            position=int(position[i]),
-            n=_int(s.comparisons[i]),
-            wins=_int(s.wins[i]),
-            ties=_int(s.ties[i]),
-            losses=_int(s.losses[i]),
-            **values,
-        )
-
-    rows: list[RankingScore] = []
-    for method, result in variant.bootstrapped.items():
-        s = result.scores
-        position = _positions(s.score)
-        rows.extend(
-            row(
-                method,
-                s,
-                i,
-                position,
-                score=_float(s.score[i]),
-                ci_low=_float(result.ci_low[i]),
-                ci_high=_float(result.ci_high[i]),
-                cluster=int(result.clusters[i]),
-                rank_best=int(result.rank_low[i]),
-                rank_worst=int(result.rank_high[i]),
-            )
-            for i in range(s.systems.shape[0])
-        )
-    ts = variant.report.trueskill
-    if ts is not None:
-        # TrueSkill's results hold no counts: the pairwise ones are the win ratios'.
-        counts = variant.report.win_ratio_better_or_equal
-        position, rank = _positions(ts.mu), ts.rank
-        rows.extend(
-            row(
-                RankingMethod.TRUESKILL,
-                counts,
-                i,
-                position,
-                score=_float(ts.mu[i]),
-                sigma=_float(ts.sigma[i]),
-                rank_best=int(rank[i]),
-                rank_worst=int(rank[i]),
-            )
-            for i in range(ts.systems.shape[0])
-        )
-    return rows
-
-
-def _worker_rows(campaign: Campaign, analysis: RankingAnalysis) -> list[RankingWorkerStat]:
-    t = analysis.trust
-    return [
-        RankingWorkerStat(
-            campaign=campaign,
-            worker_id=int(t.workers[i]),
-            n_judgments=int(analysis.n_judgments[i]),
-            n_ballots=int(analysis.n_ballots[i]),
-            gold_seen=int(t.gold_seen[i]),
-            gold_correct=int(t.gold_correct[i]),
-            accuracy=_float(t.accuracy[i]),
-            status=str(t.status[i]),
-            flagged=bool(analysis.flagged[i]),
-            trust_override_gold_seen=None
-            if analysis.override[i] < 0
-            else int(analysis.override[i]),
-            excluded=bool(analysis.excluded[i]),
-            n_rejected_judgments=int(analysis.n_rejected[i]),
-            in_scores=bool(analysis.in_scores[i]),
-        )
-        for i in range(t.workers.shape[0])
-    ]
-
-
-def _variant_details(variant: Variant) -> dict[str, Any]:
-    report = variant.report
-    rows = variant.rows
-    return json_safe(
-        {
-            "n_judgments": int(np.count_nonzero(rows)),
-            "n_workers_included": variant.n_workers_included,
-            "n_comparisons": report.n_comparisons,
-            "systems": report.systems,
-            "agreement": {
-                "intra": asdict(report.intra_included),
-                "inter": asdict(report.inter_included.pairwise),
-                "fleiss": asdict(report.inter_included.fleiss),
-                "oracle": None if report.oracle is None else asdict(report.oracle),
-            },
-            "spearman": {method: asdict(rho) for method, rho in variant.spearman.items()},
-            "p_greater": {method: b.p_greater for method, b in variant.bootstrapped.items()},
-        }
+def _membership_changed(stat_model, stored: str, current: str) -> Exists:
+    """A stored worker row whose flag (``stored``) differs from the membership's (``current``)
+    now: the requester excluded, re-admitted, distrusted or trusted a worker since."""
+    now_set = CampaignWorker.objects.filter(
+        campaign=OuterRef("campaign"), worker=OuterRef("worker"), **{current: True}
+    )
+    return Exists(
+        stat_model.objects.filter(campaign=OuterRef("pk"))
+        .annotate(flag_now=Exists(now_set))
+        .exclude(**{stored: F("flag_now")})
     )
 
 
-def _details(analysis: RankingAnalysis, references: References | None) -> dict[str, Any]:
-    config = analysis.config
-    ts = analysis.variants[False].report.trueskill
-    details = {
-        trust_variant_key(include): _variant_details(variant)
-        for include, variant in analysis.variants.items()
-    }
-    details["bootstrap"] = {
-        "samples": config.bootstrap_samples,
-        "level": config.level,
-        "alpha": config.significance_alpha,
-        "unit": config.bootstrap_unit,
-        "seed": config.seed,
-        "cluster_method": config.cluster_method,
-    }
-    details["trueskill"] = None if ts is None else json_safe(asdict(ts.settings))
-    details["takedown"] = {
-        "threshold": config.takedown_threshold,
-        "min_workers": config.takedown_min_workers,
-        "untrusted": analysis.n_untrusted,
-        "decided": analysis.n_decided,
-        "reason": analysis.takedown,
-    }
-    details["newly_untrusted"] = analysis.newly_untrusted.tolist()
-    refs = references or References()
-    details["references"] = {
-        "reference_ranking": refs.reference_systems is not None,
-        "oracle": refs.oracle is not None,
-        "problems": refs.problems,
-    }
-    return details
-
-
-def store_ranking_results(
-    campaign: Campaign,
-    loaded: LoadedRanking,
-    analysis: RankingAnalysis,
-    computed_at: datetime,
-    *,
-    references: References | None = None,
-    compute_seconds: float = 0.0,
-) -> tuple[RankingResult, bool]:
-    """Replace the campaign's stored ranking results in one transaction; ``(result, stored)``.
-
-    As for direct assessment: the result row is locked first, a store of data read before
-    the stored result's is dropped (``stored`` False, the newer result returned), and two
-    first-ever stores racing on the unique row retry once.
-    """
-    for attempt in (1, 2):
-        try:
-            return _store(campaign, loaded, analysis, computed_at, references, compute_seconds)
-        except IntegrityError:
-            if attempt == 2 or not RankingResult.objects.filter(campaign=campaign).exists():
-                raise
-    raise AssertionError("unreachable")
-
-
-def _store(
-    campaign: Campaign,
-    loaded: LoadedRanking,
-    analysis: RankingAnalysis,
-    computed_at: datetime,
-    references: References | None,
-    compute_seconds: float,
-) -> tuple[RankingResult, bool]:
-    j = loaded.judgments
-    trust = analysis.trust
-    fields = {
-        "computed_at": computed_at,
-        "n_judgments": loaded.n_read,
-        "n_scored_judgments": int(np.count_nonzero(analysis.variants[False].rows)),
-        "n_rejected_judgments": loaded.n_rejected_read,
-        "n_qualification_judgments": loaded.n_qualification,
-        "n_workers": j.n_workers,
-        "n_ballots": j.n_ballots,
-        "n_sets": int(j.sets.shape[0]),
-        "n_gold_units": int(trust.gold_seen.sum()),
-        "n_trusted": int(np.count_nonzero(trust.trusted)),
-        "n_untrusted": int(np.count_nonzero(trust.untrusted)),
-        "n_undecided": int(np.count_nonzero(trust.undecided)),
-        "gold_scheme": analysis.config.gold_scheme,
-        "trust_min_gold": campaign.ranking_settings.trust_min_gold,
-        "trust_min_accuracy": campaign.ranking_settings.trust_min_accuracy,
-        "takedown_reason": analysis.takedown or "",
-        "compute_seconds": compute_seconds,
-        "details": _details(analysis, references),
-    }
-    with transaction.atomic():
-        result = RankingResult.objects.select_for_update().filter(campaign=campaign).first()
-        if result is not None and result.computed_at > computed_at:
-            logger.info("Campaign %s already has newer ranking results; not storing", campaign.pk)
-            return result, False
-        RankingWorkerStat.objects.filter(campaign=campaign).delete()
-        RankingScore.objects.filter(campaign=campaign).delete()
-        RankingWorkerStat.objects.bulk_create(_worker_rows(campaign, analysis), batch_size=1000)
-        RankingScore.objects.bulk_create(
-            [
-                row
-                for include, variant in analysis.variants.items()
-                for row in _score_rows(campaign, variant, include)
-            ],
-            batch_size=1000,
+def stale_ranking_campaigns() -> QuerySet[Campaign]:
+    """Ranking campaigns whose stored results no longer match their data: rankings but no
+    result; another number of ranked outputs, or one newer than the result; another number
+    in rejected assignments; a worker excluded, re-admitted, marked untrusted or trusted
+    again since; other gold settings; references edited since. One query."""
+    ranked = Judgment.objects.filter(campaign=OuterRef("pk"), rank__isnull=False).order_by()
+    per_campaign = ranked.values("campaign")
+    n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
+    newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
+    n_rejected_now = Coalesce(
+        Subquery(
+            per_campaign.filter(
+                assignment__status=AssignmentStatus.REJECTED,
+                assignment__hit__is_qualification=False,
+            )
+            .annotate(n=Count("pk"))
+            .values("n")
+        ),
+        0,
+    )
+    references_edited = Exists(
+        RankingReference.objects.filter(
+            campaign=OuterRef("pk"), updated_at__gt=OuterRef("ranking_result__computed_at")
         )
-        if result is None:
-            result = RankingResult.objects.create(campaign=campaign, **fields)
-        else:
-            for name, value in fields.items():
-                setattr(result, name, value)
-            result.save()
-    return result, True
+    )
+    return (
+        Campaign.objects.filter(kind=TaskKind.RANKING)
+        .alias(
+            n_now=n_now,
+            newest=newest,
+            n_rejected_now=n_rejected_now,
+            exclusion_changed=_membership_changed(RankingWorkerStat, "excluded", "excluded"),
+            trust_changed=_membership_changed(RankingWorkerStat, "flagged", "untrusted"),
+            references_edited=references_edited,
+        )
+        .filter(
+            Q(ranking_result__isnull=True, n_now__gt=0)
+            | Q(ranking_result__isnull=False)
+            & (
+                ~Q(ranking_result__n_judgments=F("n_now"))
+                | Q(ranking_result__computed_at__lt=F("newest"))
+                | ~Q(ranking_result__n_rejected_judgments=F("n_rejected_now"))
+                | Q(exclusion_changed=True)
+                | Q(trust_changed=True)
+                | Q(references_edited=True)
+                | ~Q(ranking_result__gold_scheme=F("ranking_settings__gold_scheme"))
+                | ~Q(ranking_result__trust_min_gold=F("ranking_settings__trust_min_gold"))
+                | ~Q(ranking_result__trust_min_accuracy=F("ranking_settings__trust_min_accuracy"))
+            )
+        )
+        .order_by("pk")
+    )

@@ -27,8 +27,8 @@ from analytics.models import CampaignAccess
 from campaigns.models import Campaign
 from judgments.models import Assignment
 from judgments.tokens import assignment_token
-from tests.analytics.test_actions import SmallCampaign, build_small_campaign
-from tests.analytics.test_ranking_loading import RankingCampaign, build_ranking_campaign
+from tests.analytics.kinds.direct_assessment.test_actions import SmallCampaign, build_small_campaign
+from tests.analytics.kinds.ranking.test_loading import RankingCampaign, build_ranking_campaign
 from tests.factories import CampaignFactory
 
 ROLES = (

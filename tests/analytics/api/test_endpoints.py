@@ -32,7 +32,13 @@ from judgments.models import (
     Judgment,
     Worker,
 )
-from tests.analytics.test_actions import CAREFUL, CONTROLS, RANDOM, ROLES, SYSTEM_OF
+from tests.analytics.kinds.direct_assessment.test_actions import (
+    CAREFUL,
+    CONTROLS,
+    RANDOM,
+    ROLES,
+    SYSTEM_OF,
+)
 from tests.factories import (
     AssignmentFactory,
     CampaignFactory,

@@ -28,7 +28,7 @@ from analytics.models import (
 )
 from campaigns.models import SlotRole, TaskKind
 from judgments.models import AssignmentStatus, Judgment, Platform
-from tests.analytics.test_actions import CAREFUL, build_small_campaign
+from tests.analytics.kinds.direct_assessment.test_actions import CAREFUL, build_small_campaign
 from tests.factories import (
     AssignmentFactory,
     CampaignFactory,

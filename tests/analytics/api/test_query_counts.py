@@ -24,7 +24,7 @@ from analytics.models import RankingMethod, RankingScore, RankingWorkerStat, Sys
 from campaigns.models import HitSlot, HitTask, MTurkHit, SlotRole, TaskKind
 from judgments.models import AssignmentStatus, Bonus, BonusStatus, Judgment
 from tests.analytics.api.test_endpoints import get, per_segment, per_system
-from tests.analytics.test_actions import CAREFUL
+from tests.analytics.kinds.direct_assessment.test_actions import CAREFUL
 from tests.factories import (
     AssignmentFactory,
     CampaignFactory,

@@ -22,7 +22,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from schemathesis.specs.openapi.checks import ignored_auth, negative_data_rejection
 
-from tests.analytics.test_actions import build_small_campaign
+from tests.analytics.kinds.direct_assessment.test_actions import build_small_campaign
 
 application = get_wsgi_application()
 schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)

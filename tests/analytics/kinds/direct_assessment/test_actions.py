@@ -13,7 +13,8 @@ import pytest
 from django.core.cache import cache
 
 from analytics import actions
-from analytics.loading import load_da_judgments
+from analytics.kinds.direct_assessment import actions as da_actions
+from analytics.kinds.direct_assessment.loading import load_da_judgments
 from analytics.models import CampaignResult, Recommendation, SystemScore, WorkerStat
 from analytics.stats.direct_assessment import DAConfig, DAJudgments, WorkerQC, analyse_campaign
 from campaigns.models import Campaign, DirectAssessmentSettings, HitSlot, SlotRole, TaskKind
@@ -314,7 +315,7 @@ def test_campaign_settings_map_to_the_statistics_configuration(small):
         reliability_test="paired_t", reliability_alpha=Decimal("0.010")
     )
     small.campaign.refresh_from_db()
-    config = actions.da_config_for(small.campaign)
+    config = da_actions.da_config_for(small.campaign)
     assert (config.reliability_test, config.alpha, config.include_unreliable) == (
         "paired_t",
         0.01,
@@ -343,9 +344,9 @@ def test_a_store_of_older_data_does_not_overwrite_newer_results(small):
     newer = actions.recompute_campaign(small.campaign)
     Judgment.objects.filter(worker=small.random.worker).delete()
     loaded = load_da_judgments(small.campaign.pk)
-    analysis = actions.analyse_loaded(loaded, actions.da_config_for(small.campaign))
+    analysis = da_actions.analyse_loaded(loaded, da_actions.da_config_for(small.campaign))
 
-    kept = actions.store_results(
+    kept = da_actions.store_results(
         small.campaign, loaded, analysis, newer.computed_at - timedelta(seconds=1)
     )
     assert kept.n_judgments == 52 and kept.computed_at == newer.computed_at
@@ -359,7 +360,7 @@ def test_a_failing_store_leaves_the_previous_results_whole(small, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(actions, "_system_rows", broken)
+    monkeypatch.setattr(da_actions, "_system_rows", broken)
     with pytest.raises(RuntimeError):
         actions.recompute_campaign(small.campaign)
     assert (list(WorkerStat.objects.values()), list(SystemScore.objects.values())) == before
@@ -382,13 +383,13 @@ def test_recompute_clears_the_flag_before_loading(small, monkeypatch):
     key = actions.recompute_flag_key(small.campaign.pk)
     cache.set(key, "pending")
     seen = []
-    real_load = actions.load_da_judgments
+    real_load = da_actions.load_da_judgments
 
     def load(campaign_id):
         seen.append(cache.get(key))
         return real_load(campaign_id)
 
-    monkeypatch.setattr(actions, "load_da_judgments", load)
+    monkeypatch.setattr(da_actions, "load_da_judgments", load)
     actions.recompute_campaign(small.campaign)
     assert seen == [None]
 
@@ -422,7 +423,7 @@ def test_only_unreliable_and_fast_workers_are_recommended_for_rejection():
         qc(5, False, None),  # never timed: cannot tell it was fast
         qc(6, False, 1.0, p_value=None, n_pairs=3),  # too few pairs to tell
     ]
-    assert actions.recommend(records, min_pairs=5) == [
+    assert da_actions.recommend(records, min_pairs=5) == [
         Recommendation.APPROVE,
         Recommendation.APPROVE,
         Recommendation.REJECT,
@@ -434,4 +435,4 @@ def test_only_unreliable_and_fast_workers_are_recommended_for_rejection():
 
 def test_without_timed_reliable_workers_fast_means_under_three_seconds():
     records = [qc(1, False, 2.9), qc(2, False, 3.0)]
-    assert actions.recommend(records, min_pairs=5) == ["reject", "pay"]
+    assert da_actions.recommend(records, min_pairs=5) == ["reject", "pay"]

@@ -20,7 +20,7 @@ from analytics.stats.direct_assessment import DAConfig, analyse_campaign
 from campaigns.admin import CampaignAdmin
 from campaigns.models import Campaign, DirectAssessmentSettings, TaskKind
 from judgments.models import CampaignWorker, Judgment
-from tests.analytics.test_actions import CAREFUL, build_small_campaign
+from tests.analytics.kinds.direct_assessment.test_actions import CAREFUL, build_small_campaign
 from tests.factories import AssignmentFactory, CampaignFactory, WorkerFactory
 
 pytestmark = pytest.mark.django_db

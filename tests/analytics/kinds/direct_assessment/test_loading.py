@@ -1,9 +1,10 @@
-"""analytics.loading: a campaign's DA judgments as exact arrays, in a fixed number of queries."""
+"""analytics.kinds.direct_assessment.loading: a campaign's DA judgments as exact arrays, in a
+fixed number of queries."""
 
 import numpy as np
 import pytest
 
-from analytics.loading import load_da_judgments, subset
+from analytics.kinds.direct_assessment.loading import load_da_judgments, subset
 from analytics.stats.direct_assessment import Role
 from campaigns.models import SlotRole
 from judgments.models import AssignmentStatus, CampaignWorker

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from analytics import actions
-from analytics.actions import ranking as ranking_actions
-from analytics.loading import load_ranking_judgments
+from analytics.kinds.ranking import actions as ranking_actions
+from analytics.kinds.ranking import store as ranking_store
+from analytics.kinds.ranking.loading import load_ranking_judgments
 from analytics.models import (
     RankingMethod,
     RankingReference,
@@ -31,7 +32,7 @@ from analytics.stats.ranking import (
 from campaigns.models import Campaign, CampaignStatus, RankingSettings, TaskKind
 from judgments import actions as judgment_actions
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
-from tests.analytics.test_ranking_loading import build_ranking_campaign
+from tests.analytics.kinds.ranking.test_loading import build_ranking_campaign
 from tests.factories import CampaignFactory
 
 pytestmark = pytest.mark.django_db
@@ -593,7 +594,7 @@ def test_a_failing_store_leaves_the_previous_results_whole(ranking, monkeypatch)
         list(RankingWorkerStat.objects.values()),
         list(RankingScore.objects.values()),
     )
-    monkeypatch.setattr(ranking_actions, "_score_rows", mock.Mock(side_effect=RuntimeError))
+    monkeypatch.setattr(ranking_store, "_score_rows", mock.Mock(side_effect=RuntimeError))
     with pytest.raises(RuntimeError):
         actions.recompute_campaign(ranking.campaign)
     assert (

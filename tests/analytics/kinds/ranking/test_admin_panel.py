@@ -15,8 +15,8 @@ from analytics import actions
 from analytics.models import RankingReference, RankingResult, RankingScore, RankingWorkerStat
 from campaigns.models import Campaign, CampaignStatus, TaskKind
 from judgments.models import CampaignWorker, Judgment
-from tests.analytics.test_admin_results import tables
-from tests.analytics.test_ranking_loading import build_ranking_campaign
+from tests.analytics.kinds.direct_assessment.test_admin_panel import tables
+from tests.analytics.kinds.ranking.test_loading import build_ranking_campaign
 from tests.factories import CampaignFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,6 @@
-"""analytics.loading.load_ranking_judgments: a ranking campaign as exact arrays, in a fixed
-number of queries. The hand-worked campaign built here is shared by the other
-test_ranking_*.py modules."""
+"""analytics.kinds.ranking.loading.load_ranking_judgments: a ranking campaign as exact arrays,
+in a fixed number of queries. The hand-worked campaign built here is shared by the other
+ranking test modules (tests/analytics/kinds/ranking/, tests/analytics/api/)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from analytics import actions
-from analytics.loading import _expected_rank, load_ranking_judgments, ranking_set_id
+from analytics.kinds.ranking.loading import _expected_rank, load_ranking_judgments, ranking_set_id
 from analytics.stats.ranking import RankingJudgments
 from campaigns.models import Campaign, GoldScheme, Hit, HitSlot, HitTask, SlotRole, TaskKind
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment

@@ -9,10 +9,12 @@ import pytest
 from django.utils import timezone
 
 from analytics import actions, tasks
+from analytics.kinds.direct_assessment import actions as da_actions
+from analytics.kinds.ranking import actions as ranking_actions
 from analytics.models import RankingReference, RankingResult
 from campaigns.models import Campaign, RankingSettings
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
-from tests.analytics.test_ranking_loading import build_ranking_campaign
+from tests.analytics.kinds.ranking.test_loading import build_ranking_campaign
 from tests.analytics.test_tasks import announce, broker  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -49,10 +51,10 @@ def test_a_burst_of_ranking_submissions_enqueues_one_recompute(broker):  # noqa:
 def test_rankings_without_results_are_stale():
     built = build_ranking_campaign()
     assert stale_ids() == [built.campaign.pk]
-    assert list(actions.stale_ranking_campaigns().values_list("pk", flat=True)) == [
+    assert list(ranking_actions.stale_ranking_campaigns().values_list("pk", flat=True)) == [
         built.campaign.pk
     ]
-    assert list(actions.stale_da_campaigns()) == []
+    assert list(da_actions.stale_da_campaigns()) == []
 
 
 def test_the_sweep_recomputes_a_ranking_campaign_whose_message_was_lost(fresh):

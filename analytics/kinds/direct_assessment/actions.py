@@ -1,0 +1,361 @@
+"""Direct assessment's stored statistics: reliability, recommendations and system scores.
+
+:func:`recompute_direct_assessment` is what ``analytics.actions.recompute_campaign`` runs for a
+direct-assessment campaign (through the kind's ``recompute``): it loads the campaign
+(``analytics.kinds.direct_assessment.loading``), runs the pure statistics
+(:func:`analyse_loaded`) and stores the results (:func:`store_results`, one transaction).
+:func:`stale_da_campaigns` is the kind's part of the periodic sweep.
+
+Which judgments count (METHODS.md section 2): the worker table is computed over every scored
+judgment of each worker; system scores leave out workers the requester excluded
+(``CampaignWorker.excluded``) and assignments with status "rejected" (their judgments stay
+stored), then take reliable workers only (stored as ``include_unreliable=False``) or every
+remaining worker (``include_unreliable=True``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from analytics.actions.common import json_safe as _finite
+from analytics.kinds.direct_assessment.loading import LoadedCampaign, load_da_judgments, subset
+from analytics.models import CampaignResult, Recommendation, SystemScore, WorkerStat, variant_key
+from analytics.stats.direct_assessment import (
+    DAConfig,
+    DAReport,
+    WorkerQC,
+    WorkerReliability,
+    analyse_campaign,
+    worker_reliability,
+)
+from campaigns.models import Campaign, TaskKind
+from judgments.models import AssignmentStatus, CampaignWorker, Judgment
+
+__all__ = [
+    "CampaignAnalysis",
+    "analyse_loaded",
+    "da_config_for",
+    "recommend",
+    "recompute_direct_assessment",
+    "stale_da_campaigns",
+    "store_results",
+]
+
+logger = logging.getLogger(__name__)
+
+# "Reject only clear random clicking" (001): an unreliable worker is flagged for rejection
+# only if also fast: their mean seconds per judgment is below this share of the median of
+# the reliable workers' means (2013 Figure 4: random clickers are the fast ones), or below
+# FAST_SECONDS_FALLBACK when no reliable worker has timings yet.
+FAST_SHARE_OF_RELIABLE_MEDIAN = 0.5
+FAST_SECONDS_FALLBACK = 3.0
+
+
+# --- Settings ------------------------------------------------------------------------------
+
+
+def da_config_for(campaign: Campaign, *, include_unreliable: bool = False) -> DAConfig:
+    """The campaign's quality-control settings as the statistics' configuration."""
+    return DAConfig(
+        alpha=float(campaign.da_settings.reliability_alpha),
+        reliability_test=campaign.da_settings.reliability_test,
+        include_unreliable=include_unreliable,
+    )
+
+
+# --- Computing -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class CampaignAnalysis:
+    """Everything stored for a campaign, computed from a :class:`LoadedCampaign` (no I/O).
+
+    ``workers``: reliability over every loaded judgment (the worker table). ``reports``:
+    :class:`DAReport` over the scored rows, keyed by ``include_unreliable``.
+    ``recommendations``: one :class:`Recommendation` value per worker, aligned to
+    ``workers.workers``.
+    """
+
+    config: DAConfig
+    workers: WorkerReliability
+    reports: dict[bool, DAReport]
+    recommendations: list[str]
+    n_rejected_by_worker: np.ndarray
+
+
+def recommend(records: Iterable[WorkerQC], min_pairs: int) -> list[str]:
+    """The recommendation for each worker (one Python step per worker, not per judgment).
+
+    Reliable: approve. Too few pairs for the test: wait. Unreliable and fast (see
+    ``FAST_SHARE_OF_RELIABLE_MEDIAN``): consider rejecting. Otherwise unreliable but not clearly
+    random: approve (pay) and leave out of the scores, as the 2014 paper does.
+    """
+    records = list(records)
+    reliable_seconds = [
+        r.mean_seconds for r in records if r.reliable and r.mean_seconds is not None
+    ]
+    threshold = (
+        FAST_SHARE_OF_RELIABLE_MEDIAN * float(np.median(reliable_seconds))
+        if reliable_seconds
+        else FAST_SECONDS_FALLBACK
+    )
+    out = []
+    for record in records:
+        if record.reliable:
+            out.append(Recommendation.APPROVE)
+        elif record.p_value is None and record.n_pairs < min_pairs:
+            out.append(Recommendation.WAIT)
+        elif record.mean_seconds is not None and record.mean_seconds < threshold:
+            out.append(Recommendation.REJECT)
+        else:
+            out.append(Recommendation.PAY)
+    return [str(value) for value in out]
+
+
+def analyse_loaded(loaded: LoadedCampaign, config: DAConfig) -> CampaignAnalysis:
+    """Run the statistics on a loaded campaign: pure, no database."""
+    judgments = loaded.judgments
+    workers = worker_reliability(
+        judgments,
+        test=config.reliability_test,
+        alpha=config.alpha,
+        min_pairs=config.min_pairs,
+        assumption_a_test=config.assumption_a_test,
+    )
+    scored = subset(judgments, loaded.scored)
+    reports = {
+        include: analyse_campaign(scored, replace(config, include_unreliable=include))
+        for include in (False, True)
+    }
+    n_rejected = np.bincount(
+        judgments.worker_index[loaded.rejected], minlength=judgments.n_workers
+    ).astype(np.int64)
+    return CampaignAnalysis(
+        config=config,
+        workers=workers,
+        reports=reports,
+        recommendations=recommend(workers.records(), config.min_pairs),
+        n_rejected_by_worker=n_rejected,
+    )
+
+
+def recompute_direct_assessment(campaign: Campaign) -> CampaignResult:
+    """Load, compute and store one direct-assessment campaign's results. Idempotent."""
+    computed_at = timezone.now()
+    started = time.perf_counter()
+    loaded = load_da_judgments(campaign.pk)
+    analysis = analyse_loaded(loaded, da_config_for(campaign))
+    seconds = time.perf_counter() - started
+    result = store_results(campaign, loaded, analysis, computed_at, compute_seconds=seconds)
+    logger.info(
+        "Recomputed campaign %s: %d judgments, %d workers in %.3fs",
+        campaign.pk,
+        loaded.n_read,
+        analysis.workers.workers.shape[0],
+        seconds,
+    )
+    return result
+
+
+# --- Storing -------------------------------------------------------------------------------
+
+
+def _variant_details(report: DAReport) -> dict[str, Any]:
+    return _finite(
+        {
+            "systems": report.systems.system,
+            "p_greater": report.p_greater,
+            "marks": report.marks,
+            "clusters": report.clusters,
+            "n_workers_included": int(np.count_nonzero(report.included_workers)),
+            "agreement": asdict(report.agreement_included),
+        }
+    )
+
+
+def _system_rows(campaign: Campaign, report: DAReport, include: bool) -> list[SystemScore]:
+    s = report.systems
+    return [
+        SystemScore(
+            campaign=campaign,
+            system_id=int(s.system[i]),
+            include_unreliable=include,
+            position=i + 1,
+            n=int(s.n[i]),
+            # NaN (stored empty) for a system judged with given z-scores only (imports).
+            mean_score=_finite(float(s.mean_score[i])),
+            mean_z=float(s.mean_z[i]),
+            cluster=int(report.clusters[i]),
+            rank_best=int(report.rank_best[i]),
+            rank_worst=int(report.rank_worst[i]),
+        )
+        for i in range(len(s))
+    ]
+
+
+def _worker_rows(
+    campaign: Campaign, loaded: LoadedCampaign, analysis: CampaignAnalysis
+) -> list[WorkerStat]:
+    excluded = np.isin(analysis.workers.workers, loaded.excluded_workers)
+    return [
+        WorkerStat(
+            campaign=campaign,
+            worker_id=qc.worker,
+            n_judgments=qc.n_judgments,
+            test=qc.test,
+            p_value=qc.p_value,
+            reliable=qc.reliable,
+            reason=qc.reason[:200],
+            n_pairs=qc.n_pairs,
+            n_bad_ref_pairs=qc.n_bad_ref_pairs,
+            n_repeat_pairs=qc.n_repeat_pairs,
+            mean_seconds=qc.mean_seconds,
+            assumption_a_p=qc.assumption_a_p,
+            assumption_a_holds=qc.assumption_a_holds,
+            excluded=bool(excluded[i]),
+            n_rejected_judgments=int(analysis.n_rejected_by_worker[i]),
+            recommendation=analysis.recommendations[i],
+        )
+        for i, qc in enumerate(analysis.workers.records())
+    ]
+
+
+def store_results(
+    campaign: Campaign,
+    loaded: LoadedCampaign,
+    analysis: CampaignAnalysis,
+    computed_at: datetime,
+    *,
+    compute_seconds: float = 0.0,
+) -> CampaignResult:
+    """Replace the campaign's stored results in one transaction.
+
+    The campaign's CampaignResult row is locked first, so concurrent stores of one campaign
+    take turns; a store whose data was read before the stored result's is dropped (the newer
+    result stays). Two first-ever stores racing on the unique row: the loser retries once.
+    """
+    for attempt in (1, 2):
+        try:
+            return _store(campaign, loaded, analysis, computed_at, compute_seconds)
+        except IntegrityError:
+            if attempt == 2 or not CampaignResult.objects.filter(campaign=campaign).exists():
+                raise
+    raise AssertionError("unreachable")
+
+
+def _store(
+    campaign: Campaign,
+    loaded: LoadedCampaign,
+    analysis: CampaignAnalysis,
+    computed_at: datetime,
+    compute_seconds: float,
+) -> CampaignResult:
+    fields = {
+        "computed_at": computed_at,
+        "n_judgments": loaded.n_read,
+        "n_scored_judgments": int(np.count_nonzero(loaded.scored)),
+        "n_rejected_judgments": loaded.n_rejected_read,
+        "n_workers": int(analysis.workers.workers.shape[0]),
+        "n_unmatched_controls": loaded.judgments.n_unmatched_controls,
+        "reliability_test": analysis.config.reliability_test,
+        "reliability_alpha": campaign.da_settings.reliability_alpha,
+        "assumption_a_share": _finite(analysis.workers.assumption_a_share),
+        "compute_seconds": compute_seconds,
+        "details": {
+            variant_key(include): _variant_details(report)
+            for include, report in analysis.reports.items()
+        },
+    }
+    with transaction.atomic():
+        result = CampaignResult.objects.select_for_update().filter(campaign=campaign).first()
+        if result is not None and result.computed_at > computed_at:
+            logger.info("Campaign %s already has newer results; not storing", campaign.pk)
+            return result
+        WorkerStat.objects.filter(campaign=campaign).delete()
+        SystemScore.objects.filter(campaign=campaign).delete()
+        WorkerStat.objects.bulk_create(_worker_rows(campaign, loaded, analysis), batch_size=1000)
+        SystemScore.objects.bulk_create(
+            [
+                row
+                for include, report in analysis.reports.items()
+                for row in _system_rows(campaign, report, include)
+            ],
+            batch_size=1000,
+        )
+        if result is None:
+            result = CampaignResult.objects.create(campaign=campaign, **fields)
+        else:
+            for name, value in fields.items():
+                setattr(result, name, value)
+            result.save()
+    return result
+
+
+# --- The periodic sweep --------------------------------------------------------------------
+
+
+def stale_da_campaigns() -> QuerySet[Campaign]:
+    """Direct-assessment campaigns whose stored results no longer match their data.
+
+    Stale: judgments but no result; a different number of scored judgments than the result
+    reflects, or one newer than it; a different number of judgments in rejected assignments;
+    a worker excluded or re-admitted since; other reliability settings. One query.
+    """
+    # What load_da_judgments reads: a raw score or a given z (imported standardised files).
+    scored = (
+        Judgment.objects.filter(campaign=OuterRef("pk"))
+        .filter(Q(score__isnull=False) | Q(given_z__isnull=False))
+        .order_by()
+    )
+    per_campaign = scored.values("campaign")
+    n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
+    newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
+    n_rejected_now = Coalesce(
+        Subquery(
+            per_campaign.filter(assignment__status=AssignmentStatus.REJECTED)
+            .annotate(n=Count("pk"))
+            .values("n")
+        ),
+        0,
+    )
+    excluded_now = CampaignWorker.objects.filter(
+        campaign=OuterRef("campaign"), worker=OuterRef("worker"), excluded=True
+    )
+    exclusion_changed = Exists(
+        WorkerStat.objects.filter(campaign=OuterRef("pk"))
+        .annotate(excluded_now=Exists(excluded_now))
+        .exclude(excluded=F("excluded_now"))
+    )
+    return (
+        Campaign.objects.filter(kind=TaskKind.DIRECT_ASSESSMENT)
+        .alias(
+            n_now=n_now,
+            newest=newest,
+            n_rejected_now=n_rejected_now,
+            exclusion_changed=exclusion_changed,
+        )
+        .filter(
+            Q(da_result__isnull=True, n_now__gt=0)
+            | Q(da_result__isnull=False)
+            & (
+                ~Q(da_result__n_judgments=F("n_now"))
+                | Q(da_result__computed_at__lt=F("newest"))
+                | ~Q(da_result__n_rejected_judgments=F("n_rejected_now"))
+                | Q(exclusion_changed=True)
+                | ~Q(da_result__reliability_test=F("da_settings__reliability_test"))
+                | ~Q(da_result__reliability_alpha=F("da_settings__reliability_alpha"))
+            )
+        )
+        .order_by("pk")
+    )
