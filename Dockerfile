@@ -21,6 +21,8 @@ COPY pyproject.toml README.md ./
 RUN pip install .
 
 COPY . .
+# The worker pages' translations: compiled from locale/*/LC_MESSAGES/django.po (Babel, above).
+RUN pybabel compile --directory=locale --domain=django
 # Non-root: the code is read-only for the process; it may write only the collected static files.
 RUN useradd --system --uid 10001 --user-group --home-dir /app --no-create-home \
         --shell /usr/sbin/nologin evalsite \

@@ -5,7 +5,12 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format bench-import bench-export clean
+.PHONY: run test lint format messages bench-import bench-export clean
+
+# The worker pages' translations (locale/README.md): each catalog's .mo is compiled from its
+# .po by Babel (pure Python, no GNU gettext needed) whenever the .po changes.
+CATALOGS := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po))
+BABEL_KEYWORDS := -k pgettext_lazy:1c,2 -k npgettext_lazy:1c,2,3 -k gettext_lazy -k gettext_noop
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "evalsite needs Python 3.11 or newer; set PYTHON=/path/to/python3.11"'
@@ -21,11 +26,14 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
 	@touch $@ $(VENV)/.installed-run
 
-run: $(VENV)/.installed-run
+%.mo: %.po | $(VENV)/.installed-run
+	$(BIN)/pybabel compile --input-file $< --output-file $@
+
+run: $(VENV)/.installed-run $(CATALOGS)
 	$(BIN)/python manage.py demo --base-url http://$(HOST):$(PORT)
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev $(CATALOGS)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-dev
@@ -36,6 +44,15 @@ format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# After changing the worker pages' words: extract the msgids from the code and bring every
+# catalog up to date (new msgids untranslated, removed ones dropped); then translate them.
+messages: $(VENV)/.installed-dev
+	$(BIN)/pybabel extract $(BABEL_KEYWORDS) --add-comments=Translators: --add-location=file \
+		--sort-output --project=evalsite --output-file=locale/django.pot judgments
+	$(BIN)/pybabel update --input-file=locale/django.pot --output-dir=locale --domain=django \
+		--no-fuzzy-matching --ignore-obsolete
+	rm locale/django.pot
+
 bench-import: $(VENV)/.installed-dev
 	$(BIN)/python bench/import_speed.py
 
@@ -43,4 +60,4 @@ bench-export: $(VENV)/.installed-dev
 	$(BIN)/python bench/export_judgments.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache
+	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache $(CATALOGS)

@@ -177,6 +177,11 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The worker pages' translations (locale/README.md): gettext catalogs compiled by `make run`,
+# `make test` and the Docker build. A page is shown in a campaign's instructions language when
+# a catalog here offers it (judgments/i18n.py); translation.override works for any language
+# with a catalog, so LANGUAGES (the admin's languages) is left at Django's default.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"

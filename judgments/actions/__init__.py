@@ -10,7 +10,8 @@
 - ``expire_abandoned_assignments``, ``set_excluded``, ``exclude_worker``, ``set_untrusted``:
   housekeeping.
 
-Every task kind shares these. A kind describes itself in ``TASK_SPECS``: what one submission
+Every task kind shares these. A kind describes its answers with a :class:`TaskSpec` (its page's
+``spec`` in ``judgments.kinds``, found by ``judgments.kinds.task_spec``): what one submission
 answers (its *unit*: one slot for direct assessment, one ranking set, i.e. the slots of one
 ``HitSlot.group``, for ranking), how many units a page shows, the answer fields and how an
 answer becomes Judgment column values.
@@ -48,8 +49,6 @@ from judgments.actions.qualification import (
     score_qualification,
 )
 from judgments.actions.specs import (
-    RANKS_EXAMPLE,
-    TASK_SPECS,
     TIMING_FIELDS,
     ShownUnit,
     SubmissionError,
@@ -78,12 +77,10 @@ __all__ = [
     "MTurkAcceptRefused",
     "NoWorkReason",
     "QualificationScore",
-    "RANKS_EXAMPLE",
     "ShownUnit",
     "Submission",
     "SubmissionError",
     "SubmissionResult",
-    "TASK_SPECS",
     "TIMING_FIELDS",
     "TaskSpec",
     "TaskState",

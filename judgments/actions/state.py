@@ -7,18 +7,18 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.utils import timezone
+from django.utils.translation import pgettext
 
-from campaigns.models import HitSlot, HitTask
+from campaigns.models import HitSlot
 from judgments.actions.constants import FINISHED_ASSIGNMENT_STATUSES
-from judgments.actions.specs import TASK_SPECS, ShownUnit, SubmissionError, Unit
+from judgments.actions.specs import ShownUnit, SubmissionError, Unit, one_slot_units
+from judgments.kinds import task_spec, worker_language
 from judgments.models import (
     Assignment,
     AssignmentStatus,
     CampaignWorker,
     Judgment,
 )
-
-ANSWER_BACKGROUND_FIRST = "Answer the few questions about yourself first: reload the page."
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def get_assignment(assignment_id: int, worker_id: int, *, lock: bool = False) ->
         assignments = assignments.select_for_update(of=("self",))
     assignment = assignments.filter(pk=assignment_id, worker_id=worker_id).first()
     if assignment is None:
-        raise SubmissionError("This task link is not valid.", status=404)
+        raise SubmissionError(pgettext("task answer", "This task link is not valid."), status=404)
     return assignment
 
 
@@ -63,20 +63,28 @@ def check_open(assignment: Assignment, now: datetime | None = None) -> None:
     now = now or timezone.now()
     if assignment.status == AssignmentStatus.RETURNED:
         raise SubmissionError(
-            "You returned this task, so it takes no more answers. Open your task link again "
-            "to get a new task.",
+            pgettext(
+                "task answer",
+                "You returned this task, so it takes no more answers. Open your task link again "
+                "to get a new task.",
+            ),
             status=410,
         )
     if assignment.status == AssignmentStatus.EXPIRED or (
         assignment.status == AssignmentStatus.STARTED and assignment.expires_at <= now
     ):
         raise SubmissionError(
-            "This task has expired: its time ran out. The answers you gave are saved. Open "
-            "your task link again to continue or to get a new task.",
+            pgettext(
+                "task answer",
+                "This task has expired: its time ran out. The answers you gave are saved. Open "
+                "your task link again to continue or to get a new task.",
+            ),
             status=410,
         )
     if assignment.status != AssignmentStatus.STARTED:
-        raise SubmissionError("This task is already finished. Thank you!", status=409)
+        raise SubmissionError(
+            pgettext("task answer", "This task is already finished. Thank you!"), status=409
+        )
 
 
 def background_needed(assignment: Assignment) -> bool:
@@ -99,7 +107,12 @@ def check_background_given(assignment: Assignment) -> None:
     a script calling them directly), so every stored judgment has its worker's background.
     """
     if background_needed(assignment):
-        raise SubmissionError(ANSWER_BACKGROUND_FIRST, status=409)
+        raise SubmissionError(
+            pgettext(
+                "task answer", "Answer the few questions about yourself first: reload the page."
+            ),
+            status=409,
+        )
 
 
 @dataclass(frozen=True)
@@ -137,14 +150,19 @@ class _Progress:
 
 
 def _progress(assignment: Assignment) -> _Progress:
-    """Two queries: the HIT's slots in order, and the slots this assignment answered."""
-    spec = TASK_SPECS.get(assignment.hit.task, TASK_SPECS[HitTask.ASSESS])
+    """Two queries: the HIT's slots in order, and the slots this assignment answered.
+
+    A task no kind has a page for yet is cut generically (each slot a unit, one a page), so
+    that its progress is still known; its page and answers are refused elsewhere."""
+    spec = task_spec(assignment.hit.task)
     slots = list(
         HitSlot.objects.filter(hit=assignment.hit_id)
         .order_by("position")
         .values_list("pk", "position", "group")
     )
     answered = set(Judgment.objects.filter(assignment=assignment).values_list("slot_id", flat=True))
+    if spec is None:
+        return _Progress(one_slot_units(slots), answered, 1)
     return _Progress(spec.units(slots), answered, spec.page_size(assignment.campaign))
 
 
@@ -176,8 +194,9 @@ def current_task_state(
     assignment = get_assignment(assignment_id, worker_id, lock=False)
     now = now or timezone.now()
     if assignment.status not in FINISHED_ASSIGNMENT_STATUSES:
-        check_open(assignment, now)
-        check_background_given(assignment)
+        with worker_language(assignment):
+            check_open(assignment, now)
+            check_background_given(assignment)
     state = _task_state(assignment, _progress(assignment))
     if not state.finished and assignment.current_served_at is None:
         Assignment.objects.filter(pk=assignment.pk, current_served_at__isnull=True).update(

@@ -10,16 +10,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import pgettext
 
 from judgments.actions.constants import MAX_STORED_INT
 from judgments.actions.membership import _send_logged
 from judgments.actions.qualification import _store_qualification
-from judgments.actions.specs import (
-    TASK_SPECS,
-    SubmissionError,
-    _json_kind,
-    _whole_number,
-)
+from judgments.actions.specs import SubmissionError, _whole_number, json_kind
 from judgments.actions.state import (
     TaskState,
     _progress,
@@ -28,7 +24,9 @@ from judgments.actions.state import (
     check_open,
     get_assignment,
 )
+from judgments.kinds import task_spec, worker_language
 from judgments.models import (
+    Assignment,
     AssignmentStatus,
     CampaignWorker,
     Judgment,
@@ -53,20 +51,34 @@ class Submission:
 
 def parse_submission(task: str, payload: Any) -> Submission:
     """Validate a posted answer without touching the database; SubmissionError (400) if bad."""
-    spec = TASK_SPECS.get(task)
+    spec = task_spec(task)
     if spec is None:
-        raise SubmissionError("This kind of task cannot take answers here.")
+        raise SubmissionError(
+            pgettext("task answer", "This kind of task cannot take answers here.")
+        )
     if not isinstance(payload, dict):
-        raise SubmissionError(f"Send the answer as a JSON object, for example {spec.example}.")
+        raise SubmissionError(
+            pgettext(
+                "task answer", "Send the answer as a JSON object, for example {example}."
+            ).format(example=spec.example)
+        )
     allowed = spec.fields
     unknown = sorted(name for name in payload if name not in allowed)
     if unknown:
         raise SubmissionError(
-            f"Unknown field '{unknown[0]}': send only {', '.join(allowed)}.", field=unknown[0]
+            pgettext("task answer", "Unknown field '{name}': send only {fields}.").format(
+                name=unknown[0], fields=", ".join(allowed)
+            ),
+            field=unknown[0],
         )
     key = _whole_number(payload, spec.key, spec.key_minimum, spec.key_what)
     if key is None:
-        raise SubmissionError(f"{spec.key} is required: {spec.key_what}.", field=spec.key)
+        raise SubmissionError(
+            pgettext("task answer", "{key} is required: {what}.").format(
+                key=spec.key, what=spec.key_what
+            ),
+            field=spec.key,
+        )
     answer = {name: parse(payload) for name, parse in spec.parsers.items()}
 
     started = payload.get("client_started_at")
@@ -75,11 +87,16 @@ def parse_submission(task: str, payload: Any) -> Submission:
         client_started_at = parse_datetime(started) if isinstance(started, str) else None
         if client_started_at is None or timezone.is_naive(client_started_at):
             raise SubmissionError(
-                "client_started_at must be a date and time with a time zone, for example "
-                f"2025-05-01T12:00:00.000Z (got {_json_kind(started)}).",
+                pgettext(
+                    "task answer",
+                    "client_started_at must be a date and time with a time zone, for example "
+                    "2025-05-01T12:00:00.000Z (got {value}).",
+                ).format(value=json_kind(started)),
                 field="client_started_at",
             )
-    duration = _whole_number(payload, "client_duration_ms", 0, "a time in milliseconds")
+    duration = _whole_number(
+        payload, "client_duration_ms", 0, pgettext("task answer", "a time in milliseconds")
+    )
     return Submission(key, answer, client_started_at, duration)
 
 
@@ -111,7 +128,7 @@ def record_judgment(
     assignment_id: int, worker_id: int, payload: Any, now: datetime | None = None
 ) -> SubmissionResult:
     """Store one unit's answer of ``worker_id`` in ``assignment_id``, atomically and
-    idempotently: one code path for every task kind (``TASK_SPECS``).
+    idempotently: one code path for every task kind (its spec: ``judgments.kinds.task_spec``).
 
     ``payload`` is the decoded JSON the page posted: the unit (``position`` of a direct-
     assessment item, ``set`` (the group) of a ranking set), the task's answer fields
@@ -136,96 +153,97 @@ def record_judgment(
     """
     with transaction.atomic():
         assignment = get_assignment(assignment_id, worker_id, lock=True)
-        now = now or timezone.now()
-        task = assignment.hit.task
-        submission = parse_submission(task, payload)
-        spec = TASK_SPECS[task]
-        progress = _progress(assignment)
-        unit = next((unit for unit in progress.units if unit.key == submission.key), None)
-        if unit is None:
-            raise SubmissionError(spec.unknown_unit(submission.key, progress.units), field=spec.key)
-        rows = spec.bind(unit, submission.answer)
-        upcoming = progress.next
-        noun = spec.noun
-        if progress.is_answered(unit):
-            stored = {
-                judgment.slot_id: judgment
-                for judgment in Judgment.objects.filter(
-                    assignment=assignment, slot_id__in=unit.slot_ids
-                )
-            }
-            if stored.keys() == rows.keys() and all(
-                getattr(stored[pk], name) == value
-                for pk, values in rows.items()
-                for name, value in values.items()
-            ):
-                return SubmissionResult(
-                    tuple(stored[pk] for pk in unit.slot_ids),
-                    created=False,
-                    state=_task_state(assignment, progress),
-                )
-            follow_on = (
-                f"Continue with {noun} {upcoming.number}." if upcoming else "The task is finished."
-            )
-            raise SubmissionError(
-                f"{noun.capitalize()} {unit.number} is already answered, and answers cannot be "
-                f"changed (there is no going back). {follow_on}",
-                field=spec.key,
-                status=409,
-            )
-        check_open(assignment, now)
-        check_background_given(assignment)
-        # The unit is unanswered and the assignment open, so there is a next unit.
-        if upcoming != unit:
-            raise SubmissionError(
-                f"Answer {noun} {upcoming.number} first; the {noun}s are answered in order.",
-                field=spec.key,
-            )
+        # Messages about the answer are in the language of the worker's page.
+        with worker_language(assignment):
+            return _record(assignment, payload, now or timezone.now())
 
-        served_at = assignment.current_served_at
-        server_duration_ms = None
-        if served_at is not None:
-            elapsed = (now - served_at) / timedelta(milliseconds=1)
-            server_duration_ms = min(max(round(elapsed), 0), MAX_STORED_INT)
-        judgments = tuple(
-            Judgment.objects.create(
-                campaign_id=assignment.campaign_id,
-                worker_id=assignment.worker_id,
-                assignment=assignment,
-                slot_id=slot_id,
-                client_started_at=submission.client_started_at,
-                client_duration_ms=submission.client_duration_ms,
-                served_at=served_at,
-                server_duration_ms=server_duration_ms,
-                **rows[slot_id],
-            )
-            for slot_id in unit.slot_ids
-        )
-        progress.answered.update(unit.slot_ids)
-        state = _task_state(assignment, progress)
 
-        assignment.last_activity_at = now
-        # A new page goes out in this response, so it counts as served now; the rest of this
-        # unit's page was served with it.
-        if state.finished:
-            assignment.current_served_at = None
-        elif state.page != progress.page_of(unit):
-            assignment.current_served_at = now
-        update_fields = ["last_activity_at", "current_served_at"]
-        qualification = None
-        if state.finished:
-            assignment.status = AssignmentStatus.SUBMITTED
-            assignment.submitted_at = now
-            update_fields += ["status", "submitted_at"]
-        assignment.save(update_fields=update_fields)
-        if state.finished and assignment.hit.is_qualification:
-            qualification = _store_qualification(assignment, now)
-        transaction.on_commit(
-            partial(
-                _announce,
-                assignment.campaign_id,
-                assignment.worker_id,
-                [judgment.pk for judgment in judgments],
+def _record(assignment: Assignment, payload: Any, now: datetime) -> SubmissionResult:
+    """record_judgment's work on the locked assignment, inside its transaction."""
+    task = assignment.hit.task
+    submission = parse_submission(task, payload)
+    spec = task_spec(task)
+    progress = _progress(assignment)
+    unit = next((unit for unit in progress.units if unit.key == submission.key), None)
+    if unit is None:
+        raise SubmissionError(spec.unknown_unit(submission.key, progress.units), field=spec.key)
+    rows = spec.bind(unit, submission.answer)
+    upcoming = progress.next
+    if progress.is_answered(unit):
+        stored = {
+            judgment.slot_id: judgment
+            for judgment in Judgment.objects.filter(
+                assignment=assignment, slot_id__in=unit.slot_ids
             )
+        }
+        if stored.keys() == rows.keys() and all(
+            getattr(stored[pk], name) == value
+            for pk, values in rows.items()
+            for name, value in values.items()
+        ):
+            return SubmissionResult(
+                tuple(stored[pk] for pk in unit.slot_ids),
+                created=False,
+                state=_task_state(assignment, progress),
+            )
+        follow_on = (
+            spec.continue_with(upcoming.number)
+            if upcoming
+            else pgettext("task answer", "The task is finished.")
         )
-        return SubmissionResult(judgments, created=True, state=state, qualification=qualification)
+        raise SubmissionError(
+            f"{spec.answered(unit.number)} {follow_on}", field=spec.key, status=409
+        )
+    check_open(assignment, now)
+    check_background_given(assignment)
+    # The unit is unanswered and the assignment open, so there is a next unit.
+    if upcoming != unit:
+        raise SubmissionError(spec.answer_first(upcoming.number), field=spec.key)
+
+    served_at = assignment.current_served_at
+    server_duration_ms = None
+    if served_at is not None:
+        elapsed = (now - served_at) / timedelta(milliseconds=1)
+        server_duration_ms = min(max(round(elapsed), 0), MAX_STORED_INT)
+    judgments = tuple(
+        Judgment.objects.create(
+            campaign_id=assignment.campaign_id,
+            worker_id=assignment.worker_id,
+            assignment=assignment,
+            slot_id=slot_id,
+            client_started_at=submission.client_started_at,
+            client_duration_ms=submission.client_duration_ms,
+            served_at=served_at,
+            server_duration_ms=server_duration_ms,
+            **rows[slot_id],
+        )
+        for slot_id in unit.slot_ids
+    )
+    progress.answered.update(unit.slot_ids)
+    state = _task_state(assignment, progress)
+
+    assignment.last_activity_at = now
+    # A new page goes out in this response, so it counts as served now; the rest of this
+    # unit's page was served with it.
+    if state.finished:
+        assignment.current_served_at = None
+    elif state.page != progress.page_of(unit):
+        assignment.current_served_at = now
+    update_fields = ["last_activity_at", "current_served_at"]
+    qualification = None
+    if state.finished:
+        assignment.status = AssignmentStatus.SUBMITTED
+        assignment.submitted_at = now
+        update_fields += ["status", "submitted_at"]
+    assignment.save(update_fields=update_fields)
+    if state.finished and assignment.hit.is_qualification:
+        qualification = _store_qualification(assignment, now)
+    transaction.on_commit(
+        partial(
+            _announce,
+            assignment.campaign_id,
+            assignment.worker_id,
+            [judgment.pk for judgment in judgments],
+        )
+    )
+    return SubmissionResult(judgments, created=True, state=state, qualification=qualification)

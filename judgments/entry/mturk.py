@@ -24,7 +24,6 @@ a forged link could make our page post a worker's assignment id to any site.
 from __future__ import annotations
 
 import re
-from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -35,18 +34,18 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from campaigns.models import Campaign, CampaignStatus, Hit, HitTask
+from campaigns.models import CampaignStatus, Hit
 from campaigns.platforms.models import MTurkHit
 from judgments import actions
 from judgments.actions import (
     CLOSED_CAMPAIGN_REASONS,
     MTurkAcceptRefused,
     NoWorkReason,
-    ShownUnit,
 )
 from judgments.entry.framing import allow_mturk_framing
 from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
-from judgments.entry.presenters import first_unit, present_assess_item, present_rank_set
+from judgments.entry.presenters import first_unit
+from judgments.kinds import task_page
 from judgments.models import Assignment, Platform
 
 # MTurk sends this as assignmentId while the worker previews a HIT they have not accepted.
@@ -190,67 +189,18 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
 # --- The preview ----------------------------------------------------------------------------
 
 
-# Rank buttons' letters, as the ranking page names its outputs.
-OUTPUT_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-def _assess_sample(
-    unit: ShownUnit, total: int, campaign: Campaign, labels: dict[str, str]
-) -> dict[str, Any]:
-    """The template's view of the first item: what the item endpoint would send for it."""
-    item = present_assess_item(unit, campaign)
-    return {
-        "kind": HitTask.ASSESS.value,
-        "progress": labels["progress"].format(n=1, total=total),
-        "text": item["text"],
-        "gray": item.get("gray_text"),  # None: a fluency item has no gray text
-    }
-
-
-def _rank_sample(
-    unit: ShownUnit, total: int, campaign: Campaign, labels: dict[str, str]
-) -> dict[str, Any]:
-    """The template's view of the first ranking set: what the item endpoint would send for
-    it, each output with its letter and rank buttons."""
-    ranking_set = present_rank_set(unit, campaign)
-    outputs = []
-    for index, output in enumerate(ranking_set["outputs"]):
-        letter = OUTPUT_LETTERS[index] if index < len(OUTPUT_LETTERS) else str(index + 1)
-        outputs.append(
-            {
-                "label": labels["output"].format(letter=letter),
-                "rank_of": labels["rank_of"].format(letter=letter),
-                "text": output["text"],
-            }
-        )
-    return {
-        "kind": HitTask.RANK.value,
-        "heading": labels["set"].format(n=ranking_set["number"], total=total),
-        "source": ranking_set["source"],
-        "reference": ranking_set["reference"],
-        "outputs": outputs,
-        "ranks": range(1, len(outputs) + 1),
-    }
-
-
 def _preview(request: HttpRequest, hit: Hit) -> HttpResponse:
-    """The HIT before it is accepted: title, instructions and the first unit read-only. No
-    worker, assignment or membership is written: MTurk shows previews to anyone."""
-    # Imported here: judgments.views imports this module to build the completion page.
-    from judgments.views import assess_labels, rank_labels
-
+    """The HIT before it is accepted: title, instructions and the first unit read-only (the
+    sample its kind's page makes of it, in the page's preview template). No worker,
+    assignment or membership is written: MTurk shows previews to anyone. A task no kind has a
+    page for shows its title and instructions only."""
     campaign = hit.campaign
-    labels: dict[str, str] = {}
+    page = task_page(hit.task)
+    labels = {} if page is None else page.labels(campaign)
     sample = None
-    first = first_unit(hit)
-    if hit.task == HitTask.ASSESS:
-        labels = assess_labels(campaign)
-        if first is not None:
-            sample = _assess_sample(*first, campaign, labels)
-    elif hit.task == HitTask.RANK:
-        labels = rank_labels(campaign)
-        if first is not None:
-            sample = _rank_sample(*first, campaign, labels)
+    first = None if page is None else first_unit(hit)
+    if first is not None:
+        sample = page.preview_sample(*first, campaign, labels)
     if campaign.accepts_work:
         notice = ACCEPT_TO_START
     else:
@@ -261,6 +211,8 @@ def _preview(request: HttpRequest, hit: Hit) -> HttpResponse:
         "notice": notice,
         "labels": labels,
         "sample": sample,
+        "sample_template": None if sample is None else page.preview_template,
+        "preview_class": "" if sample is None else page.preview_class,
     }
     return render(request, "judgments/mturk_preview.html", context)
 

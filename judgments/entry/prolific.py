@@ -35,8 +35,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from analytics.models import Recommendation, WorkerStat
-from campaigns.models import Campaign, CampaignStatus, TaskKind
+from campaigns.models import Campaign, CampaignStatus
 from judgments import tokens
 from judgments.actions import (
     CLOSED_CAMPAIGN_REASONS,
@@ -45,6 +44,7 @@ from judgments.actions import (
     next_assignment_for,
 )
 from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
+from judgments.kinds import failure_reason, kind_of
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Platform, Worker
 
 logger = logging.getLogger(__name__)
@@ -247,16 +247,13 @@ def _session_of_resumable_task(campaign: Campaign, participant_id: str) -> str:
 
 def quality_control_failures(campaign: Campaign, worker_ids: Iterable[int]) -> dict[int, str]:
     """The workers among ``worker_ids`` who failed quality control in ``campaign``, with the
-    reason (for the requester; never shown to the worker). Two queries for any number of
-    workers.
+    reason (for the requester; never shown to the worker). One query for any number of
+    workers, and the kind's own (direct assessment: one more).
 
     A worker failed when the requester excluded them, when the gold checks made them
-    untrusted (002 section 4), when they failed the qualification test, or, in a
-    direct-assessment campaign, when the stored reliability result recommends rejecting
-    them (``Recommendation.REJECT``: unreliable *and* fast, i.e. clear random clicking).
-    Following 001, a worker who merely fails the reliability test is not failed here: the
-    2014 design paid such workers and only left their scores out, and rejecting honest but
-    noisy work on Prolific would punish the participant for the task's difficulty.
+    untrusted (002 section 4), when they failed the qualification test, or when the
+    campaign's kind fails them (``JudgmentKind.qc_failures``: in a direct-assessment campaign,
+    when the stored reliability result recommends rejecting them, i.e. clear random clicking).
     """
     ids = sorted(set(worker_ids))
     failures: dict[int, str] = {}
@@ -271,32 +268,17 @@ def quality_control_failures(campaign: Campaign, worker_ids: Iterable[int]) -> d
     )
     for worker_id, excluded, excluded_why, untrusted, untrusted_why, passed, score in memberships:
         if excluded:
-            failures[worker_id] = _reason("Excluded by the requester", excluded_why)
+            failures[worker_id] = failure_reason("Excluded by the requester", excluded_why)
         elif untrusted:
-            failures[worker_id] = _reason("Untrusted after the gold checks", untrusted_why)
+            failures[worker_id] = failure_reason("Untrusted after the gold checks", untrusted_why)
         elif passed is False:
             shown = "" if score is None else f"score {score:.0%}"
-            failures[worker_id] = _reason("Failed the qualification test", shown)
-    if campaign.kind == TaskKind.DIRECT_ASSESSMENT:
-        random_clickers = WorkerStat.objects.filter(
-            campaign=campaign, worker_id__in=ids, recommendation=Recommendation.REJECT
-        ).values_list("worker_id", "p_value", "mean_seconds")
-        for worker_id, p_value, mean_seconds in random_clickers:
-            details = []
-            if p_value is not None:
-                details.append(f"reliability test p = {p_value:.3g}")
-            if mean_seconds is not None:
-                details.append(f"{mean_seconds:.1f} s per judgment")
-            failures.setdefault(
-                worker_id,
-                _reason("Unreliable and fast: clear random clicking", ", ".join(details)),
-            )
+            failures[worker_id] = failure_reason("Failed the qualification test", shown)
+    kind = kind_of(campaign)
+    if kind is not None:
+        for worker_id, reason in kind.qc_failures(campaign, ids).items():
+            failures.setdefault(worker_id, reason)
     return failures
-
-
-def _reason(what: str, details: str) -> str:
-    details = " ".join(details.split())
-    return f"{what} ({details})" if details else what
 
 
 def failed_quality_control(campaign: Campaign, worker_id: int) -> bool:

@@ -36,8 +36,8 @@
     restart: root.dataset.restartUrl,
   };
   var MIDDLE = "50";
-  var NETWORK_ERROR =
-    "Your answer could not be sent (no connection?). It is kept: press Next again to retry.";
+  var NETWORK_ERROR = root.dataset.labelNetworkError;
+  var NETWORK_ERROR_RELOAD = root.dataset.labelNetworkErrorReload;
 
   var current = {
     position: null, // the item on screen
@@ -139,7 +139,7 @@
         }
       },
       function () {
-        showError(NETWORK_ERROR.replace("press Next again", "reload the page"));
+        showError(NETWORK_ERROR_RELOAD);
       }
     );
   }

@@ -43,9 +43,8 @@
     restart: root.dataset.restartUrl,
   };
   var LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  var NETWORK_ERROR =
-    "Your answers could not be sent (no connection?). They are kept: press the button again " +
-    "to retry.";
+  var NETWORK_ERROR = words.labelNetworkError;
+  var NETWORK_ERROR_RELOAD = words.labelNetworkErrorReload;
 
   var current = {
     page: null, // the page on screen (1-based), null when nothing can be answered
@@ -488,7 +487,7 @@
         }
       },
       function () {
-        showError(NETWORK_ERROR.replace("press the button again", "reload the page"));
+        showError(NETWORK_ERROR_RELOAD);
       }
     );
   }

@@ -2,13 +2,19 @@
  * What every task page's script shares: the JSON calls to the task's endpoints and the error
  * box. Loaded before the page's own script (assess.js, rank.js), as window.evalsiteTask.
  * Vanilla JS, no build step; requests send no cookies (the assignment token in the URL is the
- * only credential, so the pages work inside MTurk's iframe).
+ * only credential, so the pages work inside MTurk's iframe). Its words are the task element's
+ * data-label-* attributes (translated on the server, like every word of the page).
  */
 (function () {
   "use strict";
 
   var TIMEOUT_MS = 30000;
-  var UNREADABLE = "The server answered unexpectedly. Please reload the page.";
+
+  // The page's shared words (task_base.html).
+  function word(name) {
+    var root = document.getElementById("task");
+    return root ? root.dataset[name] || "" : "";
+  }
 
   // fetch, then {status, body}; the body of a non-JSON answer becomes a readable error.
   function call(url, options) {
@@ -23,7 +29,7 @@
           return { status: response.status, body: body };
         },
         function () {
-          return { status: response.status, body: { ok: false, error: UNREADABLE } };
+          return { status: response.status, body: { ok: false, error: word("labelUnreadable") } };
         }
       );
     });
@@ -36,7 +42,7 @@
       var link = document.createElement("a");
       link.href = restartUrl;
       link.className = "button-primary";
-      link.textContent = "Get a task";
+      link.textContent = word("labelRestart");
       box.appendChild(document.createTextNode(" "));
       box.appendChild(link);
     }

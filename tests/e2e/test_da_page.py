@@ -1,9 +1,12 @@
-"""The direct-assessment page in Chromium: a worker does a whole 100-item HIT by keyboard, and
-a phone-sized screen works by tapping without horizontal scrolling."""
+"""The direct-assessment page in Chromium: a worker does a whole 100-item HIT by keyboard, a
+phone-sized screen works by tapping without horizontal scrolling, and the page's words and
+its script's messages are those of the campaign's language."""
 
 import statistics
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from campaigns.models import AssessmentMode, SlotRole
@@ -251,3 +254,41 @@ def test_a_phone_sized_screen_has_no_horizontal_scroll_and_works_by_tapping(
     scores = list(Judgment.objects.order_by("slot__position").values_list("score", flat=True))
     assert len(scores) == 3
     assert scores[0] > 75 and scores[1] < 25 and 50 < scores[2] < 70
+
+
+def test_the_words_are_the_campaigns_language_and_the_script_says_what_went_wrong(
+    page, transactional_db
+):
+    """The page's words come from the German catalog; the script's messages come with the page
+    (its data-label-* attributes), in English where the catalog does not translate them: an
+    answer that cannot reach the server, then a task whose time ran out."""
+    campaign = CampaignFactory(
+        instructions_language="de",
+        target_language="en",
+        assessment_mode=AssessmentMode.FLUENCY,
+        redundancy=1,
+    )
+    build_da_hit(campaign)
+    page.goto(f"/work/{campaign.pk}/")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_url("**/work/a/*/")
+    progress, error = page.locator("#progress-text"), page.locator("#error")
+    slider, next_button = page.locator("#score"), page.locator("#next")
+    expect(progress).to_have_text("1 von 100")
+    expect(page.locator(".statement")).to_have_text("Der Text ist flüssiges Englisch.")
+    expect(next_button).to_have_text("Weiter")
+    expect(slider).to_be_focused()
+
+    page.route("**/submit", lambda route: route.abort())
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    expect(error).to_have_text(
+        "Your answer could not be sent (no connection?). It is kept: press Next again to retry."
+    )
+    page.unroute("**/submit")
+
+    Assignment.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
+    page.keyboard.press("Enter")
+    expect(error).to_contain_text("This task has expired: its time ran out.")
+    expect(error.get_by_role("link")).to_have_text("Get a task")
+    assert Judgment.objects.count() == 0

@@ -1,6 +1,7 @@
 """The ranking page in Chromium: a worker ranks a page of 3 sets with ties, by number keys and
 by mouse, is stopped with a clear message while one translation is unranked, then finishes;
-a phone-sized screen works by tapping without horizontal scrolling."""
+a phone-sized screen works by tapping without horizontal scrolling; an answer that cannot
+reach the server is kept, with the message the page brought along."""
 
 import pytest
 from playwright.sync_api import expect
@@ -241,3 +242,30 @@ def test_the_qualification_test_leads_to_the_first_task(page, transactional_db):
     assert Assignment.objects.get(hit__number=1).status == AssignmentStatus.STARTED
     membership = Assignment.objects.get(hit__number=2).worker.campaigns_joined.get()
     assert (membership.qualification_passed, membership.qualification_score) == (True, 1.0)
+
+
+def test_answers_that_cannot_be_sent_are_kept_with_the_pages_own_message(page, transactional_db):
+    campaign = ranking_campaign()
+    build_ranking_hit(campaign, sets=1)
+    page.goto(f"/work/{campaign.pk}/")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_url("**/work/a/*/")
+    error, submit = page.locator("#error"), page.locator("#next")
+    expect(page.locator("#progress-text")).to_have_text("Set 1 of 1")
+
+    page.route("**/submit", lambda route: route.abort())
+    rank_all_by_keys(page, 1, [1, 2, 3, 4])
+    submit.click()
+    expect(error).to_have_text(
+        "Your answers could not be sent (no connection?). They are kept: press the button "
+        "again to retry."
+    )
+    page.unroute("**/submit")
+    submit.click()
+    expect(page.locator("h1")).to_have_text("Thank you!")
+    assert list(Judgment.objects.order_by("slot__position").values_list("rank", flat=True)) == [
+        1,
+        2,
+        3,
+        4,
+    ]

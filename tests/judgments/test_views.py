@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.models import AssessmentMode, CampaignStatus
+from campaigns.models import CampaignStatus
 from judgments import tokens
 from judgments.actions import exclude_worker
 from judgments.models import Assignment, AssignmentStatus, Judgment, Platform, Worker
@@ -227,103 +227,11 @@ def test_the_task_page_is_a_shell_without_cookies(assignment):
     assert 'id="gray-text" dir="auto"' in html and 'id="main-text" dir="auto"' in html
 
 
-def test_a_fluency_page_has_no_gray_text(assignment):
-    assignment.campaign.da_settings.assessment_mode = AssessmentMode.FLUENCY
-    assignment.campaign.da_settings.save()
-    client = Client()
-    html = client.get(task_url(assignment)).content.decode()
-    assert "The text is fluent English." in html
-    assert "gray-text" not in html
-    body = client.get(task_url(assignment, "judgments:task-item")).json()
-    assert body["next"] == {"position": 1, "text": "Black text 1."}
-
-
 def test_the_instructions_are_shown_as_escaped_plain_text(assignment):
     assignment.campaign.instructions = "Rate <b>each</b> text.\nTake your time & relax."
     assignment.campaign.save()
     html = Client().get(task_url(assignment)).content.decode()
     assert "Rate &lt;b&gt;each&lt;/b&gt; text.<br>Take your time &amp; relax." in html
-
-
-@pytest.mark.parametrize(
-    ("instructions_language", "target", "statement", "low", "high"),
-    [
-        ("", "en", "The text is fluent English.", "strongly disagree", "strongly agree"),
-        (
-            "de",
-            "en",
-            "Der Text ist flüssiges Englisch.",
-            "stimme überhaupt nicht zu",
-            "stimme voll und ganz zu",
-        ),
-        (
-            "de-AT",
-            "de",
-            "Der Text ist flüssiges Deutsch.",
-            "stimme überhaupt nicht zu",
-            "stimme voll und ganz zu",
-        ),
-        (
-            "es",
-            "en",
-            "El texto está escrito en inglés fluido.",
-            "totalmente en desacuerdo",
-            "totalmente de acuerdo",
-        ),
-        (
-            "fr",
-            "de",
-            "Le texte est écrit dans un allemand courant.",
-            "pas du tout d&#x27;accord",
-            "tout à fait d&#x27;accord",
-        ),
-        (
-            "cs",
-            "en",
-            "Text je napsán plynule anglicky.",
-            "rozhodně nesouhlasím",
-            "rozhodně souhlasím",
-        ),
-        ("zh-Hans", "en", "这段文字是流利的英语。", "非常不同意", "非常同意"),
-        (
-            "ru",
-            "en",
-            "Язык текста — беглый английский.",
-            "совершенно не согласен",
-            "полностью согласен",
-        ),
-        (
-            "de",
-            "zh",
-            "Der Text ist flüssiges Vereinfachtes Chinesisch.",
-            "stimme überhaupt nicht zu",
-            "stimme voll und ganz zu",
-        ),
-        ("pl", "cs", "The text is fluent Czech.", "strongly disagree", "strongly agree"),
-        ("en", "tlh", "The text is fluent tlh.", "strongly disagree", "strongly agree"),
-    ],
-)
-def test_the_fluency_statement_and_anchors_are_in_the_instructions_language(
-    assignment, instructions_language, target, statement, low, high
-):
-    campaign = assignment.campaign
-    campaign.da_settings.assessment_mode = AssessmentMode.FLUENCY
-    campaign.da_settings.save()
-    campaign.instructions_language = instructions_language
-    campaign.target_language = target
-    campaign.save()
-    html = Client().get(task_url(assignment)).content.decode()
-    assert f'<p class="statement" id="statement">{statement}</p>' in html
-    assert f'<span class="anchor-low">{low}</span>' in html
-    assert f'<span class="anchor-high">{high}</span>' in html
-
-
-def test_the_adequacy_statement_in_german(assignment):
-    assignment.campaign.instructions_language = "de"
-    assignment.campaign.save()
-    html = Client().get(task_url(assignment)).content.decode()
-    assert "Der schwarze Text gibt die Bedeutung des grauen Textes angemessen wieder." in html
-    assert '<html lang="de">' in html
 
 
 def test_a_token_for_another_workers_assignment_gets_404(assignment):

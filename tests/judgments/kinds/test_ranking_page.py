@@ -258,3 +258,18 @@ def test_a_task_kind_without_a_page_says_so(campaign):
         "This kind of task cannot take answers here.",
     )
     assert Assignment.objects.get().status == AssignmentStatus.STARTED
+
+
+def test_the_ranking_page_stays_english_until_a_catalog_translates_it(assignment):
+    """The catalogs translate the direct-assessment page only: a German ranking campaign's page
+    is English, and says so (lang), as are the messages about its answers."""
+    campaign = assignment.campaign
+    campaign.instructions_language = "de"
+    campaign.save()
+    client = Client()
+    html = client.get(url(assignment)).content.decode()
+    assert '<html lang="de">' in html  # the campaign's own texts are German
+    assert 'class="task task-rank" lang="en"' in html
+    assert 'data-label-source="Source"' in html and ">Submit</button>" in html
+    response = post_json(client, url(assignment, "judgments:task-submit"), {"set": 0})
+    assert response.json()["error"] == "ranks is required: give every output of the set a rank."
