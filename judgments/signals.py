@@ -18,3 +18,10 @@ judgments_recorded = Signal()
 #   sender:        judgments.models.CampaignWorker
 #   campaign_ids:  list[int], the campaigns whose exclusions changed
 exclusions_changed = Signal()
+
+# Sent through transaction.on_commit by judgments.actions.score_qualification when an MTurk
+# worker passed the qualification test of a campaign that has an MTurk qualification type:
+# the crowd-platform glue (campaigns.apps) grants it on MTurk, in a Celery task.
+#   sender:              judgments.models.CampaignWorker
+#   campaign_worker_id:  int, the membership that passed
+mturk_qualification_earned = Signal()

@@ -3,9 +3,10 @@
 Every ``import`` and ``from ... import`` of a project module counts, at module level or inside
 a function (an import moved into a function to dodge a circle still ties the two modules
 together). ``from package import name`` counts as importing the submodule ``package.name``
-when there is one, otherwise the package itself. The implicit import of a module's parent
-packages does not count: a package's ``__init__`` may import its submodules. Imports under
-``if TYPE_CHECKING:`` do not count either: they never run.
+when there is one, otherwise the package itself. Importing ``a.b.c`` also runs the packages
+``a`` and ``a.b``: those count too, except the importer's own packages (a package's
+``__init__`` may import its submodules). Imports under ``if TYPE_CHECKING:`` do not count:
+they never run.
 """
 
 from __future__ import annotations
@@ -64,8 +65,16 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
             # "import a.b.c" imports a.b.c; keep the longest project module it names.
             while target and target not in modules:
                 target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
+            if not target or target == name:
+                continue
+            found.add(target)
+            # Importing a.b.c runs the packages a and a.b first: count those the importer is
+            # not inside of (its own packages are being imported already).
+            parent = target.rpartition(".")[0]
+            while parent:
+                if not (name == parent or name.startswith(parent + ".")):
+                    found.add(parent)
+                parent = parent.rpartition(".")[0]
     return found
 
 
@@ -118,6 +127,33 @@ def test_the_walk_sees_function_level_and_relative_imports(tmp_path, monkeypatch
     modules = {"pkg": package / "__init__.py", "pkg.a": package / "a.py", "pkg.b": package / "b.py"}
     assert imports_of("pkg.a", modules["pkg.a"], modules) == {"pkg.b"}
     assert imports_of("pkg.b", modules["pkg.b"], modules) == {"pkg.a"}
+
+
+def test_the_walk_counts_the_packages_an_import_runs(tmp_path):
+    for folder in ("one", "two", "two/sub"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "one" / "a.py").write_text("from one import b\nfrom two.sub import c\n")
+    (tmp_path / "one" / "b.py").write_text("")
+    (tmp_path / "two" / "sub" / "c.py").write_text("")
+    modules = {
+        name: tmp_path / path
+        for name, path in {
+            "one": "one/__init__.py",
+            "one.a": "one/a.py",
+            "one.b": "one/b.py",
+            "two": "two/__init__.py",
+            "two.sub": "two/sub/__init__.py",
+            "two.sub.c": "two/sub/c.py",
+        }.items()
+    }
+    # one.a is inside "one": its own package is not counted; "two" and "two.sub" run.
+    assert imports_of("one.a", modules["one.a"], modules) == {
+        "one.b",
+        "two",
+        "two.sub",
+        "two.sub.c",
+    }
 
 
 def test_no_module_imports_itself_through_others():

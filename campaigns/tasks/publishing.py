@@ -101,3 +101,9 @@ def grant_mturk_qualification(self, campaign_worker_id: int) -> bool:
         campaign.pk,
     )
     return True
+
+
+def grant_on_qualification(sender: Any, campaign_worker_id: int, **kwargs: Any) -> None:
+    """Receiver of ``judgments.signals.mturk_qualification_earned`` (connected in
+    ``CampaignsConfig.ready``): the grant runs in a task, after the commit that sent it."""
+    grant_mturk_qualification.delay(campaign_worker_id)

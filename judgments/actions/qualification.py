@@ -19,6 +19,7 @@ from judgments.models import (
     Judgment,
     Platform,
 )
+from judgments.signals import mturk_qualification_earned
 
 logger = logging.getLogger(__name__)
 
@@ -121,8 +122,12 @@ def _schedule_mturk_grant(assignment: Assignment, membership: CampaignWorker) ->
         return
     if assignment.worker.platform != Platform.MTURK:
         return
-    # Imported here: campaigns.tasks loads the platform glue, which this module must not need
-    # just to score a test.
-    from campaigns.tasks.publishing import grant_mturk_qualification
-
-    transaction.on_commit(partial(grant_mturk_qualification.delay, membership.pk))
+    # A signal, not a call: the platform glue (campaigns.tasks) depends on judgments, not the
+    # other way round.
+    transaction.on_commit(
+        partial(
+            mturk_qualification_earned.send,
+            sender=CampaignWorker,
+            campaign_worker_id=membership.pk,
+        )
+    )
