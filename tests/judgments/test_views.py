@@ -15,10 +15,8 @@ from judgments.actions import exclude_worker
 from judgments.models import Assignment, AssignmentStatus, Judgment, Platform, Worker
 from tests.factories import (
     AssignmentFactory,
-    CampaignFactory,
     HitFactory,
     HitSlotFactory,
-    SegmentFactory,
     WorkerFactory,
 )
 
@@ -28,27 +26,6 @@ INVALID_LINK = (
     "This link is not valid. Check that you opened the whole link, or ask whoever sent it to "
     "you for a new one."
 )
-
-
-@pytest.fixture
-def campaign():
-    campaign = CampaignFactory(title="Rate some English", redundancy=1)
-    hit = HitFactory(campaign=campaign, number=1)
-    for position in (1, 2):
-        segment = SegmentFactory(document__campaign=campaign, references=[f"Gray text {position}."])
-        HitSlotFactory(
-            hit=hit,
-            position=position,
-            segment=segment,
-            output__segment=segment,
-            shown_text=f"Black text {position}.",
-        )
-    return campaign
-
-
-@pytest.fixture
-def assignment(campaign):
-    return AssignmentFactory(hit=campaign.hits.get())
 
 
 def worker_url(worker, campaign):

@@ -8,37 +8,9 @@ import pytest
 from django.test import Client
 
 from campaigns.models import AssessmentMode
-from tests.factories import (
-    AssignmentFactory,
-    CampaignFactory,
-    HitFactory,
-    HitSlotFactory,
-    SegmentFactory,
-)
 from tests.judgments.test_views import task_url
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def campaign():
-    campaign = CampaignFactory(title="Rate some English", redundancy=1)
-    hit = HitFactory(campaign=campaign, number=1)
-    for position in (1, 2):
-        segment = SegmentFactory(document__campaign=campaign, references=[f"Gray text {position}."])
-        HitSlotFactory(
-            hit=hit,
-            position=position,
-            segment=segment,
-            output__segment=segment,
-            shown_text=f"Black text {position}.",
-        )
-    return campaign
-
-
-@pytest.fixture
-def assignment(campaign):
-    return AssignmentFactory(hit=campaign.hits.get())
 
 
 def test_a_fluency_page_has_no_gray_text(assignment):
