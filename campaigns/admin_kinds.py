@@ -27,6 +27,9 @@ class KindSettingsInline(admin.StackedInline):
     min_num = 1
     max_num = 1
     can_delete = False
+    # The campaign's change form shows it among the campaign's own fieldsets (after
+    # KindAdminMixin.kind_settings_after), not with the other inlines at the end.
+    is_kind_settings = True
 
     def get_formset(self, request: HttpRequest, obj: Campaign | None = None, **kwargs: Any):
         self._campaign = obj  # for formfield_for_foreignkey, called while the form is built
@@ -75,6 +78,12 @@ class KindAdminMixin:
     HITs."""
 
     kind_choice_template = "admin/campaigns/campaign/choose_kind.html"
+    # The campaign fieldset after which the kind's settings stand on the form.
+    kind_settings_after = "Qualification test"
+
+    def render_change_form(self, request: HttpRequest, context: dict, *args: Any, **kwargs: Any):
+        context["kind_settings_after"] = self.kind_settings_after
+        return super().render_change_form(request, context, *args, **kwargs)  # type: ignore[misc]
 
     def chosen_kind(self, request: HttpRequest, obj: Campaign | None) -> CampaignKind | None:
         """The kind of the page: the campaign's, or on the Add page the one in ``?kind=``."""
