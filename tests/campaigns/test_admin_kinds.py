@@ -233,3 +233,19 @@ def test_a_kind_change_before_hits_asks_for_the_new_kinds_settings(admin_client)
     assert RankingSettings.objects.get(campaign=campaign).outputs_per_set == 3
     # The direct-assessment settings stay stored, should the requester switch back.
     assert DirectAssessmentSettings.objects.get(campaign=campaign).assessment_mode == "fluency"
+
+
+def test_the_kinds_settings_stand_after_the_hit_layout_and_before_payment(admin_client):
+    campaign = CampaignFactory(kind=TaskKind.RANKING)
+    html = admin_client.get(change_url(campaign)).content.decode()
+    positions = [
+        html.index(marker)
+        for marker in (
+            'name="hit_seed"',
+            'name="qualification_pass_mark"',
+            'name="ranking_settings-0-outputs_per_set"',
+            'name="reward"',
+            'name="systems-TOTAL_FORMS"',
+        )
+    ]
+    assert positions == sorted(positions)
