@@ -19,9 +19,12 @@ from analytics.models import (
     SystemScore,
     WorkerStat,
 )
+from campaigns.admin_access import CampaignRowsAdminMixin
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
+    """Stored results of the campaigns shared with the user only (campaigns.admin_access)."""
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 

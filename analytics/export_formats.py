@@ -35,7 +35,9 @@ from datetime import date, datetime, time
 from typing import TypeVar
 
 __all__ = [
+    "INCOMPLETE_MESSAGE",
     "DASystemRow",
+    "ExportStopped",
     "RankingSystemRow",
     "csv_chunks",
     "csv_text",
@@ -91,32 +93,95 @@ def _csv_row(row: Sequence[object]) -> list[object]:
 
 
 def _chunked(lines: Iterable[str], chunk_size: int) -> Iterator[bytes]:
-    """Whole lines gathered into UTF-8 chunks of at least ``chunk_size`` characters."""
+    """Whole lines gathered into UTF-8 chunks of at least ``chunk_size`` characters. When
+    ``lines`` raises, what it gave before (its error line too) goes out first."""
     buffer: list[str] = []
     size = 0
-    for line in lines:
-        buffer.append(line)
-        size += len(line)
-        if size >= chunk_size:
+    try:
+        for line in lines:
+            buffer.append(line)
+            size += len(line)
+            if size >= chunk_size:
+                yield "".join(buffer).encode()
+                buffer.clear()
+                size = 0
+    except Exception:
+        if buffer:
             yield "".join(buffer).encode()
-            buffer.clear()
-            size = 0
+        raise
     if buffer:
         yield "".join(buffer).encode()
+
+
+# --- A stream that fails partway -------------------------------------------------------------
+
+INCOMPLETE_MESSAGE = (
+    "ERROR: the export stopped after {rows} rows because of a server error, and this file is "
+    "incomplete (the rows after these are missing). Download it again; if this line comes "
+    "back, tell the site's administrators (the server logged the error)."
+)
+
+
+class ExportStopped(Exception):
+    """The rows of a streamed export raised after ``rows`` rows were written. The file so far
+    ends with an error line (:data:`INCOMPLETE_MESSAGE`: for CSV it opens a quoted cell that
+    never closes, for JSON Lines it is not JSON, so that a reader fails on it rather than
+    taking the file as whole); then this is raised from the cause, so that the server aborts
+    the response (a chunked response then lacks its last chunk)."""
+
+    def __init__(self, rows: int) -> None:
+        super().__init__(f"the export stopped after {rows} rows")
+        self.rows = rows
+
+
+def _stopping(
+    rows: Iterable[Sequence[object]], line: Callable[[Sequence[object]], str], error_line: str
+) -> Iterator[str]:
+    """One line per row; when reading or writing a row fails, ``error_line`` (its ``{rows}``
+    filled in) and :class:`ExportStopped`."""
+    count = 0
+    try:
+        for row in rows:
+            yield line(row)
+            count += 1
+    except Exception as error:
+        yield error_line.format(rows=count)
+        raise ExportStopped(count) from error
+
+
+# A UTF-8 byte order mark: spreadsheets (Excel) read the file as UTF-8 rather than as the
+# computer's legacy encoding.
+BYTE_ORDER_MARK = "\ufeff"
 
 
 def csv_chunks(
     columns: Sequence[str],
     rows: Iterable[Sequence[object]],
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    *,
+    cell: Callable[[object], object] | None = None,
+    byte_order_mark: bool = False,
 ) -> Iterator[bytes]:
-    """A header line and one CSV line per row, as UTF-8 byte chunks of whole lines."""
+    """A header line and one CSV line per row, as UTF-8 byte chunks of whole lines.
+
+    ``cell``: applied to every cell after conversion (the spreadsheet-safe export passes one
+    that defuses formulas); ``byte_order_mark``: start the file with one. When ``rows`` fails
+    partway, the file ends with an unterminated quoted error line and :class:`ExportStopped`
+    is raised."""
     writer = csv.writer(_Line())
+    if cell is None:
+        convert = _csv_row
+    else:
+
+        def convert(row: Sequence[object]) -> list[object]:
+            return [cell(value) for value in _csv_row(row)]
 
     def lines() -> Iterator[str]:
-        yield writer.writerow(columns)
-        for row in rows:
-            yield writer.writerow(_csv_row(row))
+        header = writer.writerow(columns)
+        yield BYTE_ORDER_MARK + header if byte_order_mark else header
+        yield from _stopping(
+            rows, lambda row: writer.writerow(convert(row)), '"' + INCOMPLETE_MESSAGE + "\r\n"
+        )
 
     return _chunked(lines(), chunk_size)
 
@@ -132,17 +197,18 @@ def jsonl_chunks(
     rows: Iterable[Sequence[object]],
     chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> Iterator[bytes]:
-    """One JSON object per row and line (keys in column order), as UTF-8 byte chunks."""
+    """One JSON object per row and line (keys in column order), as UTF-8 byte chunks. When
+    ``rows`` fails partway, the file ends with an error line that is not JSON and
+    :class:`ExportStopped` is raised."""
     encode = json.JSONEncoder(
         ensure_ascii=False, separators=(",", ":"), default=_json_default
     ).encode
     keys = tuple(columns)
 
-    def lines() -> Iterator[str]:
-        for row in rows:
-            yield encode(dict(zip(keys, row, strict=True))) + "\n"
+    def line(row: Sequence[object]) -> str:
+        return encode(dict(zip(keys, row, strict=True))) + "\n"
 
-    return _chunked(lines(), chunk_size)
+    return _chunked(_stopping(rows, line, INCOMPLETE_MESSAGE + "\n"), chunk_size)
 
 
 def csv_text(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

@@ -11,25 +11,37 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.utils import timezone
 
 from analytics import actions
 from campaigns.models import Campaign
+from evalsite.cachesafe import cache_set
+
+# When the sweep last ran in a worker: /healthz reports it (evalsite.views.healthz).
+SWEEP_HEARTBEAT_KEY = "evalsite:sweep:heartbeat"
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(name=actions.RECOMPUTE_TASK)
-def recompute_campaign_results(campaign_id: int) -> int | None:
+def recompute_campaign_results(campaign_id: int, only_if_stale: bool = False) -> int | None:
     """Recompute one campaign's stored statistics (its kind's, ``analytics.kinds``; for ranking
     this also marks untrusted workers and may pause the campaign); return the judgments they
     reflect, or None when there is nothing to compute.
 
     Enqueued by ``analytics.actions.schedule_recompute`` (coalesced, with a countdown) and by
-    the sweep. Idempotent: running it twice stores the same results.
+    the sweep. Idempotent: running it twice stores the same results. ``only_if_stale`` (the
+    sweep's repair of a lost recompute, ``analytics.actions.repair_lost_recompute``): skip the
+    work when the stored results already match the data (a duplicate of a run that was only
+    late, not lost).
     """
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
         logger.info("Campaign %s is gone; nothing to recompute", campaign_id)
+        return None
+    if only_if_stale and not actions.is_stale(campaign):
+        actions.clear_recompute_flag(campaign.pk)
+        logger.info("Campaign %s is up to date; the repair recompute was not needed", campaign_id)
         return None
     result = actions.recompute_campaign(campaign)
     return None if result is None else result.n_judgments
@@ -37,5 +49,9 @@ def recompute_campaign_results(campaign_id: int) -> int | None:
 
 @shared_task
 def recompute_stale_campaigns() -> int:
-    """Periodic sweep (celery beat): schedule every campaign whose results are stale."""
-    return len(actions.recompute_stale_campaigns())
+    """Periodic sweep (celery beat, every ``ANALYTICS_SWEEP_SECONDS``): schedule every
+    campaign whose results are stale, enqueue again the recomputes that were lost, and leave
+    the heartbeat ``/healthz`` reads."""
+    stale = actions.recompute_stale_campaigns()
+    cache_set(SWEEP_HEARTBEAT_KEY, timezone.now().isoformat(), None)
+    return len(stale)

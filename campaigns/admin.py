@@ -33,10 +33,12 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from analytics import actions as analytics_actions
+from analytics.access import is_grant_manager
 from analytics.kinds import MEMBERSHIP_ACTIONS
 from analytics.kinds import registry as analytics_kinds
 from analytics.models import CampaignAccess
 from campaigns import actions as campaign_actions
+from campaigns.admin_access import CampaignRowsAdminMixin
 from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
 from campaigns.admin_kinds import KindAdminMixin
 from campaigns.admin_links import WorkerLinksAdminMixin
@@ -70,14 +72,28 @@ def _count_of(model, field: str = "campaign") -> Coalesce:
 
 
 class CampaignAccessInline(admin.TabularInline):
-    """Analysts who may read the campaign through the API (the owner always may)."""
+    """Collaborators who may read (or read and change) the campaign, in the admin and through
+    the API (the owner always may; model permissions come on top: ``analytics.access``).
+    Granting and revoking is for the campaign's owner and superusers."""
 
     model = CampaignAccess
     extra = 0
-    fields = ("user", "granted_at")
+    fields = ("user", "level", "granted_at")
     readonly_fields = ("granted_at",)
     raw_id_fields = ("user",)
-    verbose_name_plural = "Analyst access (read-only API access; the owner always has it)"
+    verbose_name_plural = (
+        "Collaborators (read, or read and change; the owner always has both; Django's "
+        "campaign permissions still apply)"
+    )
+
+    def has_add_permission(self, request: HttpRequest, obj: Campaign | None = None) -> bool:
+        return super().has_add_permission(request, obj) and is_grant_manager(request.user, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Campaign | None = None) -> bool:
+        return super().has_change_permission(request, obj) and is_grant_manager(request.user, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Campaign | None = None) -> bool:
+        return super().has_delete_permission(request, obj) and is_grant_manager(request.user, obj)
 
 
 class SystemInline(admin.TabularInline):
@@ -100,6 +116,7 @@ def _changes_results(implementation: CampaignKind, campaign: Campaign, formset) 
 
 @admin.register(Campaign)
 class CampaignAdmin(
+    CampaignRowsAdminMixin,
     KindAdminMixin,
     CampaignJudgmentImportAdminMixin,
     MTurkCampaignAdminMixin,
@@ -127,6 +144,7 @@ class CampaignAdmin(
         "prolific_study_link",
     )
     inlines = [SystemInline, CampaignAccessInline]
+    campaign_path = ""  # the rows are the campaigns (admin_access.CampaignRowsAdminMixin)
     actions = [
         "activate",
         "pause",
@@ -251,6 +269,8 @@ class CampaignAdmin(
             and obj.status == CampaignStatus.ACTIVE
         ):
             obj.status_reason = ""  # reactivated: the reason of the pause no longer holds
+        if not change and obj.owner_id is None:
+            obj.owner = request.user  # a new campaign is its creator's (analytics.access)
         super().save_model(request, obj, form, change)
         if change:
             self.save_kind_change(request, obj, form)
@@ -414,7 +434,7 @@ class CampaignAdmin(
 
 
 @admin.register(System)
-class SystemAdmin(admin.ModelAdmin):
+class SystemAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     list_display = ("name", "campaign", "is_reference", "n_outputs")
     list_filter = ("campaign", "is_reference")
     search_fields = ("name",)
@@ -429,7 +449,7 @@ class SystemAdmin(admin.ModelAdmin):
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     list_display = ("external_id", "campaign", "position", "n_segments")
     list_filter = ("campaign",)
     search_fields = ("external_id",)
@@ -451,10 +471,11 @@ class OutputInline(admin.TabularInline):
 
 
 @admin.register(GoldAnswer)
-class GoldAnswerAdmin(admin.ModelAdmin):
+class GoldAnswerAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     """A ranking campaign's known answers per segment (002 section 4): the best output or a
     gold translation, and the known-worst output (best+worst)."""
 
+    campaign_path = "segment__campaign"
     list_display = ("segment", "best_output", "gold_text", "worst_output")
     list_filter = ("segment__campaign",)
     list_select_related = ("segment", "best_output", "worst_output")
@@ -463,7 +484,7 @@ class GoldAnswerAdmin(admin.ModelAdmin):
 
 
 @admin.register(Segment)
-class SegmentAdmin(admin.ModelAdmin):
+class SegmentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     list_display = ("external_id", "document", "position", "source")
     list_filter = ("campaign",)
     search_fields = ("source", "external_id")
@@ -474,7 +495,8 @@ class SegmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Output)
-class OutputAdmin(admin.ModelAdmin):
+class OutputAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
+    campaign_path = "segment__campaign"
     list_display = ("id", "system", "segment", "text")
     list_filter = ("system__campaign", "system")
     search_fields = ("text",)
@@ -507,7 +529,7 @@ class HitSlotInline(admin.TabularInline):
 
 
 @admin.register(Hit)
-class HitAdmin(admin.ModelAdmin):
+class HitAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     list_display = ("__str__", "campaign", "task", "number", "n_slots", "created_at")
     list_filter = ("campaign", "task")
     list_select_related = ("campaign",)

@@ -27,6 +27,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from analytics.access import changeable_by_grant, shared_campaigns
 from campaigns.admin_import import MultipleFileField
 from campaigns.importers.judgments import (
     MAX_UPLOAD_BYTES,
@@ -151,18 +152,19 @@ class CampaignJudgmentImportAdminMixin:
         return self.has_add_permission(request) or self.has_change_permission(request)
 
     def _appendable(self, request: HttpRequest):
-        """The campaigns the user may change: every campaign, with the change permission.
-        Judgment files go into the imported ones only (the importer checks); an MTurk batch
-        reconciles the assignments of our own HITs, which are in collected campaigns."""
+        """The campaigns the user may change (the change permission, and owned or granted
+        change access: analytics.access). Judgment files go into the imported ones only (the
+        importer checks); an MTurk batch reconciles the assignments of our own HITs, which are
+        in collected campaigns."""
         if self.has_change_permission(request):
-            return Campaign.objects.all()
+            return changeable_by_grant(request.user)
         return Campaign.objects.none()
 
     def _visible(self, request: HttpRequest):
         """The campaigns the user sees on the campaign list (a taken name is named only
         when it is one of these)."""
         if self.has_view_permission(request):
-            return Campaign.objects.all()
+            return shared_campaigns(request.user)
         return Campaign.objects.none()
 
     def import_judgments_view(self, request: HttpRequest) -> HttpResponse:

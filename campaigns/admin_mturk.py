@@ -29,6 +29,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from campaigns.admin_access import CampaignRowsAdminMixin
 from campaigns.models import Campaign, Hit, MTurkHit, PlatformEvent
 from campaigns.platforms import mturk, publishing
 from campaigns.platforms.mturk.settings import checked_locales
@@ -359,8 +360,10 @@ def _why_not(plan: publishing.Plan, funds: publishing.Funds, selection_error: st
 
 
 @admin.register(MTurkHit)
-class MTurkHitAdmin(admin.ModelAdmin):
+class MTurkHitAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     """Read-only: rows are written by publishing, never by hand. Expire and extend here."""
+
+    campaign_path = "hit__campaign"  # only the HITs of campaigns shared with the user
 
     list_display = (
         "mturk_hit_id",
@@ -419,7 +422,7 @@ class MTurkHitAdmin(admin.ModelAdmin):
 
 
 @admin.register(PlatformEvent)
-class PlatformEventAdmin(admin.ModelAdmin):
+class PlatformEventAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     """Read-only log of platform errors, conflicts and publications, newest first."""
 
     list_display = ("created_at", "campaign", "kind", "operation", "code", "message", "what_to_do")

@@ -8,8 +8,10 @@ cache), DEBUG=0, SECRET_KEY and ALLOWED_HOSTS; the README lists every variable.
 
 from __future__ import annotations
 
+import re
 import secrets
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -67,6 +69,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",  # admin login throttling (item 9 hardening block below)
     "campaigns",
     "judgments",
     "analytics",
@@ -82,6 +85,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "judgments.entry.framing.FrameAncestorsMiddleware",
+    # After the framing middleware, which adds frame-ancestors to the policy it writes.
+    "evalsite.security.ContentSecurityPolicyMiddleware",
+    # Last, as django-axes requires: answers a locked-out login with its 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"
@@ -143,9 +150,11 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Repairs what a lost recompute message missed (results reflect fewer judgments than exist,
     # are older than the newest judgment, or predate an exclusion or rejection).
+    # Issue 11 item 10: every ANALYTICS_SWEEP_SECONDS (15), so that a recompute lost with a
+    # killed worker is repaired within 30 s (analytics.actions); one query when nothing is stale.
     "recompute-stale-campaign-results": {
         "task": "analytics.tasks.recompute_stale_campaigns",
-        "schedule": 300.0,
+        "schedule": float(env_int("ANALYTICS_SWEEP_SECONDS", 15, minimum=1)),
     },
     # Reconciles our assignments with MTurk's (submitted, approved, rejected) for every
     # campaign with published HITs; see campaigns.platforms.review.
@@ -161,6 +170,9 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "evalsite",
+            # Issue 11 item 10: a Redis that is down fails fast (evalsite.cachesafe then goes on
+            # without the cache) instead of holding the request.
+            "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
         }
     }
 else:
@@ -215,6 +227,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "analytics.api.pagination.PageNumberPagination",
+    # Rates: API_THROTTLE_RATES below (analytics.api.throttling reads them per request).
+    "DEFAULT_THROTTLE_CLASSES": [
+        "analytics.api.throttling.ApiAnonRateThrottle",
+        "analytics.api.throttling.ApiUserRateThrottle",
+    ],
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": [
@@ -231,6 +248,8 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and its documentation page need a token or an admin session, like the API.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # The documentation page's JavaScript and CSS come from drf-spectacular-sidecar's static
     # files: nothing is fetched from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -272,6 +291,79 @@ CSRF_COOKIE_SECURE = HTTPS
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# --- Hardening (issue 11, item 9): HTTPS, CSP, login and API throttling ------------------------
+# With HTTPS on, plain-HTTP requests are redirected to HTTPS (except /healthz, which load
+# balancers and the container's health check ask over HTTP) and browsers are told to use HTTPS
+# only (HSTS) for HSTS_SECONDS (default one year; set 0 while trying HTTPS out).
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 365 * 24 * 60 * 60, minimum=0) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", default=True)
+# Joining the browsers' HSTS preload list is the domain owner's decision, not this site's: off
+# unless HSTS_PRELOAD=1, and `check --deploy` is not asked to warn about it (security.W021).
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", default=False)
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+# How many reverse proxies that append to X-Forwarded-For stand in front of the site (the TLS
+# proxy: 1). 0 (the default): the client's address is REMOTE_ADDR and X-Forwarded-For, which
+# anyone can write, is ignored. Used by login throttling and the API's anonymous rate.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+
+# Content-Security-Policy of every page (evalsite.security.ContentSecurityPolicyMiddleware):
+# scripts only from this site's files, no inline script or handler anywhere. frame-ancestors is
+# added by judgments.entry.framing (MTurk's hosts on task pages, 'none' elsewhere), and task
+# pages' form-action also lists MTURK_SUBMIT_HOSTS. Styles allow 'unsafe-inline' because
+# Django's admin and the API documentation page have <style> blocks (styles run no code).
+CONTENT_SECURITY_POLICY = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+}
+
+# Admin login throttling (django-axes): after ADMIN_LOGIN_FAILURE_LIMIT failed logins for one
+# user name from one address, that pair is refused (429) for ADMIN_LOGIN_COOLOFF_MINUTES, even
+# with the right password; other users and other addresses are unaffected. Failures are kept
+# in the database (axes' own tables); `manage.py axes_reset` lifts every lockout at once.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "evalsite.security.client_ip"
+AXES_COOLOFF_MESSAGE = "Too many failed logins for this user. Wait a few minutes and try again."
+
+# API request rates per authenticated user (token or session) and per anonymous address
+# (analytics.api.throttling; over the rate: 429 with Retry-After). "<count>/<second|minute|
+# hour|day>". The user rate is generous: scripts page through results and exports.
+_RATE = re.compile(r"^[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)$")
+
+
+def _throttle_rate(name: str, default: str) -> str:
+    rate = env_str(name, default)
+    if not _RATE.match(rate):
+        raise ImproperlyConfigured(
+            f"{name}={rate!r} is not a request rate. Write it as <count>/<period>, for example "
+            "1200/minute (periods: second, minute, hour, day)."
+        )
+    return rate
+
+
+API_THROTTLE_RATES = {
+    "user": _throttle_rate("API_THROTTLE_USER", "1200/minute"),
+    "anon": _throttle_rate("API_THROTTLE_ANON", "60/minute"),
+}
+# The anonymous rate counts per address: the same proxies as above are trusted, and no more.
+REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
+# --- end of issue 11 item 9 ------------------------------------------------------------------
+
 # --- evalsite -------------------------------------------------------------------------------
 # Live statistics: a burst of submissions is gathered for this many seconds into one
 # recompute of its campaign (analytics.actions.schedule_recompute).
@@ -280,6 +372,22 @@ ANALYTICS_RECOMPUTE_COUNTDOWN = env_int("ANALYTICS_RECOMPUTE_COUNTDOWN", 5, mini
 ANALYTICS_RECOMPUTE_QUEUE = env_str("ANALYTICS_RECOMPUTE_QUEUE")
 # An assignment nobody has touched for this long is expired and its HIT returns to the pool.
 ASSIGNMENT_TIMEOUT_SECONDS = env_int("ASSIGNMENT_TIMEOUT_SECONDS", 2 * 60 * 60, minimum=60)
+
+# --- Issue 11 items 3 and 10: hoarded tasks, faults ------------------------------------------
+# Starts per client address (X-Forwarded-For only behind TRUSTED_PROXY_COUNT proxies): new
+# workers at /work/<id>/start and Prolific visits that are handed a task, "<count>/<period>"
+# with the period in s, m or h. Over it: 429 with a page saying when to try again
+# (judgments.entry.throttle). Empty: no limit.
+START_RATE = env_str("START_RATE", "10/10m")
+# A task handed out but never opened is released after this many seconds (its deadline is
+# extended to the campaign's working time when the worker first opens it).
+ASSIGNMENT_FIRST_TOUCH_SECONDS = env_int("ASSIGNMENT_FIRST_TOUCH_SECONDS", 10 * 60, minimum=60)
+# A pending recompute whose flag is older than the countdown plus this is presumed lost and
+# enqueued again by the sweep (analytics.actions.repair_lost_recompute).
+ANALYTICS_RECOMPUTE_GRACE = env_int("ANALYTICS_RECOMPUTE_GRACE", 10, minimum=1)
+# /healthz waits this many milliseconds for a Celery worker to answer its ping.
+HEALTHZ_CELERY_TIMEOUT_MS = env_int("HEALTHZ_CELERY_TIMEOUT_MS", 1000, minimum=50)
+# --- end of issue 11 items 3 and 10 ----------------------------------------------------------
 
 LOGGING = {
     "version": 1,

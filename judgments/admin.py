@@ -21,13 +21,15 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.db.models import OuterRef, QuerySet, Subquery, Sum
+from django.db.models import Exists, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
+from analytics.access import changeable_by_grant, shared_campaigns
 from analytics.models import RankingWorkerStat, Recommendation, WorkerStat
+from campaigns.admin_access import CampaignRowsAdminMixin
 from campaigns.platforms import review
 from campaigns.platforms.mturk.assignments import MAX_FEEDBACK
 from campaigns.platforms.mturk.workers import MAX_MESSAGE, MAX_SUBJECT
@@ -315,8 +317,36 @@ class MTurkReviewPermissionMixin:
         )
 
 
+class WorkerRowsAdminMixin(CampaignRowsAdminMixin):
+    """Workers belong to no one campaign: a user sees those who worked (or are members) in a
+    campaign shared with them, and changes (blocks, messages...) those who worked in one they
+    may change (campaigns.admin_access)."""
+
+    campaign_path = "unused: workers are matched by their assignments and memberships"
+
+    @staticmethod
+    def _in(queryset: QuerySet[Worker], campaigns: QuerySet) -> QuerySet[Worker]:
+        ids = campaigns.values("pk")
+        return queryset.filter(
+            Exists(Assignment.objects.filter(worker=OuterRef("pk"), campaign__in=ids))
+            | Exists(CampaignWorker.objects.filter(worker=OuterRef("pk"), campaign__in=ids))
+        )
+
+    def restrict_rows(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
+        return self._in(queryset, shared_campaigns(request.user))
+
+    def changeable_rows(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
+        return self._in(queryset, changeable_by_grant(request.user))
+
+    def is_shared_row(self, request: HttpRequest, obj: Worker) -> bool:
+        return self.restrict_rows(Worker.objects.filter(pk=obj.pk), request).exists()
+
+    def is_changeable_row(self, request: HttpRequest, obj: Worker) -> bool:
+        return self.changeable_rows(Worker.objects.filter(pk=obj.pk), request).exists()
+
+
 @admin.register(Worker)
-class WorkerAdmin(MTurkReviewPermissionMixin, admin.ModelAdmin):
+class WorkerAdmin(WorkerRowsAdminMixin, MTurkReviewPermissionMixin, admin.ModelAdmin):
     list_display = (
         "external_id",
         "platform",
@@ -383,7 +413,7 @@ def _bonus_paid() -> Coalesce:
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(MTurkReviewPermissionMixin, admin.ModelAdmin):
+class AssignmentAdmin(CampaignRowsAdminMixin, MTurkReviewPermissionMixin, admin.ModelAdmin):
     """Review from the changelist: tick assignments, choose approve, reject, bonus, block or
     e-mail. The worker's reliability or trust and the recommendation are columns (annotated:
     one query for the page), as are MTurk's status and the last sync."""
@@ -543,7 +573,7 @@ class AssignmentAdmin(MTurkReviewPermissionMixin, admin.ModelAdmin):
 
 
 @admin.register(Bonus)
-class BonusAdmin(admin.ModelAdmin):
+class BonusAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     """Read-only: bonuses are paid from the Assignments page (or ``mturk_review bonus``); a
     pending one with an error was not confirmed by MTurk and can be paid again from there."""
 
@@ -559,6 +589,7 @@ class BonusAdmin(admin.ModelAdmin):
         "sent_at",
         "last_error",
     )
+    campaign_path = "assignment__campaign"
     list_filter = ("status",)
     search_fields = ("worker__external_id", "assignment__platform_assignment_id", "reason")
     list_select_related = ("worker", "assignment__worker", "assignment__hit__campaign")
@@ -575,7 +606,7 @@ class BonusAdmin(admin.ModelAdmin):
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(admin.ModelAdmin):
+class JudgmentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     """Read-only: a judgment, once stored, is evidence; nobody edits or deletes it here."""
 
     list_display = (
@@ -615,7 +646,7 @@ class JudgmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(CampaignWorker)
-class CampaignWorkerAdmin(admin.ModelAdmin):
+class CampaignWorkerAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     """Who worked in which campaign; tick ``excluded`` (or use the actions) to stop a worker
     from getting further assignments there. The reason is for requesters, never shown.
 

@@ -95,6 +95,34 @@ LIVE_ASSIGNMENT_STATUSES = (
 )
 
 
+# --- Assignments whose judgments are kept out of the scores (issue 11, item 1) ---------------
+# Anyone can open our MTurk entry page with made-up ``assignmentId`` and ``workerId`` (MTurk's
+# parameters come from the browser), so an assignment opened there is only as good as MTurk's
+# word for it. MTurk vouches for an assignment once it reports it: the sync's
+# ListAssignmentsForHIT (submitted, approved or rejected assignments; MTurk's API lists no
+# accepted-but-unsubmitted one, and GetAssignment returns none either, so nothing can be
+# confirmed at accept time), an approval or rejection MTurk accepted, or MTurk's own batch
+# file. Each of these stores MTurk's status in ``platform_status``; ``_start_again`` clears it
+# when the worker comes back under a new MTurk assignment id. Until then the judgments are
+# stored, flagged (the admin's "MTurk status" is empty) and left out of the scores, like those
+# of a rejected assignment. Assignments that never came through the MTurk entry page (direct
+# links, Prolific, imported files: no ``turk_submit_to``) are not concerned.
+
+
+def unconfirmed_on_mturk(prefix: str = "") -> Q:
+    """Assignments opened through our MTurk entry page that MTurk has not reported yet.
+    ``prefix`` reaches them through a relation (``"assignment__"`` from Judgment)."""
+    return ~Q(**{f"{prefix}turk_submit_to": ""}) & Q(**{f"{prefix}platform_status": ""})
+
+
+def held_back_from_scores(prefix: str = "") -> Q:
+    """Assignments whose judgments stay stored but count in no score: rejected ones, and
+    MTurk ones MTurk has not confirmed (:func:`unconfirmed_on_mturk`). The statistics'
+    loaders and their stale-result sweep both use it, so a confirmation changes the count the
+    sweep compares and the results are recomputed."""
+    return Q(**{f"{prefix}status": AssignmentStatus.REJECTED}) | unconfirmed_on_mturk(prefix)
+
+
 class Assignment(models.Model):
     """One worker's attempt at one HIT. A worker gets at most one assignment per HIT."""
 

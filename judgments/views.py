@@ -31,7 +31,8 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.models import Campaign, CampaignStatus
 from judgments import actions, tokens
 from judgments.actions import FINISHED_ASSIGNMENT_STATUSES, SubmissionError, TaskState
-from judgments.entry import background, mturk, prolific
+from judgments.actions.handout import open_assignment
+from judgments.entry import background, mturk, prolific, throttle
 from judgments.entry.framing import allow_mturk_framing
 from judgments.entry.pages import (
     INVALID_LINK,
@@ -105,7 +106,9 @@ def campaign_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     The entry page is for direct visitors, who have a session; it remembers the worker this
     browser started as in each campaign, so pressing Start again (or coming back) continues as
     the same worker instead of splitting one person into many. The worker's link itself is
-    the identity: the task pages never read the session.
+    the identity: the task pages never read the session. New workers are limited per client
+    (``settings.START_RATE``, :mod:`judgments.entry.throttle`): over it, 429 and nothing is
+    written.
     """
     campaign = get_object_or_404(
         Campaign.objects.exclude(status=CampaignStatus.DRAFT), pk=campaign_id
@@ -115,6 +118,10 @@ def campaign_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     started = request.session.get(SESSION_WORKERS, {})
     worker = Worker.objects.filter(pk=started.get(str(campaign.pk))).first()
     if worker is None:
+        # A new worker is a new task taken from the pool: limited per client (429 over it).
+        ticket = throttle.take_start(request)
+        if isinstance(ticket, throttle.StartRefused):
+            return ticket.response(request, campaign_title(campaign))
         worker = actions.create_pseudonymous_worker()
         request.session[SESSION_WORKERS] = {**started, str(campaign.pk): worker.pk}
     return see_other(worker_url(worker.pk, campaign.pk))
@@ -166,6 +173,7 @@ def task_page(request: HttpRequest, token: str) -> HttpResponse:
         assignment = actions.get_assignment(link.assignment_id, link.worker_id)
     except SubmissionError:
         return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+    open_assignment(assignment)  # the first opening gives the task its full working time
     # The page's words and messages are in the language of the task's page.
     with worker_language(assignment):
         return _task_page(request, token, assignment)
@@ -232,11 +240,23 @@ def task_item(request: HttpRequest, token: str) -> JsonResponse:
     link = _read_task_token(token)
     if link is None:
         return _error_json(INVALID_LINK, 404)
+    _open_task(link)
     try:
         state = actions.current_task_state(link.assignment_id, link.worker_id)
     except SubmissionError as error:
         return _error_json(error.message, error.status, error.field)
     return _state_json(state)
+
+
+def _open_task(link: tokens.AssignmentLink) -> None:
+    """The item endpoint opens the task too (a page loaded before the deadline was short)."""
+    assignment = (
+        Assignment.objects.select_related("campaign")
+        .filter(pk=link.assignment_id, worker_id=link.worker_id)
+        .first()
+    )
+    if assignment is not None:
+        open_assignment(assignment)
 
 
 class RepeatedKey(ValueError):
@@ -278,7 +298,7 @@ def task_submit(request: HttpRequest, token: str) -> JsonResponse:
             ).format(key=error.key[:40]),
             400,
         )
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to decode ([[[[...)
         return _unreadable_answer(link)
     try:
         result = actions.record_judgment(link.assignment_id, link.worker_id, payload)

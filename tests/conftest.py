@@ -132,6 +132,34 @@ def redis_url() -> str:
     return url
 
 
+@pytest.fixture(autouse=True)
+def _api_throttling_off(request: pytest.FixtureRequest) -> Iterator[None]:
+    """No API request rate (issue 11 item 9) in tests but the integration ones: many tests send
+    far more requests per minute than a script would, and throttle histories in the cache
+    outlive a test. tests/test_security_hardening.py sets rates to show the 429."""
+    if request.node.get_closest_marker("integration"):
+        yield
+        return
+    from django.test import override_settings
+
+    with override_settings(API_THROTTLE_RATES={}):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _start_limit_off(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Issue 11 item 3: the per-client start limit (settings.START_RATE) counts in the cache,
+    which outlives a test, and every test client has the same address; tests that show the
+    limit (tests/judgments/test_start_limit.py) set the rate themselves."""
+    if request.node.get_closest_marker("integration"):
+        yield
+        return
+    from django.test import override_settings
+
+    with override_settings(START_RATE=""):
+        yield
+
+
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     """Path of an executable Chromium: CHROMIUM_PATH, else Debian's /usr/bin/chromium."""

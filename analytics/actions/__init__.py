@@ -20,9 +20,19 @@ Live, for every kind with statistics (DESIGN.md "Live, not nightly"):
   a burst always reflects every judgment. The campaign's kind then loads the campaign, runs
   the pure statistics and stores the results in one transaction (``AnalyticsKind.recompute``;
   ranking also marks untrusted workers and may pause the campaign).
-- :func:`recompute_stale_campaigns` (the periodic sweep, celery beat) repairs what a lost
-  message missed: it schedules campaigns whose stored result no longer matches the data (each
-  kind's ``stale_campaigns``).
+- :func:`recompute_stale_campaigns` (the periodic sweep, celery beat, every
+  ``ANALYTICS_SWEEP_SECONDS``, default 15) repairs what a lost message missed: it schedules
+  campaigns whose stored result no longer matches the data (each kind's ``stale_campaigns``).
+  A stale campaign whose flag says a recompute is pending, but whose flag is older than the
+  countdown plus ``ANALYTICS_RECOMPUTE_GRACE`` seconds (default 10), lost its recompute (the
+  worker holding the message was killed: with late acks Redis gives the message back only
+  after its visibility timeout, an hour): the sweep enqueues it again at once, marked
+  ``only_if_stale`` so that a duplicate that finds the results fresh costs one query. A lost
+  recompute is so repaired within countdown + grace + one sweep interval (30 s by default).
+  When nothing is stale the sweep is one query (see ``bench/sweep_cost.py``).
+- Cache failures (Redis down) never fail a submission or a recompute: the flag's reads and
+  writes go through :mod:`evalsite.cachesafe`; without the cache every submission enqueues
+  (no coalescing) and the sweep repairs whatever could not be enqueued.
 
 Without a broker (the embedded default, ``CELERY_TASK_ALWAYS_EAGER``) the task runs inline
 when it is enqueued, i.e. in the submitting request's ``on_commit``: every submission then
@@ -47,12 +57,12 @@ from __future__ import annotations
 import logging
 import operator
 from collections.abc import Iterable
+from datetime import datetime
 from functools import reduce
 from typing import Any
 
 from celery import current_app
 from django.conf import settings
-from django.core.cache import cache
 from django.db import models, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -60,12 +70,14 @@ from django.utils import timezone
 from analytics.actions.common import AUTO_PAUSE_PREFIX
 from analytics.kinds import registry, statistics_of
 from campaigns.models import Campaign
+from evalsite.cachesafe import cache_add, cache_delete, cache_get, cache_set
 from judgments.models import CampaignWorker, Worker
 
 __all__ = [
     "AUTO_PAUSE_PREFIX",
     "RECOMPUTE_TASK",
     "clear_recompute_flag",
+    "is_stale",
     "on_exclusions_changed",
     "on_judgments_recorded",
     "recompute_campaign",
@@ -73,7 +85,9 @@ __all__ = [
     "recompute_flag_key",
     "recompute_flag_timeout",
     "recompute_queue",
+    "recompute_grace",
     "recompute_stale_campaigns",
+    "repair_lost_recompute",
     "schedule_recompute",
     "set_workers_excluded",
     "set_workers_trusted",
@@ -110,7 +124,22 @@ def recompute_flag_key(campaign_id: int) -> str:
 
 
 def clear_recompute_flag(campaign_id: int) -> None:
-    cache.delete(recompute_flag_key(campaign_id))
+    cache_delete(recompute_flag_key(campaign_id))
+
+
+def recompute_grace() -> float:
+    """Seconds past the countdown after which a pending flag means the recompute was lost."""
+    return float(getattr(settings, "ANALYTICS_RECOMPUTE_GRACE", 10))
+
+
+def _enqueue(campaign_id: int, countdown: float, **kwargs: Any) -> None:
+    options: dict[str, Any] = {"countdown": countdown}
+    queue = recompute_queue()
+    if queue:
+        options["queue"] = queue
+    if kwargs:
+        options["kwargs"] = kwargs
+    current_app.tasks[RECOMPUTE_TASK].apply_async(args=[campaign_id], **options)
 
 
 def schedule_recompute(campaign_id: int) -> bool:
@@ -118,19 +147,52 @@ def schedule_recompute(campaign_id: int) -> bool:
 
     The flag is set with ``cache.add`` (atomic on Redis), so of a burst of submissions only
     the first enqueues; the task clears the flag when it starts. If enqueueing fails the flag
-    is removed again, so the next submission retries.
+    is removed again, so the next submission retries. When the cache is down the recompute
+    is enqueued without a flag (no coalescing, but nothing is missed).
     """
     key = recompute_flag_key(campaign_id)
-    if not cache.add(key, timezone.now().isoformat(), timeout=recompute_flag_timeout()):
+    if cache_add(key, timezone.now().isoformat(), timeout=recompute_flag_timeout()) is False:
         return False
-    options: dict[str, Any] = {"countdown": recompute_countdown()}
-    queue = recompute_queue()
-    if queue:
-        options["queue"] = queue
     try:
-        current_app.tasks[RECOMPUTE_TASK].apply_async(args=[campaign_id], **options)
+        _enqueue(campaign_id, recompute_countdown())
     except Exception:
-        cache.delete(key)
+        clear_recompute_flag(campaign_id)
+        raise
+    return True
+
+
+def _flag_age(campaign_id: int) -> float | None:
+    """Seconds since the pending flag of the campaign was set; None without a (readable)
+    flag."""
+    value = cache_get(recompute_flag_key(campaign_id))
+    if not isinstance(value, str):
+        return None
+    try:
+        since = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return (timezone.now() - since).total_seconds()
+
+
+def repair_lost_recompute(campaign_id: int) -> bool:
+    """Enqueue the campaign's recompute again, at once, if its pending flag is older than the
+    countdown plus the grace (the message was lost); True if enqueued. The task then skips the
+    work when a run meanwhile made the results fresh (``only_if_stale``)."""
+    age = _flag_age(campaign_id)
+    if age is None or age <= recompute_countdown() + recompute_grace():
+        return False
+    key = recompute_flag_key(campaign_id)
+    cache_set(key, timezone.now().isoformat(), recompute_flag_timeout())
+    logger.warning(
+        "The recompute of campaign %d queued %.0f s ago never started (lost with a worker?); "
+        "enqueued again",
+        campaign_id,
+        age,
+    )
+    try:
+        _enqueue(campaign_id, 0.0, only_if_stale=True)
+    except Exception:
+        clear_recompute_flag(campaign_id)
         raise
     return True
 
@@ -147,6 +209,11 @@ def on_exclusions_changed(sender: Any, campaign_ids: list[int], **kwargs: Any) -
 
 
 # --- Computing -----------------------------------------------------------------------------
+
+
+def is_stale(campaign: Campaign) -> bool:
+    """Whether the campaign's stored results no longer match its data (one query)."""
+    return stale_campaigns().filter(pk=campaign.pk).exists()
 
 
 def recompute_campaign(campaign: Campaign) -> models.Model | None:
@@ -175,10 +242,12 @@ def stale_campaigns() -> QuerySet[Campaign]:
 def recompute_stale_campaigns() -> list[int]:
     """Schedule a recompute of every stale campaign (coalesced with live scheduling: a
     campaign whose recompute is already pending is not enqueued twice). Returns the ids of
-    the stale campaigns."""
+    the stale campaigns. A campaign whose pending recompute was lost is enqueued again
+    (:func:`repair_lost_recompute`)."""
     ids = list(stale_campaigns().values_list("pk", flat=True))
     for campaign_id in ids:
-        schedule_recompute(campaign_id)
+        if not schedule_recompute(campaign_id):
+            repair_lost_recompute(campaign_id)
     if ids:
         logger.info("Sweep: %d campaign(s) with stale results: %s", len(ids), ids)
     return ids

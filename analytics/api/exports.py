@@ -11,6 +11,19 @@ Routes (under /api/, authenticated like every endpoint; a campaign the user may 
   with joins, read with ``.iterator()`` (a server-side cursor on PostgreSQL) and written row
   by row into a StreamingHttpResponse: memory stays flat whatever the campaign's size
   (bench/export_judgments.py measures a million judgments).
+- ``campaigns/<id>/export/judgments-spreadsheet.csv``: the same rows for opening in a
+  spreadsheet (issue 11): every text cell that a spreadsheet would run as a formula (starting
+  with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return: a system name
+  ``=HYPERLINK(...)`` or a worker id ``@SUM(...)`` from an imported file) gets a leading
+  apostrophe (``campaigns.links.safe_cell``, the function that defuses the workers' background
+  CSV), and the file starts with a UTF-8 byte order mark. Numbers stay numbers. This copy is
+  not the exact data: analyses read judgments.csv or judgments.jsonl.
+- An export that fails partway (a row the database or the writer cannot read) is not left
+  looking complete: the file ends with an error line that no CSV or JSON Lines reader takes
+  for a row (``analytics.export_formats.INCOMPLETE_MESSAGE``), the error is logged with the
+  campaign and the last row written, and the response is aborted (the generator raises: under
+  gunicorn an HTTP/1.1 response is chunked and the connection closes without its last chunk,
+  which curl, requests and browsers report as an error; an HTTP/1.0 client has the error line).
 - ``campaigns/<id>/export/systems.csv``, ``.tsv`` and ``.tex``: the stored system scores
   (direct assessment: rank range, mean z, mean raw score, n, cluster; ranking: the same per
   scoring method), reliable (trusted) workers only unless ``?include_unreliable=1``
@@ -26,7 +39,9 @@ always picks JSON, since a CSV renderer has nothing sensible to say about an err
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
@@ -49,8 +64,11 @@ from analytics.api.errors import NotComputed
 from analytics.api.permissions import get_visible_campaign
 from analytics.api.serializers import KindQueryParams
 from analytics.kinds import registry, statistics_of
+from campaigns.links import safe_cell
 from campaigns.models import Campaign
 from judgments.models import Judgment
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["JUDGMENT_COLUMNS", "NotComputed", "judgment_rows", "urlpatterns"]
 
@@ -116,6 +134,47 @@ def judgment_rows(campaign: Campaign) -> Iterator[tuple[Any, ...]]:
             yield from queryset.iterator(chunk_size=FETCH_CHUNK_SIZE)
     else:
         yield from queryset.iterator(chunk_size=FETCH_CHUNK_SIZE)
+
+
+@dataclass
+class _Written:
+    """How far a streamed export got: rows handed to the writer, the last one's judgment id."""
+
+    rows: int = 0
+    last_judgment_id: int | None = None
+
+
+def _counted(rows: Iterable[tuple[Any, ...]], written: _Written) -> Iterator[tuple[Any, ...]]:
+    for row in rows:
+        written.rows += 1
+        written.last_judgment_id = row[0]
+        yield row
+
+
+def judgment_file(campaign: Campaign, name: str, write: Any, **options: Any) -> Iterator[bytes]:
+    """The campaign's judgments written by ``write`` (``formats.csv_chunks`` or
+    ``formats.jsonl_chunks``) as byte chunks. When a row cannot be read or written partway, the
+    file ends with the writer's error line, the error is logged with the campaign and the row,
+    and :class:`analytics.export_formats.ExportStopped` propagates so that the server aborts
+    the response rather than end it as if the file were whole."""
+    written = _Written()
+    try:
+        yield from write(JUDGMENT_COLUMNS, _counted(judgment_rows(campaign), written), **options)
+    except formats.ExportStopped as stopped:
+        logger.error(
+            "Export %s of campaign %s (%s) stopped after %s rows (the last one written: "
+            "judgment %s): a row after it in the export's order (HIT, assignment, slot "
+            "position), among the next %s fetched, could not be read or written. The client got "
+            "an incomplete file ending with an error line; the response is aborted.",
+            name,
+            campaign.pk,
+            campaign.name,
+            stopped.rows,
+            written.last_judgment_id,
+            FETCH_CHUNK_SIZE,
+            exc_info=stopped.__cause__ or stopped,
+        )
+        raise
 
 
 # --- Views -----------------------------------------------------------------------------------
@@ -190,7 +249,10 @@ JUDGMENTS_DESCRIPTION = (
     "Columns, in order: " + ", ".join(JUDGMENT_COLUMNS) + ". Rows are ordered by HIT, "
     "assignment and slot position. Empty cells (CSV) or null (JSON) where a value does not "
     "apply; datetimes are ISO 8601 in UTC; yes/no answers are true/false; details is a JSON "
-    "object; reference is the segment's main reference."
+    "object; reference is the segment's main reference. A file whose export failed partway "
+    "ends with a line starting ERROR: (CSV: inside an unterminated quote; JSON Lines: not "
+    "JSON), so that readers fail on it, and the connection is aborted (a chunked response "
+    "without its last chunk): such a file is incomplete."
 )
 
 
@@ -199,7 +261,11 @@ class JudgmentsCSV(ExportView):
         operation_id="campaign_export_judgments_csv",
         summary="All judgments as CSV",
         description=JUDGMENTS_DESCRIPTION
-        + " CSV as RFC 4180 (UTF-8, a header line, CRLF line ends, texts quoted when needed).",
+        + " CSV as RFC 4180 (UTF-8, a header line, CRLF line ends, texts quoted when needed). "
+        "The exact data, to analyse: texts are as stored, so a cell may start with = or @ "
+        "(a system name or worker id from an imported file) and a spreadsheet would run it "
+        "as a formula: to open the judgments in a spreadsheet, download "
+        "judgments-spreadsheet.csv instead.",
         tags=["exports"],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="A CSV file."),
@@ -209,10 +275,44 @@ class JudgmentsCSV(ExportView):
     def get(self, request: Request, campaign_id: int) -> StreamingHttpResponse:
         campaign = get_visible_campaign(request.user, campaign_id)
         response = StreamingHttpResponse(
-            formats.csv_chunks(JUDGMENT_COLUMNS, judgment_rows(campaign)),
+            judgment_file(campaign, "judgments.csv", formats.csv_chunks),
             content_type="text/csv; charset=utf-8",
         )
         return _attachment(response, f"{self.file_stem(campaign)}-judgments.csv")
+
+
+class JudgmentsSpreadsheetCSV(ExportView):
+    @extend_schema(
+        operation_id="campaign_export_judgments_spreadsheet_csv",
+        summary="All judgments as CSV for spreadsheets (defused cells)",
+        description=JUDGMENTS_DESCRIPTION
+        + " For opening in a spreadsheet (Excel, LibreOffice, Google Sheets), NOT the exact "
+        "data: a text cell starting with =, +, -, @, a tab or a carriage return (a system name "
+        "=HYPERLINK(...) or a worker id @... from an imported file) gets a leading apostrophe "
+        "so that no spreadsheet runs it as a formula; numbers are unchanged; the file starts "
+        "with a UTF-8 byte order mark. Otherwise as judgments.csv, which (like judgments.jsonl) "
+        "is the exact data export to analyse: never open that one in a spreadsheet.",
+        tags=["exports"],
+        responses={
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR, description="A CSV file with defused cells."
+            ),
+            **ERRORS,
+        },
+    )
+    def get(self, request: Request, campaign_id: int) -> StreamingHttpResponse:
+        campaign = get_visible_campaign(request.user, campaign_id)
+        response = StreamingHttpResponse(
+            judgment_file(
+                campaign,
+                "judgments-spreadsheet.csv",
+                formats.csv_chunks,
+                cell=safe_cell,
+                byte_order_mark=True,
+            ),
+            content_type="text/csv; charset=utf-8",
+        )
+        return _attachment(response, f"{self.file_stem(campaign)}-judgments-spreadsheet.csv")
 
 
 class JudgmentsJSONL(ExportView):
@@ -232,7 +332,7 @@ class JudgmentsJSONL(ExportView):
     def get(self, request: Request, campaign_id: int) -> StreamingHttpResponse:
         campaign = get_visible_campaign(request.user, campaign_id)
         response = StreamingHttpResponse(
-            formats.jsonl_chunks(JUDGMENT_COLUMNS, judgment_rows(campaign)),
+            judgment_file(campaign, "judgments.jsonl", formats.jsonl_chunks),
             content_type="application/jsonl; charset=utf-8",
         )
         return _attachment(response, f"{self.file_stem(campaign)}-judgments.jsonl")
@@ -360,6 +460,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/export/judgments.csv",
         JudgmentsCSV.as_view(),
         name="export-judgments-csv",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/export/judgments-spreadsheet.csv",
+        JudgmentsSpreadsheetCSV.as_view(),
+        name="export-judgments-spreadsheet-csv",
     ),
     path(
         "campaigns/<int:campaign_id>/export/judgments.jsonl",

@@ -5,13 +5,14 @@ the work).
 A multipart request with one or more ``file`` parts and the options. Who may do what:
 
 - creating a campaign of imported judgments (a ``name`` none of the user's campaigns has)
-  needs staff status or the ``campaigns.add_campaign`` permission; anyone else gets 403, with
-  the same words whether a campaign of that name exists or not;
+  needs the ``campaigns.add_campaign`` permission (staff status alone is not enough); anyone
+  else gets 403, with the same words whether a campaign of that name exists or not;
 - adding to an existing imported campaign, or reconciling an MTurk batch, needs the right to
-  change that campaign (staff, or its owner: ``analytics.api.permissions.writable_campaigns``).
+  change that campaign (its owner or a collaborator with change access, and the
+  ``campaigns.change_campaign`` permission: ``analytics.access.changeable_campaigns``).
   A ``name`` is looked up among those campaigns only: one the user cannot see is not revealed
-  (the new campaign gets a free name derived from it, ``renamed_from`` says so), and one the
-  user can read but not change is answered as taken.
+  (a dry run answers exactly as for a free name), and one the user can read but not change is
+  answered as taken.
 
 Uploads hold at most ``MAX_UPLOAD_BYTES`` (400 naming the limit; the request's
 Content-Length is checked before the body is read); bigger files go through the command.
@@ -33,7 +34,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analytics.api.permissions import visible_campaigns, writable_campaigns
+from analytics.api.permissions import (
+    may_create_campaigns,
+    visible_campaigns,
+    writable_campaigns,
+)
 from campaigns.importers.judgments import (
     FORMAT_LABELS,
     FORMATS,
@@ -55,12 +60,12 @@ DESCRIPTION = (
     "are then computed as for a collected campaign; or reconcile an MTurk batch result file "
     "with our own assignments. Send the file(s) as multipart parts named `file`, at most 512 "
     "MB in all (bigger files: `manage.py import_judgments` on the server). Creating a campaign "
-    "(a `name` none of your campaigns has) needs staff status or the campaigns.add_campaign "
-    "permission (403 otherwise), and you then own it; a name in use by a campaign you cannot "
-    "see gives the new campaign a free name derived from it (`renamed_from`). Adding to an "
-    "existing imported campaign, or reconciling a batch, needs the right to change that "
-    "campaign (staff or its owner). Everything is checked before anything is written: 400 "
-    "lists every problem with its file, line and field, and nothing is written. 201 once "
+    "(a `name` none of your campaigns has) needs the campaigns.add_campaign permission (403 "
+    "otherwise; staff status alone is not enough), and you then own it. Adding to an existing "
+    "imported campaign, or reconciling a batch, needs the right to change that campaign (its "
+    "owner or a collaborator with change access, and campaigns.change_campaign). "
+    "Everything is checked before anything is written: 400 lists every problem with its "
+    "file, line and field, and nothing is written. 201 once "
     "imported; 200 for a dry run. The formats are described in docs/judgment-formats.md."
 )
 # A multipart body is its files plus the boundaries, part headers and the other fields: a
@@ -83,8 +88,8 @@ class JudgmentImportSerializer(serializers.Serializer):
         required=False,
         default="",
         allow_blank=True,
-        help_text="The campaign: a new name (creating needs staff status or the "
-        "campaigns.add_campaign permission), or an imported campaign you may change, of the "
+        help_text="The campaign: a new name (creating needs the campaigns.add_campaign "
+        "permission), or an imported campaign you may change, of the "
         "same kind, to add to. Not needed for mturk-batch.",
     )
     source_language = serializers.CharField(
@@ -219,7 +224,7 @@ class JudgmentImportView(APIView):
             403: OpenApiResponse(
                 ImportForbiddenSerializer,
                 description="The import would create a campaign, and the user may not create "
-                "campaigns (staff or campaigns.add_campaign).",
+                "campaigns (campaigns.add_campaign).",
             ),
             400: OpenApiResponse(
                 ImportProblemsSerializer,
@@ -267,7 +272,7 @@ class JudgmentImportView(APIView):
         user = request.user
         name = data["name"].strip()
         writable = writable_campaigns(user)
-        may_create = user.is_staff or user.has_perm("campaigns.add_campaign")
+        may_create = may_create_campaigns(user)
         if (
             data["format"] != MTURK_BATCH
             and not may_create

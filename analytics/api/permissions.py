@@ -1,9 +1,13 @@
-"""Who may read what through the API.
+"""Who may read what through the API: the same rule as the admin (``analytics.access``).
 
 Roles, by campaign:
-- staff users: every campaign, read and import;
-- the requester who owns a campaign (``Campaign.owner``): full access to it;
-- an analyst granted access (``analytics.models.CampaignAccess``): read access to it;
+- superusers: every campaign, read and import;
+- the requester who owns a campaign (``Campaign.owner``) and collaborators granted access
+  (``analytics.models.CampaignAccess``, level read or change): that campaign;
+- Django's model permissions on top: reading needs campaigns.view_campaign (or
+  change_campaign), importing into a campaign or reconciling an MTurk batch needs
+  change_campaign and change access, creating a campaign add_campaign;
+- staff status alone grants nothing;
 - anyone else: nothing, not even that the campaign exists (404, never 403).
 Workers are not users: their signed links never authenticate here.
 """
@@ -11,31 +15,29 @@ Workers are not users: their signed links never authenticate here.
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
-from analytics.models import CampaignAccess
+from analytics.access import changeable_campaigns, may_create_campaigns, readable_campaigns
 from campaigns.kinds import settings_accessors
 from campaigns.models import Campaign
+
+__all__ = [
+    "get_visible_campaign",
+    "may_create_campaigns",
+    "visible_campaigns",
+    "writable_campaigns",
+]
 
 
 def visible_campaigns(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campaign]:
     """The campaigns ``user`` may read, as one query (no DISTINCT over joins)."""
-    if not user.is_authenticated or not user.is_active:
-        return Campaign.objects.none()
-    if user.is_staff:
-        return Campaign.objects.all()
-    granted = CampaignAccess.objects.filter(campaign=OuterRef("pk"), user=user)
-    return Campaign.objects.filter(Q(owner=user) | Exists(granted))
+    return readable_campaigns(user)
 
 
 def writable_campaigns(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Campaign]:
-    """The campaigns ``user`` may change (import into): staff's all, a requester's own."""
-    if not user.is_authenticated or not user.is_active:
-        return Campaign.objects.none()
-    if user.is_staff:
-        return Campaign.objects.all()
-    return Campaign.objects.filter(owner=user)
+    """The campaigns ``user`` may change (import into, reconcile a batch of)."""
+    return changeable_campaigns(user)
 
 
 def get_visible_campaign(user: AbstractBaseUser | AnonymousUser, campaign_id: int) -> Campaign:

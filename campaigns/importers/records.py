@@ -7,10 +7,11 @@ Parsers fill a ParsedImport and report what is wrong with each file; the campaig
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Origin:
     """Where something came from, to name it in a problem."""
 
@@ -28,7 +29,7 @@ class Origin:
         return f"line {self.line}" if self.line else self.file
 
 
-@dataclass
+@dataclass(slots=True)
 class SegmentRecord:
     doc_id: str
     seg_id: str
@@ -39,13 +40,13 @@ class SegmentRecord:
     order_key: tuple = ()
 
 
-@dataclass
+@dataclass(slots=True)
 class OutputRecord:
     text: str
     origin: Origin
 
 
-@dataclass
+@dataclass(slots=True)
 class SystemRecord:
     name: str
     origin: Origin
@@ -60,8 +61,13 @@ class ParsedImport:
     # doc_id -> segment keys in position order (filled by finish_positions()).
     documents: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     segments: dict[tuple[str, str], SegmentRecord] = field(default_factory=dict)
-    # (doc_id, seg_id, system) -> output
-    outputs: dict[tuple[str, str, str], OutputRecord] = field(default_factory=dict)
+    # (doc_id, seg_id, system) -> output; or, when ``output_texts`` is set, the line of the
+    # output only (its text is read again when written: a big file's texts are never all
+    # in memory).
+    outputs: dict[tuple[str, str, str], OutputRecord | int] = field(default_factory=dict)
+    # The outputs' texts, read again from the files: ((doc_id, seg_id, system), text) in the
+    # order of ``outputs``. None: the texts are the OutputRecords' own.
+    output_texts: Callable[[], Iterator[tuple[tuple[str, str, str], str]]] | None = None
     systems: dict[str, SystemRecord] = field(default_factory=dict)
     # Systems whose outputs could not all be read (e.g. a file of the wrong length): the
     # missing-output check skips them instead of reporting every line again.
@@ -88,3 +94,12 @@ class ParsedImport:
         for doc_id, keys in self.documents.items():
             if any(self.segments[key].order_key for key in keys):
                 self.documents[doc_id] = sorted(keys, key=lambda k: self.segments[k].order_key)
+
+    def output_items(self) -> Iterator[tuple[tuple[str, str, str], str]]:
+        """Every output's key and text, in ``outputs`` order."""
+        if self.output_texts is not None:
+            yield from self.output_texts()
+            return
+        for key, record in self.outputs.items():
+            assert isinstance(record, OutputRecord)
+            yield key, record.text

@@ -10,12 +10,14 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from campaigns.importers.context import ParseContext, id_problem, text_problem
 from campaigns.importers.problems import ProblemList
-from campaigns.importers.reading import InputFile, decode, is_blank, split_lines
-from campaigns.importers.records import Origin, OutputRecord, ParsedImport, SegmentRecord
+from campaigns.importers.reading import InputFile, is_blank, iter_lines, scan_text
+from campaigns.importers.records import Origin, ParsedImport, SegmentRecord
 
 REQUIRED_COLUMNS = ("doc_id", "seg_id", "source", "reference", "system", "output")
 EXTRA_REFERENCE = re.compile(r"^reference_.+$")
@@ -59,35 +61,78 @@ def parse_tabular(
     """Read one tabular file into ``parsed``, reporting every problem found in it."""
     parsed.files.append(input_file.name)
     parsed.output_field = "system"
-    text = decode(input_file, problems)
-    if text is None:
+    if fmt == "jsonl":
+        header_split = None
+    else:
+        header_split = _header_splitter(StrictTab if fmt == "tsv" else StrictComma)
+    n_lines = scan_text(input_file, problems, header_split=header_split)
+    if n_lines is None:
         return
-    lines = split_lines(text)
     reader = _JsonlReader if fmt == "jsonl" else _DelimitedReader
-    table = reader(input_file.name, lines, fmt, problems)
-    rows = list(table.rows(context))
+    table = reader(input_file.name, iter_lines(input_file), n_lines, fmt, problems)
+    table.reread = lambda: iter_lines(input_file)
+    processor = None
+    for line, row in table.rows(context):
+        # The columns are known once the first row is read; rows are processed as they come
+        # (a file's rows are never all in memory).
+        if processor is None:
+            processor = _RowProcessor(
+                input_file.name, table.extra_references, context, parsed, problems
+            )
+        processor.row(line, row)
     if context.parse_progress:
-        context.parse_progress(len(lines), len(lines))
+        context.parse_progress(n_lines, n_lines)
     if table.rejected:
         parsed.rows_rejected = True
-    if table.columns is None:
-        return
-    _RowProcessor(input_file.name, table.extra_references, context, parsed, problems).run(rows)
+    parsed.output_texts = _output_texts(input_file, fmt, replace(context, parse_progress=None))
+
+
+def _output_texts(input_file: InputFile, fmt: str, context: ParseContext):
+    """The outputs' texts, read again from the file when the import is written (the check
+    keeps only where each output is); the file had no problem, so every row is good."""
+
+    def texts() -> Iterator[tuple[tuple[str, str, str], str]]:
+        problems = ProblemList()
+        reader = _JsonlReader if fmt == "jsonl" else _DelimitedReader
+        table = reader(input_file.name, iter_lines(input_file), 0, fmt, problems)
+        table.reread = lambda: iter_lines(input_file)
+        for _, row in table.rows(context):
+            if not is_blank(row["system"]):
+                yield (row["doc_id"], row["seg_id"], row["system"]), row["output"]
+        if problems:  # the file changed since it was checked
+            raise problems.failure()
+
+    return texts
+
+
+def _header_splitter(dialect: type[csv.Dialect]):
+    def split(line: str) -> list[str]:
+        try:
+            return next(csv.reader([line], dialect=dialect), [])
+        except csv.Error:
+            return line.split(dialect.delimiter)
+
+    return split
 
 
 class _Table:
-    def __init__(self, name: str, lines: list[str], fmt: str, problems: ProblemList) -> None:
+    def __init__(
+        self, name: str, lines: Iterator[str], n_lines: int, fmt: str, problems: ProblemList
+    ) -> None:
         self.name = name
         self.lines = lines
+        self.n_lines = n_lines
         self.fmt = fmt
         self.problems = problems
         self.columns: list[str] | None = None
         self.extra_references: list[str] = []
         self.rejected = False
+        # How to read the lines again from the start (JSON lines are read twice).
+        self.reread: Callable[[], Iterator[str]] | None = None
 
     def report_progress(self, context: ParseContext, line: int) -> None:
         if context.parse_progress and line % PROGRESS_EVERY == 0:
-            context.parse_progress(line, len(self.lines))
+            context.parse_progress(line, self.n_lines)
 
     def blank_lines(self, blanks: list[int]) -> None:
         """Blank lines between rows are reported; blank lines at the end of a file are not."""
@@ -182,6 +227,19 @@ class _DelimitedReader(_Table):
         self.rejected = True
 
 
+def _objects(lines: Iterator[str]) -> Iterator[tuple[int, dict]]:
+    """The JSON objects of the lines (the first pass reported every other line)."""
+    for line, text in enumerate(lines, 1):
+        if is_blank(text):
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            yield line, value
+
+
 def _csv_reason(error: csv.Error) -> str:
     """The csv module's error in words a person can act on."""
     text = str(error)
@@ -200,8 +258,14 @@ def _csv_reason(error: csv.Error) -> str:
 
 
 class _JsonlReader(_Table):
+    """JSON lines, read twice: once for the columns (every key of every line) and the
+    problems of each line, then again for the rows, so that the objects of a big file are
+    never all in memory."""
+
     def rows(self, context: ParseContext) -> Iterator[tuple[int, Row]]:
-        objects: list[tuple[int, dict]] = []
+        keys: dict[str, int] = {}  # every key, in order of first appearance: its first line
+        kept: list[tuple[int, dict]] = []  # the objects, when the file cannot be read again
+        found = False
         blanks: list[int] = []
         for line, text in enumerate(self.lines, 1):
             self.report_progress(context, line)
@@ -224,17 +288,16 @@ class _JsonlReader(_Table):
                 )
                 self.rejected = True
                 continue
-            objects.append((line, value))
-        if not objects:
+            found = True
+            for key in value:
+                keys.setdefault(key, line)
+            if self.reread is None:
+                kept.append((line, value))
+        if not found:
             if not self.rejected:
                 self.problems.add(self.name, None, None, "empty file: no JSON lines")
             return
 
-        # Columns: every key of every line, in order of first appearance.
-        keys: dict[str, int] = {}
-        for line, value in objects:
-            for key in value:
-                keys.setdefault(key, line)
         unknown_ok = True
         for key, line in keys.items():
             if key not in REQUIRED_COLUMNS and not EXTRA_REFERENCE.match(key):
@@ -244,6 +307,7 @@ class _JsonlReader(_Table):
         self.columns = [*REQUIRED_COLUMNS, *self.extra_references] if unknown_ok else None
         if self.columns is None:
             return
+        objects = kept if self.reread is None else _objects(self.reread())
 
         for line, value in objects:
             missing = [key for key in REQUIRED_COLUMNS if key not in value]
@@ -307,12 +371,9 @@ class _RowProcessor:
     def problem(self, line: int, field: str | None, message: str) -> None:
         self.problems.add(self.name, line, field, message)
 
-    def run(self, rows: list[tuple[int, Row]]) -> None:
-        for line, row in rows:
-            self.row(line, row)
-
     def row(self, line: int, row: Row) -> None:
-        doc_id, seg_id = row["doc_id"], row["seg_id"]
+        # Interned: a file repeats its ids on every row, and each row's split makes new copies.
+        doc_id, seg_id = sys.intern(row["doc_id"]), sys.intern(row["seg_id"])
         bad_id = False
         for key, what in (("doc_id", "document id"), ("seg_id", "segment id")):
             message = id_problem(row[key], what)
@@ -406,7 +467,9 @@ class _RowProcessor:
         if message:
             self.problem(line, "system", message)
             return
-        self.parsed.add_system(system, Origin(self.name, line, "system"))
+        system = sys.intern(system)
+        if system not in self.parsed.systems:
+            self.parsed.add_system(system, Origin(self.name, line, "system"))
         output_key = (key[0], key[1], system)
         previous = self.parsed.outputs.get(output_key)
         if previous is not None:
@@ -414,10 +477,10 @@ class _RowProcessor:
                 line,
                 "system",
                 f"duplicate id: doc {key[0]} seg {key[1]} system {system} is also on line "
-                f"{previous.origin.line}; a system has one output per segment",
+                f"{previous}; a system has one output per segment",
             )
             return
-        self.parsed.outputs[output_key] = OutputRecord(text, Origin(self.name, line, "output"))
+        self.parsed.outputs[output_key] = line  # the text is read again when written
         message = text_problem(text, "output")
         if message:
             self.problem(line, "output", message)

@@ -87,12 +87,31 @@ def _write(
         System.objects.bulk_create(new_systems, batch_size=BATCH_SIZE)
         system_pk = dict(System.objects.filter(campaign=campaign).values_list("name", "pk"))
 
-        segments: list[Segment] = []
+        # Segments and outputs are made and inserted a batch at a time: a big import never
+        # holds all its model instances.
+        segment_pk: dict[tuple[int, str], int] = {}
+        pks_missing = False
+        n_segments = 0
+        batch: list = []
+
+        def flush_segments() -> None:
+            nonlocal done, pks_missing
+            Segment.objects.bulk_create(batch)
+            for segment in batch:
+                if segment.pk is None:
+                    pks_missing = True
+                else:
+                    segment_pk[(segment.document_id, segment.external_id)] = segment.pk
+            done += len(batch)
+            if progress:
+                progress(done, total)
+            batch.clear()
+
         for doc_id, keys in parsed.documents.items():
             start = state.documents[doc_id][1] if doc_id in state.documents else 0
             for position, key in enumerate(keys, start + 1):
                 record = parsed.segments[key]
-                segments.append(
+                batch.append(
                     Segment(
                         campaign=campaign,
                         document_id=document_pk[doc_id],
@@ -102,37 +121,47 @@ def _write(
                         references=record.references,
                     )
                 )
-        for batch in _batches(segments):
-            Segment.objects.bulk_create(batch)
-            done += len(batch)
-            if progress:
-                progress(done, total)
-        segment_pk = _segment_pks(campaign, segments)
+                n_segments += 1
+                if len(batch) >= BATCH_SIZE:
+                    flush_segments()
+        if batch:
+            flush_segments()
+        if pks_missing:  # the database did not return the primary keys: one query
+            segment_pk = dict(_segment_pks(campaign))
 
-        outputs = [
-            Output(
-                system_id=system_pk[system],
-                segment_id=segment_pk[(document_pk[doc_id], seg_id)],
-                text=record.text,
+        n_outputs = 0
+        for (doc_id, seg_id, system), text in parsed.output_items():
+            batch.append(
+                Output(
+                    system_id=system_pk[system],
+                    segment_id=segment_pk[(document_pk[doc_id], seg_id)],
+                    text=text,
+                )
             )
-            for (doc_id, seg_id, system), record in parsed.outputs.items()
-        ]
-        for batch in _batches(outputs):
-            Output.objects.bulk_create(batch)
+            if len(batch) >= BATCH_SIZE:
+                n_outputs += _flush_outputs(batch)
+                done += BATCH_SIZE
+                if progress:
+                    progress(done, total)
+        if batch:
             done += len(batch)
+            n_outputs += _flush_outputs(batch)
             if progress:
                 progress(done, total)
 
     return WriteCounts(
         documents=len(new_documents),
-        segments=len(segments),
+        segments=n_segments,
         systems=len(new_systems),
-        outputs=len(outputs),
+        outputs=n_outputs,
     )
 
 
-def _batches(items: list) -> list[list]:
-    return [items[i : i + BATCH_SIZE] for i in range(0, len(items), BATCH_SIZE)]
+def _flush_outputs(batch: list[Output]) -> int:
+    Output.objects.bulk_create(batch)
+    count = len(batch)
+    batch.clear()
+    return count
 
 
 def _pks(model, campaign: Campaign, objects: list, key: str) -> dict:
@@ -148,9 +177,7 @@ def _pks(model, campaign: Campaign, objects: list, key: str) -> dict:
     }
 
 
-def _segment_pks(campaign: Campaign, segments: list[Segment]) -> dict[tuple[int, str], int]:
-    if all(segment.pk is not None for segment in segments):
-        return {(segment.document_id, segment.external_id): segment.pk for segment in segments}
+def _segment_pks(campaign: Campaign) -> dict[tuple[int, str], int]:
     return {
         (document_id, external_id): pk
         for document_id, external_id, pk in Segment.objects.filter(campaign=campaign).values_list(

@@ -7,6 +7,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
@@ -72,6 +73,57 @@ class HandOut:
     reason: NoWorkReason | None = None
 
 
+# --- The first-touch timeout (issue 11, item 3) ------------------------------------------------
+# A task handed out gets a short deadline (``ASSIGNMENT_FIRST_TOUCH_SECONDS``, 10 minutes, or the
+# campaign's working time if that is shorter): a hand-out nobody opens (a script starting tasks
+# to hold them) returns to the pool after it. The worker's first opening of the task page or
+# its item endpoint (:func:`open_assignment`) extends the deadline to the campaign's full
+# working time from then. "Not opened yet" needs no new column: the hand-out leaves
+# ``current_served_at`` empty (the item endpoint sets it when it first sends an item), and the
+# deadline is then at most the first-touch window away.
+
+
+def first_touch_window(campaign: Campaign) -> timedelta:
+    seconds = min(settings.ASSIGNMENT_FIRST_TOUCH_SECONDS, campaign.assignment_duration_seconds)
+    return timedelta(seconds=seconds)
+
+
+def first_touch_deadline(campaign: Campaign, now: datetime) -> datetime:
+    """The deadline of a task at its hand-out: the first-touch window from now."""
+    return now + first_touch_window(campaign)
+
+
+def open_assignment(assignment: Assignment, now: datetime | None = None) -> bool:
+    """The worker opened the task: a started task still on its first-touch deadline gets the
+    campaign's full working time from now. One conditional UPDATE (a reload, a second tab or
+    a later visit changes nothing once an item was served); True if the deadline moved.
+
+    Only a task that is started, not yet past its deadline (an expired one stays expired: the
+    hand-out may start it again), never served an item, and due within the first-touch window
+    is extended; a task handed out with its full time (an MTurk accept) is left alone."""
+    campaign = assignment.campaign
+    window = first_touch_window(campaign)
+    full = timedelta(seconds=campaign.assignment_duration_seconds)
+    if (
+        full <= window
+        or assignment.status != AssignmentStatus.STARTED
+        or assignment.current_served_at is not None
+    ):
+        return False
+    now = now or timezone.now()
+    moved = Assignment.objects.filter(
+        pk=assignment.pk,
+        status=AssignmentStatus.STARTED,
+        current_served_at__isnull=True,
+        expires_at__gt=now,
+        expires_at__lte=now + window,
+    ).update(expires_at=now + full)
+    if moved:
+        assignment.expires_at = now + full
+        logger.info("Assignment %d opened: deadline extended to %s", assignment.pk, now + full)
+    return bool(moved)
+
+
 def _restart(assignment: Assignment, expires_at: datetime, now: datetime) -> Assignment:
     """Start the worker's own expired (or returned qualification) assignment again."""
     assignment.status = AssignmentStatus.STARTED
@@ -106,6 +158,9 @@ def next_assignment_for(worker: Worker, campaign: Campaign, now: datetime | None
        has held in any other status (submitted, approved, rejected, returned) is never handed
        to them again.
 
+    A new or restarted task's deadline is the first-touch window (:func:`first_touch_deadline`);
+    opening it (:func:`open_assignment`) gives it the campaign's working time.
+
     Reactivation rule (decided here, since (worker, hit) is unique): an expired assignment is
     started again (same row, new deadline, judgments already given kept, the page resumes at
     the next unanswered item) when the worker asks again and its HIT still has room. Finishing
@@ -136,7 +191,7 @@ def next_assignment_for(worker: Worker, campaign: Campaign, now: datetime | None
         if started is not None:
             return HandOut(started, kind=HandOutKind.RESUMED)
 
-        expires_at = now + timedelta(seconds=campaign.assignment_duration_seconds)
+        expires_at = first_touch_deadline(campaign, now)
         if campaign.qualification_required and membership.qualification_passed is not True:
             if membership.qualification_passed is None:
                 test = _qualification_hand_out(campaign, worker, mine, expires_at, now)

@@ -2,9 +2,18 @@
 
 MTurk, not the hand-out, decides who works on which HIT: the worker picks the HIT on MTurk,
 MTurk enforces its qualification requirements and its redundancy (``MaxAssignments``), and
-then frames our task page with its ``assignmentId``. So this action does not choose a HIT or
-count places; it records the worker and the assignment MTurk gave them (created, resumed or
-re-used), under the same campaign lock as ``next_assignment_for``.
+then frames our task page with its ``assignmentId``. So this action does not choose a HIT; it
+records the worker and the assignment MTurk gave them (created, resumed or re-used), under the
+same campaign lock as ``next_assignment_for``.
+
+But MTurk's parameters reach us through the worker's browser, and anyone can type them (issue
+11: ten made-up accepts all got work on a HIT MTurk offered three times). So the HIT's places
+are counted here too, as the hand-out counts them for direct links: an accept that would hold
+more MTurk assignments of the HIT at once than its ``MaxAssignments`` (``MTurkHit``) is
+refused (:func:`_refuse_when_full`). A made-up accept that does get a place gets no say in the
+scores: its judgments count only once MTurk reports the assignment (see
+``judgments.models.held_back_from_scores``; the sync is where that happens, since MTurk's API
+shows no assignment before it is submitted).
 """
 
 from __future__ import annotations
@@ -13,9 +22,11 @@ import logging
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from campaigns.models import Campaign, CampaignStatus, Hit
+from campaigns.platforms.models import MTurkHit
 from judgments.actions.constants import FINISHED_ASSIGNMENT_STATUSES
 from judgments.actions.handout import (
     CLOSED_CAMPAIGN_REASONS,
@@ -50,6 +61,11 @@ ALREADY_FINISHED_HIT = (
     "You have already finished this HIT under another assignment, and each worker may do it "
     "once. Please return this assignment on MTurk. Thank you!"
 )
+HIT_FULL = (
+    "Every place on this HIT is taken: it is offered to {places} worker(s) at a time and "
+    "{places} already hold it. Please return this HIT on MTurk; a place frees up when someone "
+    "else's time on it runs out."
+)
 HIT_HELD_UNDER_ANOTHER_ASSIGNMENT = (
     "You already hold this HIT under another MTurk assignment; return one of them. Then "
     "open the one you kept from MTurk's website."
@@ -80,6 +96,37 @@ def _note_locale_country(worker: Worker, campaign: Campaign) -> None:
 def _live(assignment: Assignment, now: datetime) -> bool:
     """Started and within its deadline: the worker may be answering it right now."""
     return assignment.status == AssignmentStatus.STARTED and assignment.expires_at > now
+
+
+def _refuse_when_full(hit: Hit, now: datetime, reused: Assignment | None) -> None:
+    """Refuse (:class:`MTurkAcceptRefused`, 409) an accept that would take a place on ``hit``
+    when its MTurk assignments already fill the HIT's ``MaxAssignments``: those started and
+    within their deadline, submitted or approved (expired, returned and rejected ones hold no
+    place, as in the hand-out), other than ``reused``, the row the accept would start again.
+
+    MTurk enforces the same limit for accepts it made; this one stops accepts nobody made on
+    MTurk (made-up ``assignmentId`` and ``workerId``). A HIT never published has no limit
+    here (the entry page refuses it before)."""
+    places = MTurkHit.objects.filter(hit=hit).values_list("max_assignments", flat=True).first()
+    if places is None:
+        return
+    holding = Assignment.objects.filter(
+        hit=hit, worker__platform=Platform.MTURK, platform_assignment_id__gt=""
+    ).filter(
+        Q(status__in=(AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED))
+        | Q(status=AssignmentStatus.STARTED, expires_at__gt=now)
+    )
+    if reused is not None:
+        holding = holding.exclude(pk=reused.pk)
+    held = holding.count()
+    if held >= places:
+        logger.warning(
+            "MTurk accept refused on HIT %d: %d of its %d place(s) are held already",
+            hit.pk,
+            held,
+            places,
+        )
+        raise MTurkAcceptRefused(HIT_FULL.format(places=places), status=409)
 
 
 def _start_again(
@@ -152,8 +199,12 @@ def accept_mturk_assignment(
        worker's task and make its completion post an assignment id MTurk does not know;
     6. otherwise a new assignment is created.
 
+    Steps 4 (for an assignment no longer live), 5 and 6 take a place on the HIT, and refuse
+    (409, nothing written) when its MTurk assignments already fill its ``MaxAssignments``
+    (:func:`_refuse_when_full`): MTurk's parameters can be made up.
+
     The worker (``Worker`` with platform mturk) and their campaign membership are created on
-    their first accept. MTurk enforces the HIT's redundancy, so local counts refuse nothing.
+    their first accept.
     """
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=hit.campaign_id)
@@ -228,15 +279,18 @@ def accept_mturk_assignment(
                 return HandOut(held, kind=HandOutKind.RESUMED)
             # Expired here (or marked returned by a sync) while MTurk still offers the worker
             # the same assignment: its time on MTurk decides, so the work goes on.
+            _refuse_when_full(hit, now, held)
             restarted = _start_again(held, expires_at=expires_at, now=now, **ids)
             return HandOut(restarted, kind=HandOutKind.REACTIVATED)
 
         if earlier is not None:
             # Expired, returned, or started but past its deadline: the worker gave the HIT
             # back (or let it lapse) and accepted it again under a new MTurk id.
+            _refuse_when_full(hit, now, earlier)
             restarted = _start_again(earlier, expires_at=expires_at, now=now, **ids)
             return HandOut(restarted, kind=HandOutKind.REACTIVATED)
 
+        _refuse_when_full(hit, now, None)
         assignment = Assignment.objects.create(
             campaign=campaign,
             hit=hit,

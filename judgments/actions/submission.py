@@ -9,13 +9,12 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import pgettext
 
 from judgments.actions.constants import MAX_STORED_INT
 from judgments.actions.membership import _send_logged
 from judgments.actions.qualification import _store_qualification
-from judgments.actions.specs import SubmissionError, _whole_number, json_kind
+from judgments.actions.specs import SubmissionError, _whole_number
 from judgments.actions.state import (
     TaskState,
     _progress,
@@ -24,6 +23,7 @@ from judgments.actions.state import (
     check_open,
     get_assignment,
 )
+from judgments.actions.timing import parse_timing
 from judgments.kinds import task_spec, worker_language
 from judgments.models import (
     Assignment,
@@ -49,8 +49,10 @@ class Submission:
         return self.key
 
 
-def parse_submission(task: str, payload: Any) -> Submission:
-    """Validate a posted answer without touching the database; SubmissionError (400) if bad."""
+def parse_submission(task: str, payload: Any, now: datetime | None = None) -> Submission:
+    """Validate a posted answer without touching the database; SubmissionError (400) if bad.
+    The timing fields must lie within a window of ``now`` (the server's time: see
+    :mod:`judgments.actions.timing`)."""
     spec = task_spec(task)
     if spec is None:
         raise SubmissionError(
@@ -81,22 +83,7 @@ def parse_submission(task: str, payload: Any) -> Submission:
         )
     answer = {name: parse(payload) for name, parse in spec.parsers.items()}
 
-    started = payload.get("client_started_at")
-    client_started_at = None
-    if started is not None:
-        client_started_at = parse_datetime(started) if isinstance(started, str) else None
-        if client_started_at is None or timezone.is_naive(client_started_at):
-            raise SubmissionError(
-                pgettext(
-                    "task answer",
-                    "client_started_at must be a date and time with a time zone, for example "
-                    "2025-05-01T12:00:00.000Z (got {value}).",
-                ).format(value=json_kind(started)),
-                field="client_started_at",
-            )
-    duration = _whole_number(
-        payload, "client_duration_ms", 0, pgettext("task answer", "a time in milliseconds")
-    )
+    client_started_at, duration = parse_timing(payload, now or timezone.now())
     return Submission(key, answer, client_started_at, duration)
 
 
@@ -133,7 +120,9 @@ def record_judgment(
     ``payload`` is the decoded JSON the page posted: the unit (``position`` of a direct-
     assessment item, ``set`` (the group) of a ranking set), the task's answer fields
     (``score``; ``ranks`` as {"<position>": rank}), optional ``client_started_at`` (ISO 8601
-    with a time zone) and ``client_duration_ms``. Under a lock on the assignment row:
+    with a time zone, within a window of the server's time; stored in UTC) and
+    ``client_duration_ms`` (at most 7 days; see :mod:`judgments.actions.timing`). Under a lock
+    on the assignment row:
 
     - the answer must fit the unit (every output of a set ranked exactly once, 1..N);
     - a unit already answered with the same answer returns the stored judgments
@@ -161,7 +150,7 @@ def record_judgment(
 def _record(assignment: Assignment, payload: Any, now: datetime) -> SubmissionResult:
     """record_judgment's work on the locked assignment, inside its transaction."""
     task = assignment.hit.task
-    submission = parse_submission(task, payload)
+    submission = parse_submission(task, payload, now)
     spec = task_spec(task)
     progress = _progress(assignment)
     unit = next((unit for unit in progress.units if unit.key == submission.key), None)

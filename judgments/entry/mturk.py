@@ -19,6 +19,11 @@ published there, and ``turkSubmitTo`` must be the host of the MTurk site the HIT
 sandbox's for a sandbox HIT, production's otherwise; any further host in
 ``settings.MTURK_SUBMIT_HOSTS``, such as a test's stand-in, is accepted for both): otherwise
 a forged link could make our page post a worker's assignment id to any site.
+
+None of this proves that MTurk made the accept: the ids can be made up. So the accept takes one
+of the HIT's ``MaxAssignments`` places, counted here (a HIT whose places are all held refuses
+with 409 and a page that says so), and the judgments of an assignment count in the scores only
+once MTurk has reported it, at the sync (``judgments.models.held_back_from_scores``).
 """
 
 from __future__ import annotations

@@ -40,9 +40,11 @@ from judgments import tokens
 from judgments.actions import (
     CLOSED_CAMPAIGN_REASONS,
     FINISHED_ASSIGNMENT_STATUSES,
+    HandOut,
     HandOutKind,
     next_assignment_for,
 )
+from judgments.entry import throttle
 from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
 from judgments.kinds import failure_reason, kind_of
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Platform, Worker
@@ -67,6 +69,10 @@ PLACEHOLDERS_LEFT = (
 BAD_PARAMETER = (
     "This link's {name} is not one Prolific would send. Open the study again from your "
     "Prolific account, without changing the link."
+)
+MISSING_PARAMETER = (
+    "This link has no {name}, which every Prolific study link carries. Open the study again "
+    "from your Prolific account, without changing the link."
 )
 RETURN_THE_STUDY = (
     "Thank you for taking part. Your answers are saved, but they did not meet the "
@@ -108,6 +114,10 @@ def read_parameters(query: QueryDict) -> ProlificParameters | str:
         if value and not STUDY_OR_SESSION_ID.match(value):
             return BAD_PARAMETER.format(name=name)
         values[name] = value
+    if not values["STUDY_ID"]:
+        # Every study URL (campaigns.links.prolific_study_url) carries it, and Prolific fills
+        # it in: a visit without one did not come from a study.
+        return MISSING_PARAMETER.format(name="STUDY_ID")
     # Prolific writes its ids in lower case; one spelling keeps one person one worker.
     return ProlificParameters(
         participant_id=participant.lower(),
@@ -193,6 +203,24 @@ def prolific_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
     if not campaign.accepts_work:  # checked before a new participant is stored
         return message_page(request, CLOSED_CAMPAIGN_REASONS[campaign.status].label, title=title)
+    # A visit that may take a task from the pool counts against the client's start limit
+    # (judgments.entry.throttle); one that only resumes a task gives its start back.
+    ticket = throttle.take_start(request)
+    if isinstance(ticket, throttle.StartRefused):
+        return ticket.response(request, title)
+    hand_out = _hand_out(campaign, parameters)
+    if hand_out is None or hand_out.assignment is None or hand_out.kind == HandOutKind.RESUMED:
+        ticket.give_back()  # nothing new was taken from the pool
+    if hand_out is None:
+        return message_page(request, OPEN_IN_ANOTHER_SESSION, title=title, status=404)
+    if hand_out.assignment is None:
+        return message_page(request, hand_out.reason.label, title=title)
+    return redirect(task_url(hand_out.assignment))
+
+
+def _hand_out(campaign: Campaign, parameters: ProlificParameters) -> HandOut | None:
+    """The participant's hand-out, with the visit's session stored on the task; None (nothing
+    written) when their started task belongs to another session."""
     # Under the campaign's lock from the check to the stored session, so that no other visit
     # of this participant can be handed the task in between.
     with transaction.atomic():
@@ -207,17 +235,15 @@ def prolific_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 parameters.session_id,
                 other_session,
             )
-            return message_page(request, OPEN_IN_ANOTHER_SESSION, title=title, status=404)
+            return None
         worker, _ = Worker.objects.get_or_create(
             platform=Platform.PROLIFIC, external_id=parameters.participant_id
         )
         hand_out = next_assignment_for(worker, campaign)
-        if hand_out.assignment is None:
-            return message_page(request, hand_out.reason.label, title=title)
-        if parameters.session_id or parameters.study_id:
+        if hand_out.assignment is not None and (parameters.session_id or parameters.study_id):
             restarted = hand_out.kind == HandOutKind.REACTIVATED
             _attach_session(hand_out.assignment, parameters, restarted=restarted)
-    return redirect(task_url(hand_out.assignment))
+    return hand_out
 
 
 def _session_of_resumable_task(campaign: Campaign, participant_id: str) -> str:

@@ -8,8 +8,12 @@ import io
 import json
 from datetime import UTC, datetime
 
+import pytest
+
 from analytics.export_formats import (
+    INCOMPLETE_MESSAGE,
     DASystemRow,
+    ExportStopped,
     RankingSystemRow,
     csv_chunks,
     da_systems_csv,
@@ -295,3 +299,66 @@ def test_empty_tables_have_their_headers():
     assert ranking_systems_latex([], {}, ["trueskill"]) == (
         "% Needs \\usepackage{booktabs} in the preamble.\n"
     )
+
+
+# --- Spreadsheet-safe cells and streams that fail partway (issue 11) ---------------------------
+
+
+def test_csv_cells_pass_through_a_cell_function_after_conversion():
+    seen = []
+
+    def cell(value):
+        seen.append(value)
+        return value
+
+    rows = [(1, "=1+1", 2.5, True, datetime(2024, 1, 2, tzinfo=UTC), {"a": 1}, None)]
+    assert b"".join(csv_chunks(COLUMNS, rows, cell=cell)) == b"".join(csv_chunks(COLUMNS, rows))
+    assert seen == [1, "=1+1", 2.5, "true", "2024-01-02T00:00:00+00:00", '{"a":1}', None]
+
+
+def test_csv_may_start_with_a_byte_order_mark():
+    data = b"".join(csv_chunks(("a",), [("x",)], byte_order_mark=True))
+    assert data == b"\xef\xbb\xbfa\r\nx\r\n"
+
+
+def failing_rows(good: int):
+    for n in range(good):
+        yield (n, f"row {n}", 1.0, None, None, None, None)
+    raise ValueError("year 0 is out of range")
+
+
+def collect(chunks):
+    received = []
+    with pytest.raises(ExportStopped) as stopped:
+        for chunk in chunks:
+            received.append(chunk)
+    return stopped.value, b"".join(received).decode()
+
+
+@pytest.mark.parametrize("chunk_size", [1, 64, 10**9])
+def test_a_csv_stream_that_fails_ends_with_an_unterminated_error_line(chunk_size):
+    stopped, text = collect(csv_chunks(COLUMNS, failing_rows(2), chunk_size=chunk_size))
+    assert stopped.rows == 2 and isinstance(stopped.__cause__, ValueError)
+    *rows, error, end = text.split("\r\n")
+    assert len(rows) == 3  # the header and both rows: nothing buffered is lost
+    assert (error, end) == ('"' + INCOMPLETE_MESSAGE.format(rows=2), "")
+    with pytest.raises(csv.Error):
+        list(csv.reader(io.StringIO(text, newline=""), strict=True))
+
+
+@pytest.mark.parametrize("chunk_size", [1, 10**9])
+def test_a_jsonl_stream_that_fails_ends_with_a_line_that_is_not_json(chunk_size):
+    stopped, text = collect(jsonl_chunks(COLUMNS, failing_rows(1), chunk_size=chunk_size))
+    assert stopped.rows == 1
+    first, error, end = text.split("\n")
+    assert json.loads(first)["text"] == "row 0"
+    assert (error, end) == (INCOMPLETE_MESSAGE.format(rows=1), "")
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(error)
+
+
+def test_a_row_the_writer_cannot_write_stops_the_stream_too():
+    rows = [(1, object(), None, None, None, None, None)]
+    stopped, text = collect(jsonl_chunks(COLUMNS, rows))
+    assert stopped.rows == 0 and isinstance(stopped.__cause__, TypeError)
+    assert text == INCOMPLETE_MESSAGE.format(rows=0) + "\n"

@@ -91,8 +91,8 @@ def test_problems_are_listed_and_nothing_is_written(client, staff):
 
 
 def test_check_only_and_adding_to_an_imported_campaign(client, staff):
-    existing = CampaignFactory(name="earlier", imported_from="wmt-da")
-    CampaignFactory(name="collected")
+    existing = CampaignFactory(name="earlier", imported_from="wmt-da", owner=staff)
+    CampaignFactory(name="collected", owner=staff)
     form = client.get(URL).context["form"]
     assert list(form.fields["campaign"].queryset) == [existing]
     response = client.post(
@@ -119,7 +119,7 @@ def test_form_needs_a_name_or_a_campaign_and_staff_need_permissions(client, staf
 
 def test_an_mturk_batch_reconciles_an_assignment_of_a_collected_campaign(client, staff):
     # Our own MTurk HITs are in campaigns collected here (imported_from empty).
-    collected = CampaignFactory(name="our DA")
+    collected = CampaignFactory(name="our DA", owner=staff)  # theirs (issue 11, item 4)
     assignment = AssignmentFactory(
         hit=HitFactory(campaign=collected),
         worker=WorkerFactory(platform=Platform.MTURK, external_id="WA"),
@@ -159,17 +159,29 @@ def test_an_upload_over_the_limit_is_a_bad_request_naming_the_limit(client, staf
     assert Campaign.objects.count() == 0
 
 
-def test_a_user_who_may_only_add_gets_a_free_name_for_a_name_in_use(client, staff):
+def test_a_user_who_may_only_add_is_not_told_of_a_campaign_they_cannot_see(client, staff):
+    # Issue 11, item 8: the check used to answer with a free name ("WMT21 cs-en (2)"; "the
+    # name is in use"), which confirmed the hidden campaign. It now answers as for a free
+    # name; the write, which needs the name, is refused and writes nothing.
     CampaignFactory(name="WMT21 cs-en", imported_from="wmt-da")
     staff.user_permissions.set(Permission.objects.filter(codename="add_campaign"))
+    checked = {}
+    for name in ("WMT21 cs-en", "free name"):
+        response = client.post(
+            URL,
+            {"files": upload(WMT_DA_RAW), "format": "wmt-da", "name": name, "_check": "1"},
+        )
+        assert response.status_code == 200
+        checked[name] = response.context["checked"].as_dict()
+    assert checked["WMT21 cs-en"] == {
+        **checked["free name"],
+        "campaign_name": "WMT21 cs-en",
+        "message": checked["free name"]["message"].replace("free name", "WMT21 cs-en"),
+    }
+    assert checked["WMT21 cs-en"]["renamed_from"] is None
     response = client.post(
         URL, {"files": upload(WMT_DA_RAW), "format": "wmt-da", "name": "WMT21 cs-en"}
     )
-    assert response.status_code == 302
-    created = Campaign.objects.get(name="WMT21 cs-en (2)")
-    assert (created.owner, Judgment.objects.filter(campaign=created).count()) == (staff, 44)
-    assert [str(message) for message in response.wsgi_request._messages][0].startswith(
-        "Imported 44 judgments (2 workers, 2 assignments, 2 HITs, 2 systems, 5 segments) from "
-        "ad-csen.tsv into new campaign &quot;WMT21 cs-en (2)&quot; (direct assessment, raw "
-        "0-100 scores; the name &quot;WMT21 cs-en&quot; is in use)."
-    )
+    assert response.status_code == 200
+    assert [problem.field for problem in response.context["problems"]] == ["name"]
+    assert Campaign.objects.count() == 1

@@ -1,7 +1,7 @@
 """The campaign a name means: looked up among the campaigns the importer may change only; a
-name in use by a campaign the importer cannot see gets the new campaign a free name derived
-from it (not an answer that would confirm the other campaign), and one the importer may see
-but not change is named as taken."""
+name in use by a campaign the importer cannot see is answered exactly as a free name (issue 11,
+item 8: a renamed dry run confirmed the other campaign), and one the importer may see but not
+change is named as taken."""
 
 import io
 
@@ -28,32 +28,33 @@ def run(name: str, *, dry_run: bool = False, **more):
     return import_judgments([upload()], ImportOptions("wmt-da", name=name, **more), dry_run=dry_run)
 
 
-def test_a_name_in_use_by_a_campaign_the_importer_cannot_see_gets_a_free_name():
+def test_a_name_in_use_by_a_campaign_the_importer_cannot_see_is_answered_as_a_free_one():
     hidden = CampaignFactory(name="WMT21", imported_from="wmt-da")
     CampaignFactory(name="WMT21 (2)")
     nothing = Campaign.objects.none()
 
+    # Issue 11, item 8: the dry run used to answer "WMT21 (3)", renamed_from "WMT21", which
+    # told the importer that a campaign they cannot see is named "WMT21".
     checked = run("WMT21", dry_run=True, appendable=nothing, visible=nothing)
-    assert (checked.campaign_name, checked.created, checked.renamed_from) == (
-        "WMT21 (3)",
-        True,
-        "WMT21",
-    )
+    free = run("WMT22", dry_run=True, appendable=nothing, visible=nothing)
+    assert checked.as_dict() == {
+        **free.as_dict(),
+        "campaign_name": "WMT21",
+        "message": free.message.replace("WMT22", "WMT21"),
+    }
+    assert (checked.campaign_name, checked.created, checked.renamed_from) == ("WMT21", True, "")
     assert checked.message == (
         "Checked ad-csen.tsv: no problems. Importing would add 1 judgment (1 worker, 1 "
-        'assignment, 1 HIT, 1 system, 1 segment) to new campaign "WMT21 (3)" (direct '
-        'assessment, raw 0-100 scores; the name "WMT21" is in use); nothing was written.'
+        'assignment, 1 HIT, 1 system, 1 segment) to new campaign "WMT21" (direct '
+        "assessment, raw 0-100 scores); nothing was written."
     )
     assert Campaign.objects.count() == 2
 
-    summary = run("WMT21", appendable=nothing, visible=nothing)
-    assert summary.message == (
-        "Imported 1 judgment (1 worker, 1 assignment, 1 HIT, 1 system, 1 segment) from "
-        'ad-csen.tsv into new campaign "WMT21 (3)" (direct assessment, raw 0-100 scores; the '
-        'name "WMT21" is in use).'
-    )
-    assert summary.as_dict()["renamed_from"] == "WMT21"
-    assert Judgment.objects.filter(campaign__name="WMT21 (3)").count() == 1
+    # Writing needs the name, which is not free: refused, nothing written.
+    with pytest.raises(ImportFailed) as failure:
+        run("WMT21", appendable=nothing, visible=nothing)
+    assert [line.split(":")[0] for line in failure.value.lines()] == ['field "name"']
+    assert Campaign.objects.count() == 2
     assert Judgment.objects.filter(campaign=hidden).count() == 0
 
 
@@ -83,7 +84,7 @@ def test_an_importer_who_may_not_create_campaigns_is_told_so_whatever_exists():
     CampaignFactory(name="WMT21", imported_from="wmt-da")
     expected = (
         'field "name": no campaign you may import into is named "{}", and creating a campaign '
-        "needs staff status or the permission to add campaigns (campaigns.add_campaign)"
+        "needs the permission to add campaigns (campaigns.add_campaign)"
     )
     nothing = Campaign.objects.none()
     for name in ("WMT21", "unused"):

@@ -57,7 +57,17 @@ def test_web_entrypoint_serves_health_admin_and_hashed_static_files(
 
     web.wait_until(healthy, STARTUP_TIMEOUT, "GET /healthz answering 200")
     status, headers, body = fetch(f"{base}/healthz")
-    assert (status, json.loads(body)) == (200, {"status": "ok"})
+    # Issue 11 item 10: each part reported separately; no broker here, so Celery is inline.
+    assert (status, json.loads(body)) == (
+        200,
+        {
+            "status": "ok",
+            "down": [],
+            "database": {"status": "ok"},
+            "redis": {"status": "not configured"},
+            "celery": {"status": "inline"},
+        },
+    )
 
     status, headers, body = fetch(f"{base}/admin/login/")
     assert status == 200, web.describe()

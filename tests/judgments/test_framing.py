@@ -39,7 +39,13 @@ def task_url(assignment, name="judgments:task"):
 
 
 def framing_headers(response):
-    return response.get("X-Frame-Options"), response.get("Content-Security-Policy")
+    """X-Frame-Options and the CSP's frame-ancestors directive. The policy has other directives
+    since issue 11 item 9 (evalsite.security; tests/test_security_hardening.py checks them)."""
+    policy = response.get("Content-Security-Policy")
+    directives = [d.strip() for d in (policy or "").split(";")]
+    frame_ancestors = [d for d in directives if d.startswith("frame-ancestors")]
+    assert len(frame_ancestors) <= 1, policy
+    return response.get("X-Frame-Options"), frame_ancestors[0] if frame_ancestors else None
 
 
 # --- Task pages: MTurk's hosts ------------------------------------------------------------

@@ -7,6 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -132,8 +133,10 @@ def test_a_worker_who_must_qualify_gets_the_test_first(campaign, test_hit):
     hand_out = next_assignment_for(worker, campaign, now=NOW)
 
     assert (hand_out.kind, hand_out.assignment.hit) == (HandOutKind.NEW, test_hit)
+    # Issue 11 item 3: a hand-out's deadline is the first-touch window (10 minutes here) until
+    # the worker opens the task, which gives it the campaign's working time.
     assert hand_out.assignment.expires_at == NOW + timedelta(
-        seconds=campaign.assignment_duration_seconds
+        seconds=min(settings.ASSIGNMENT_FIRST_TOUCH_SECONDS, campaign.assignment_duration_seconds)
     )
     membership = CampaignWorker.objects.get(worker=worker)
     assert (membership.qualification_passed, membership.qualification_score) == (None, None)

@@ -31,7 +31,10 @@ pytestmark = pytest.mark.django_db
 
 SERVED = timezone.now().replace(microsecond=0)
 NOW = SERVED + timedelta(seconds=20)
-STARTED = "2025-05-01T12:00:00.125Z"
+# The browser's clock when the item was shown: within the window of the server's time that
+# client_started_at must be in (judgments.actions.timing), as the page sends it.
+STARTED_AT = SERVED + timedelta(milliseconds=125)
+STARTED = STARTED_AT.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def ranking_campaign(**fields):
@@ -181,7 +184,7 @@ def test_a_set_is_stored_as_one_row_per_output_with_ties_and_timing(assignment):
     )
     assert set(rows) == {(assignment.worker_id, assignment.campaign_id, None, 9100, SERVED, 20_000)}
     assert {j.client_started_at.isoformat() for j in Judgment.objects.all()} == {
-        "2025-05-01T12:00:00.125000+00:00"
+        STARTED_AT.isoformat()
     }
     state = result.state
     assert (state.done, state.total, state.page, state.pages, state.finished) == (1, 3, 1, 1, False)

@@ -15,7 +15,10 @@ pytestmark = pytest.mark.django_db
 
 SERVED = timezone.now().replace(microsecond=0)
 NOW = SERVED + timedelta(seconds=7, milliseconds=250)
-STARTED = "2025-05-01T12:00:00.125Z"
+# The browser's clock when the item was shown: within the window of the server's time that
+# client_started_at must be in (judgments.actions.timing), as the page sends it.
+STARTED_AT = SERVED + timedelta(milliseconds=125)
+STARTED = STARTED_AT.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @pytest.fixture
@@ -70,7 +73,7 @@ def test_an_answer_is_stored_with_client_and_server_timing(assignment):
         assignment,
     )
     assert (judgment.slot.position, judgment.score) == (1, 63.5)
-    assert judgment.client_started_at.isoformat() == "2025-05-01T12:00:00.125000+00:00"
+    assert judgment.client_started_at == STARTED_AT
     assert judgment.client_duration_ms == 6900
     assert (judgment.served_at, judgment.server_duration_ms) == (SERVED, 7250)
     assignment.refresh_from_db()

@@ -18,12 +18,12 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from django.core.cache import cache
 
 from analytics.api.queries.tables import SegmentTable, plain
 from analytics.kinds import AnalyticsKind, statistics_of
 from analytics.stats.significance import significance_marks
 from campaigns.models import Campaign, System
+from evalsite.cachesafe import cache_get, cache_set
 
 __all__ = [
     "SEGMENT_CACHE_SECONDS",
@@ -102,10 +102,12 @@ def segment_scores(
         key = segment_table_cache_key(
             campaign, include_all=include_all, computed_at=computed_at, statistics=statistics
         )
-        table = cache.get(key)
+        # A cache that is down is a miss, and the table is not kept (evalsite.cachesafe): the
+        # page is computed from the judgments, slower but right.
+        table = cache_get(key)
         if table is None:
             table = statistics.segment_scores(campaign, include_all=include_all)
-            cache.set(key, table, SEGMENT_CACHE_SECONDS)
+            cache_set(key, table, SEGMENT_CACHE_SECONDS)
     return table if system is None else table.for_system(system)
 
 

@@ -40,7 +40,7 @@ from analytics.stats.direct_assessment import (
     worker_reliability,
 )
 from campaigns.models import Campaign, TaskKind
-from judgments.models import AssignmentStatus, CampaignWorker, Judgment
+from judgments.models import CampaignWorker, Judgment, held_back_from_scores
 
 __all__ = [
     "CampaignAnalysis",
@@ -309,8 +309,9 @@ def stale_da_campaigns() -> QuerySet[Campaign]:
     """Direct-assessment campaigns whose stored results no longer match their data.
 
     Stale: judgments but no result; a different number of scored judgments than the result
-    reflects, or one newer than it; a different number of judgments in rejected assignments;
-    a worker excluded or re-admitted since; other reliability settings. One query.
+    reflects, or one newer than it; a different number of judgments in rejected (or
+    unconfirmed MTurk) assignments; a worker excluded or re-admitted since; other reliability
+    settings. One query.
     """
     # What load_da_judgments reads: a raw score or a given z (imported standardised files).
     scored = (
@@ -323,7 +324,8 @@ def stale_da_campaigns() -> QuerySet[Campaign]:
     newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
     n_rejected_now = Coalesce(
         Subquery(
-            per_campaign.filter(assignment__status=AssignmentStatus.REJECTED)
+            # Rejected or unconfirmed MTurk assignments, as the loader masks them (issue 11).
+            per_campaign.filter(held_back_from_scores("assignment__"))
             .annotate(n=Count("pk"))
             .values("n")
         ),

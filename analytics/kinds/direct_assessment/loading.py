@@ -23,10 +23,10 @@ import numpy as np
 from django.db.models import Q
 from numpy.typing import NDArray
 
-from analytics.loading import id_array, lookup, nullable_ids
+from analytics.loading import held_back_assignment_ids, id_array, lookup, nullable_ids
 from analytics.stats.direct_assessment import DAJudgments, Role
 from campaigns.models import HitSlot, Output
-from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
+from judgments.models import CampaignWorker, Judgment
 
 __all__ = ["LoadedCampaign", "load_da_judgments", "subset"]
 
@@ -50,13 +50,14 @@ class LoadedCampaign:
     """A campaign's DA judgments and what keeps some of them out of the scores.
 
     ``judgments`` holds every loaded judgment; ``rejected`` and ``excluded`` are per-row masks
-    over it (the row's assignment was rejected; its worker is excluded from the campaign by
-    the requester). ``scored`` is the rows that count in system scores: neither.
+    over it (the row's assignment was rejected, or opened from MTurk and not confirmed by
+    MTurk yet, ``judgments.models.held_back_from_scores``; its worker is excluded from the
+    campaign by the requester). ``scored`` is the rows that count in system scores: neither.
     ``excluded_workers`` are the sorted ids of the campaign's excluded workers (also those
     without judgments). ``n_read`` counts every judgment with a score (or a given z) that was
-    read,
-    ``n_rejected_read`` those in rejected assignments, ``n_skipped`` those left out for being
-    on a slot of another task kind (both counts include them).
+    read, ``n_rejected_read`` those in rejected (or unconfirmed MTurk) assignments,
+    ``n_skipped`` those left out for being on a slot of another task kind (both counts include
+    them).
     """
 
     campaign_id: int
@@ -102,13 +103,8 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
         .order_by("id")
         .values_list("id", "system_id")
     )
-    rejected_assignments = id_array(
-        list(
-            Assignment.objects.filter(campaign_id=campaign_id, status=AssignmentStatus.REJECTED)
-            .order_by()
-            .values_list("id", flat=True)
-        )
-    )
+    # Rejected, or opened from MTurk and not confirmed by MTurk yet (analytics.loading).
+    rejected_assignments = held_back_assignment_ids(campaign_id)
     excluded_workers = np.sort(
         id_array(
             list(

@@ -89,7 +89,7 @@ from analytics.stats.ranking import (
     takedown_reason,
 )
 from campaigns.models import Campaign, CampaignStatus, RankingCombination, TaskKind
-from judgments.models import AssignmentStatus, CampaignWorker, Judgment
+from judgments.models import CampaignWorker, Judgment, held_back_from_scores
 
 logger = logging.getLogger(__name__)
 
@@ -522,8 +522,9 @@ def stale_ranking_campaigns() -> QuerySet[Campaign]:
     newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
     n_rejected_now = Coalesce(
         Subquery(
+            # Rejected or unconfirmed MTurk assignments, as the loader masks them (issue 11).
             per_campaign.filter(
-                assignment__status=AssignmentStatus.REJECTED,
+                held_back_from_scores("assignment__"),
                 assignment__hit__is_qualification=False,
             )
             .annotate(n=Count("pk"))

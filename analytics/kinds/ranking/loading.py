@@ -33,11 +33,11 @@ import numpy as np
 from django.db.models import Q
 from numpy.typing import NDArray
 
-from analytics.loading import id_array, lookup, nullable_ids
+from analytics.loading import held_back_assignment_ids, id_array, lookup, nullable_ids
 from analytics.stats.ranking import RankingJudgments
 from analytics.stats.ranking.judgments import tuple_codes
 from campaigns.models import HitSlot, Output, SlotRole
-from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
+from judgments.models import CampaignWorker, Judgment
 
 __all__ = ["LoadedRanking", "load_ranking_judgments", "ranking_set_id"]
 
@@ -56,7 +56,9 @@ class LoadedRanking:
 
     ``judgments`` holds every ranked output on a system or gold slot of a regular HIT;
     ``slot`` the slot of each row. ``rejected`` and ``excluded`` are per-row masks (the row's
-    assignment was rejected; its worker is excluded by the requester); ``scored`` is neither.
+    assignment was rejected, or opened from MTurk and not confirmed by MTurk yet,
+    ``judgments.models.held_back_from_scores``; its worker is excluded by the requester);
+    ``scored`` is neither.
     ``excluded_workers`` and ``untrusted_workers`` are the sorted ids of the workers the
     campaign excludes or has marked untrusted (``CampaignWorker``), with or without
     judgments. ``n_read`` counts every judgment with a rank that was read,
@@ -133,13 +135,8 @@ def load_ranking_judgments(campaign_id: int) -> LoadedRanking:
         .order_by("id")
         .values_list("id", "system_id", "segment_id")
     )
-    rejected_assignments = id_array(
-        list(
-            Assignment.objects.filter(campaign_id=campaign_id, status=AssignmentStatus.REJECTED)
-            .order_by()
-            .values_list("id", flat=True)
-        )
-    )
+    # Rejected, or opened from MTurk and not confirmed by MTurk yet (analytics.loading).
+    rejected_assignments = held_back_assignment_ids(campaign_id)
     flags = list(
         CampaignWorker.objects.filter(campaign_id=campaign_id)
         .filter(Q(excluded=True) | Q(untrusted=True))
@@ -176,7 +173,8 @@ def load_ranking_judgments(campaign_id: int) -> LoadedRanking:
     keep = ~qualification & (role > 0)
     n_qualification = int(np.count_nonzero(qualification))
     n_skipped = int(np.count_nonzero(~qualification & (role == 0)))
-    # As the sweep counts them: every ranking of a rejected assignment outside the test.
+    # As the sweep counts them: every ranking of a rejected (or unconfirmed MTurk) assignment
+    # outside the test.
     n_rejected_read = int(
         np.count_nonzero(np.isin(assignment, rejected_assignments) & ~qualification)
     )

@@ -76,8 +76,13 @@ class HitRecord:
     external_id: str = ""
     key_field: str | None = None
     slots: dict[SlotKey, int] = field(default_factory=dict)
+    # The import's one copy of each slot key (shared by the HITs): a file of a million rows
+    # then holds a key per distinct (role, system, segment), not one per row.
+    keys: dict[SlotKey, SlotKey] | None = None
 
     def slot(self, key: SlotKey) -> SlotKey:
+        if self.keys is not None:
+            key = self.keys.setdefault(key, key)
         if key not in self.slots:
             self.slots[key] = len(self.slots) + 1
         return key
@@ -119,8 +124,10 @@ class ParsedJudgments:
     modes: dict[str, Origin] = field(default_factory=dict)
     ignored: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
-    # (worker, HIT, slot) -> (file, line): the duplicate check.
-    judged: dict[tuple[str, str, SlotKey], tuple[str, int]] = field(default_factory=dict)
+    # (worker, HIT) -> slot -> the judgment (its file and line): the duplicate check. Nested,
+    # so that a row costs one entry of its assignment's dict, not a key tuple of its own.
+    judged: dict[tuple[str, str], dict[SlotKey, JudgmentRecord]] = field(default_factory=dict)
+    slot_keys: dict[SlotKey, SlotKey] = field(default_factory=dict)
     standardised: bool = False
     # Judgments whose time was too long to store (kept, without a time).
     too_long: int = 0
@@ -137,7 +144,7 @@ class ParsedJudgments:
         record = self.hits.get(key)
         if record is None:
             record = self.hits[key] = HitRecord(
-                key, label, origin, natural_key(external_id), key_field
+                key, label, origin, natural_key(external_id), key_field, keys=self.slot_keys
             )
         return record
 
@@ -154,13 +161,15 @@ class ParsedJudgments:
     def add(self, record: JudgmentRecord, hit: HitRecord, problems: ProblemList) -> bool:
         """Add one judgment unless the worker already judged that slot of that HIT (then a
         problem names both lines); True if added."""
-        key = (record.worker, record.hit, record.slot)
-        previous = self.judged.get(key)
+        judged = self.judged.get((record.worker, record.hit))
+        if judged is None:
+            judged = self.judged[(record.worker, record.hit)] = {}
+        previous = judged.get(record.slot)
         if previous is not None:
             role, system, _, segment = record.slot
-            where = f"line {previous[1]}"
-            if previous[0] != record.file:
-                where = f"{previous[0]} {where}"
+            where = f"line {previous.line}"
+            if previous.file != record.file:
+                where = f"{previous.file} {where}"
             problems.add(
                 record.file,
                 record.line,
@@ -170,7 +179,7 @@ class ParsedJudgments:
                 f"{hit.label} on {where}; a worker judges each item of a HIT once",
             )
             return False
-        self.judged[key] = (record.file, record.line)
+        judged[record.slot] = record
         if record.seconds is not None and record.seconds * 1000 > MAX_DURATION_MS:
             record.seconds = None
             self.too_long += 1

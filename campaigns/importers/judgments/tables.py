@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from campaigns.importers.context import Progress
 from campaigns.importers.problems import ProblemList
-from campaigns.importers.reading import InputFile, decode, split_lines
+from campaigns.importers.reading import InputFile, iter_lines, scan_text
 from campaigns.importers.tabular import StrictComma
 from campaigns.importers.tabular import _csv_reason as csv_reason
 
@@ -56,19 +56,33 @@ def read_table(
     ``split`` splits one physical line into fields (tab-separated files without quoting);
     without it the file is read as CSV. Blank lines are skipped: they carry no judgment.
     """
-    text = decode(input_file, problems)
-    if text is None:
+    n_lines = scan_text(input_file, problems, header_split=_header_split if split else _csv_header)
+    if n_lines is None:
         return None
-    lines = split_lines(text)
-    del text
+    lines = iter_lines(input_file)
     return Table(
-        input_file.name, _split_rows(input_file.name, lines, split, problems, progress), len(lines)
+        input_file.name,
+        _split_rows(input_file.name, lines, n_lines, split, problems, progress),
+        n_lines,
     )
+
+
+def _header_split(line: str) -> Row:
+    """WMT's direct-assessment header: tab-separated, or separated by spaces."""
+    return line.split("\t") if "\t" in line else line.split()
+
+
+def _csv_header(line: str) -> Row:
+    try:
+        return next(csv.reader([line], dialect=StrictComma), [])
+    except csv.Error:
+        return line.split(",")
 
 
 def _split_rows(
     name: str,
-    lines: list[str],
+    lines: Iterator[str],
+    n_lines: int,
     split: Callable[[str], Row] | None,
     problems: ProblemList,
     progress: Progress | None,
@@ -76,11 +90,11 @@ def _split_rows(
     if split is not None:
         for number, line in enumerate(lines, 1):
             if progress and number % PROGRESS_EVERY == 0:
-                progress(number, len(lines))
+                progress(number, n_lines)
             if line.strip():
                 yield number, split(line)
         if progress:
-            progress(len(lines), len(lines))
+            progress(n_lines, n_lines)
         return
     reader = csv.reader((line + "\n" for line in lines), dialect=StrictComma)
     previous_end = 0
@@ -90,7 +104,7 @@ def _split_rows(
             row = next(reader)
         except StopIteration:
             if progress:
-                progress(len(lines), len(lines))
+                progress(n_lines, n_lines)
             return
         except csv.Error as error:
             problems.add(
@@ -102,7 +116,7 @@ def _split_rows(
             return
         previous_end = reader.line_num
         if progress and previous_end % PROGRESS_EVERY == 0:
-            progress(previous_end, len(lines))
+            progress(previous_end, n_lines)
         if row and any(field.strip() for field in row):
             yield line, row
 

@@ -70,7 +70,7 @@ def cannot_create_message(name: str) -> str:
     campaign of that name exists (that they cannot change) or not."""
     return (
         f'no campaign you may import into is named "{name}", and creating a campaign needs '
-        "staff status or the permission to add campaigns (campaigns.add_campaign)"
+        "the permission to add campaigns (campaigns.add_campaign)"
     )
 
 
@@ -104,7 +104,11 @@ def resolve_campaign(
     if not options.may_create:
         problems.add(None, None, "name", cannot_create_message(name))
         return None
-    return new_campaign(options, parsed, problems, free_name(name) if taken else name)
+    # A name taken only by campaigns the importer cannot see is answered exactly as a free
+    # name (issue 11, item 8): renaming it here ("X (2)", renamed_from) told a dry run that
+    # such a campaign exists. The write step, which holds the unique constraint, refuses the
+    # name then (ImportFailed on "name", nothing written).
+    return new_campaign(options, parsed, problems, name)
 
 
 def free_name(name: str) -> str:

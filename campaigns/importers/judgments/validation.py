@@ -68,7 +68,8 @@ class Checker:
                 "0 to 100 (if the file holds standardised z-scores, import it as standardised)",
             )
             return None
-        return number
+        # One object per whole score: a file of a million judgments repeats 101 values.
+        return _WHOLE_SCORES.get(number, number)
 
     def rank(self, line: int, field: str, value: str) -> int | None:
         """A rank from 1 (best); None (no problem) for an output left unranked."""
@@ -218,3 +219,6 @@ def origin(file: str, line: int, field: str | None = None) -> Origin:
 
 def _pair_text(pair: tuple[str, ...]) -> str:
     return "-".join(pair) if len(pair) == 2 else pair[0]
+
+
+_WHOLE_SCORES = {float(n): float(n) for n in range(101)}

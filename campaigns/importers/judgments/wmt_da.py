@@ -107,8 +107,9 @@ def parse_wmt_da(
             first[2].append(record)
     for seconds, _, records in hit_times.values():
         if seconds is not None:
+            share = seconds / len(records)  # one float for the HIT's judgments
             for record in records:
-                record.seconds = seconds / len(records)
+                record.seconds = share
 
 
 def _row(

@@ -16,6 +16,15 @@ Only a requester can still change such a HIT (overriding a rejection on MTurk's 
 decision taken through evalsite updates our rows at once. Saving is minimal too: only rows
 whose status or MTurk fields changed are written field by field; the others only get their
 ``platform_synced_at`` stamped, in one UPDATE.
+
+The sync is also where MTurk confirms the assignments opened through our MTurk entry page
+(issue 11): anyone can open it with made-up ids, so their judgments count in no score until
+MTurk lists the assignment (``judgments.models.held_back_from_scores``). Here rather than at
+the accept or at our submit, because MTurk shows an assignment only once it is submitted there
+(``ListAssignmentsForHIT`` and ``GetAssignment`` alike: Submitted, Approved or Rejected), which
+the worker's browser does after our completion page. A row MTurk lists gets its
+``platform_status``; when that confirms rows, the campaign is announced so that its scores are
+recomputed at once (the stale sweep sees it too: it counts the held-back judgments).
 """
 
 from __future__ import annotations
@@ -84,6 +93,9 @@ class SyncReport:
     hits_settled: int = 0  # not read: nothing about them can change on MTurk any more
     marked: dict[Action, list[str]] = field(default_factory=lambda: defaultdict(list))
     sent: list[str] = field(default_factory=list)
+    # MTurk ids of assignments opened from our MTurk page that MTurk listed for the first time
+    # (their judgments now count in the scores).
+    confirmed: list[str] = field(default_factory=list)
     notes: list[SyncNote] = field(default_factory=list)
     failed: list[Failure] = field(default_factory=list)
 
@@ -100,9 +112,15 @@ class SyncReport:
         settled = (
             f" ({self.hits_settled} settled HIT(s) not read again)" if self.hits_settled else ""
         )
+        confirmed = (
+            f"; {len(self.confirmed)} confirmed by MTurk (now in the scores)"
+            if self.confirmed
+            else ""
+        )
         return (
             f"{self.hits_synced} HIT(s) synced{settled}; "
-            f"{marks or 'no assignment changed'}; {len(self.sent)} review(s) sent to MTurk; "
+            f"{marks or 'no assignment changed'}{confirmed}; "
+            f"{len(self.sent)} review(s) sent to MTurk; "
             f"{len(self.notes)} need a person; {len(self.failed)} error(s)."
         )
 
@@ -230,7 +248,13 @@ def sync_campaign(campaign_id: int, client: Any = None) -> SyncReport:
             .order_by("pk")
         )
         before = {row.pk: _synced_values(row) for row in rows}
+        unconfirmed = {row.pk for row in rows if row.turk_submit_to and not row.platform_status}
         to_send = _apply(report, rows, remote, now)
+        report.confirmed = [
+            row.platform_assignment_id
+            for row in rows
+            if row.pk in unconfirmed and row.platform_status
+        ]
         changed = [row for row in rows if _synced_values(row) != before[row.pk]]
         Assignment.objects.bulk_update(
             changed, [*SYNCED_FIELDS, "platform_synced_at"], batch_size=UPDATE_BATCH
@@ -248,7 +272,11 @@ def sync_campaign(campaign_id: int, client: Any = None) -> SyncReport:
                 "sync",
                 Failure(note.assignment_id, note.message, note.what_to_do, str(note.action)),
             )
-        if report.marked.get(Action.MARK_APPROVED) or report.marked.get(Action.MARK_REJECTED):
+        if (
+            report.marked.get(Action.MARK_APPROVED)
+            or report.marked.get(Action.MARK_REJECTED)
+            or report.confirmed
+        ):
             announce_exclusions([campaign_id])
     report.hits_synced = len(remote)
     sandbox_of_hit = {mturk_hit.hit_id: mturk_hit.sandbox for mturk_hit in hits}

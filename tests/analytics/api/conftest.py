@@ -1,10 +1,15 @@
 """The API's fixed cast (DESIGN.md): who asks, and what each may see.
 
-- ``staff``: a staff user: every campaign;
-- ``owner``: the requester who owns the campaign: full access to it;
-- ``analyst``: granted read access to the campaign (``CampaignAccess``);
+- ``staff``: the site's administrator (a superuser): every campaign;
+- ``owner``: the requester who owns the campaign (campaigns.view/change/add_campaign): full
+  access to it;
+- ``analyst``: granted read access to the campaign (``CampaignAccess``; view_campaign);
+  ``owner``, ``analyst``, ``other_analyst`` and ``outsider`` are staff (they may log in to
+  the admin), which must not widen what they see;
 - ``other_analyst``: an analyst granted access to another campaign only;
-- ``outsider``: a user with no campaign at all;
+- ``outsider``: a user with no campaign at all (view_campaign, but nothing shared with them);
+- ``staff_only``: staff status and no permission at all (every admin page answers 403): staff
+  status alone grants nothing (issue 11, item 4);
 - ``inactive``: granted access to the campaign, but the account is deactivated;
 - ``anonymous``: no credentials;
 - ``worker_link``: a worker's signed link token sent as an API token.
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -37,13 +43,14 @@ ROLES = (
     "analyst",
     "other_analyst",
     "outsider",
+    "staff_only",
     "inactive",
     "anonymous",
     "worker_link",
 )
 # Who may read the cast's campaign, and who is turned away before anything is looked up.
 READERS = ("staff", "owner", "analyst")
-NOT_READERS = ("other_analyst", "outsider")
+NOT_READERS = ("other_analyst", "outsider", "staff_only")
 UNAUTHENTICATED = ("inactive", "anonymous", "worker_link")
 
 
@@ -65,13 +72,23 @@ def make_cast(campaign: Campaign) -> Cast:
     """The fixed cast around ``campaign`` (which becomes the owner's)."""
     model = get_user_model()
     users = {
-        "staff": model.objects.create_user("staff", is_staff=True),
-        "owner": model.objects.create_user("requester"),
-        "analyst": model.objects.create_user("analyst"),
-        "other_analyst": model.objects.create_user("other-analyst"),
-        "outsider": model.objects.create_user("outsider"),
+        "staff": model.objects.create_user("staff", is_staff=True, is_superuser=True),
+        "owner": model.objects.create_user("requester", is_staff=True),
+        # Staff too (they may log in to the admin), which must not widen what they see.
+        "analyst": model.objects.create_user("analyst", is_staff=True),
+        "other_analyst": model.objects.create_user("other-analyst", is_staff=True),
+        "outsider": model.objects.create_user("outsider", is_staff=True),
+        "staff_only": model.objects.create_user("staff-only", is_staff=True),
         "inactive": model.objects.create_user("inactive", is_active=False),
     }
+    # Django's model permissions come on top of what is shared (analytics.access).
+    view, change, add = (
+        Permission.objects.get(content_type__app_label="campaigns", codename=codename)
+        for codename in ("view_campaign", "change_campaign", "add_campaign")
+    )
+    users["owner"].user_permissions.add(view, change, add)
+    for role in ("analyst", "other_analyst", "outsider", "inactive"):
+        users[role].user_permissions.add(view)
     campaign.owner = users["owner"]
     campaign.save(update_fields=["owner"])
     other = CampaignFactory(name=f"other campaign of {campaign.name}", owner=users["staff"])

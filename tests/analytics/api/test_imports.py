@@ -19,11 +19,18 @@ pytestmark = pytest.mark.django_db
 URL = "/api/imports/"
 
 
-def client_for(username: str, *, may_create: bool = False, **fields) -> tuple[APIClient, object]:
-    """An API client of a new user; ``may_create``: with campaigns.add_campaign."""
+def client_for(
+    username: str, *, may_create: bool = False, may_change: bool = False, **fields
+) -> tuple[APIClient, object]:
+    """An API client of a new user; ``may_create``: with campaigns.add_campaign;
+    ``may_change``: with campaigns.view_campaign and change_campaign (a requester's)."""
     user = get_user_model().objects.create_user(username, **fields)
     if may_create:
         user.user_permissions.add(Permission.objects.get(codename="add_campaign"))
+    if may_change:
+        user.user_permissions.add(
+            *Permission.objects.filter(codename__in=["view_campaign", "change_campaign"])
+        )
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return client, user
@@ -125,11 +132,11 @@ def test_a_bad_request_answers_in_the_same_shape():
 def forbidden(name: str) -> dict:
     return {
         "detail": f'No campaign you may import into is named "{name}", and creating a campaign '
-        "needs staff status or the permission to add campaigns (campaigns.add_campaign)."
+        "needs the permission to add campaigns (campaigns.add_campaign)."
     }
 
 
-def test_creating_a_campaign_needs_staff_or_the_add_permission():
+def test_creating_a_campaign_needs_the_add_permission_not_staff_status():
     analyst_client, _ = client_for("analyst")
     CampaignFactory(name="existing", imported_from="wmt-da")
     # The same answer for a name in use and a free one: the 403 confirms nothing.
@@ -139,37 +146,49 @@ def test_creating_a_campaign_needs_staff_or_the_add_permission():
         )
         assert (response.status_code, response.json()) == (403, forbidden(name))
     assert Campaign.objects.count() == 1
-    staff_client, staff = client_for("staff", is_staff=True)
-    response = staff_client.post(
+    # Issue 11, item 4: staff status alone no longer creates campaigns (it did: 201).
+    staff_client, _ = client_for("staff", is_staff=True)
+    for dry_run in ("true", "false"):
+        response = staff_client.post(
+            URL,
+            {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "new one", "dry_run": dry_run},
+        )
+        assert (response.status_code, response.json()) == (403, forbidden("new one"))
+    assert Campaign.objects.count() == 1
+    # The add permission does (a superuser has every permission).
+    admin_client, admin = client_for("admin", is_staff=True, is_superuser=True)
+    response = admin_client.post(
         URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "new one"}
     )
     assert (response.status_code, response.json()["campaign_name"]) == (201, "new one")
-    assert Campaign.objects.get(name="new one").owner == staff
+    assert Campaign.objects.get(name="new one").owner == admin
 
 
 def test_adding_to_a_campaign_needs_the_right_to_change_it():
-    owner_client, owner = client_for("owner")
+    owner_client, owner = client_for("owner", may_change=True)
     other_client, _ = client_for("other")
     creator_client, creator = client_for("creator", may_create=True)
     CampaignFactory(name="owned", imported_from="wmt-da", owner=owner)
     text = da_file(da_row("H9", "W1", "A", "SYSTEM", "1", "50"))
     response = other_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
     assert (response.status_code, response.json()) == (403, forbidden("owned"))
-    # One who may create campaigns, but cannot see "owned", gets a new campaign of another
-    # name: neither an error nor the other campaign.
-    response = creator_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
-    assert response.status_code == 201
-    assert {key: response.json()[key] for key in ("campaign_name", "created", "renamed_from")} == {
-        "campaign_name": "owned (2)",
-        "created": True,
-        "renamed_from": "owned",
-    }
-    assert response.json()["message"] == (
-        "Imported 1 judgment (1 worker, 1 assignment, 1 HIT, 1 system, 1 segment) from "
-        'ad-csen.tsv into new campaign "owned (2)" (direct assessment, raw 0-100 scores; the '
-        'name "owned" is in use).'
+    # One who may create campaigns, but cannot see "owned", is never added to it. Issue 11,
+    # item 8: a dry run answers as for a free name (it used to rename: "owned (2)",
+    # renamed_from "owned", which confirmed the hidden campaign); the write, which holds the
+    # unique name, refuses the name and writes nothing.
+    response = creator_client.post(
+        URL, {"file": upload(text), "format": "wmt-da", "name": "owned", "dry_run": "true"}
     )
-    assert Campaign.objects.get(name="owned (2)").owner == creator
+    assert response.status_code == 200
+    assert {key: response.json()[key] for key in ("campaign_name", "created", "renamed_from")} == {
+        "campaign_name": "owned",
+        "created": True,
+        "renamed_from": None,
+    }
+    response = creator_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
+    assert response.status_code == 400
+    assert [problem["field"] for problem in response.json()["problems"]] == ["name"]
+    assert Campaign.objects.filter(owner=creator).count() == 0
     # The owner adds to their own campaign without the add permission.
     response = owner_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
     assert response.status_code == 201
@@ -235,6 +254,8 @@ def test_a_dry_run_answers_200_and_writes_nothing():
 def test_an_mturk_batch_reconciles_only_the_users_own_campaigns():
     owner_client, owner = client_for("owner")
     other_client, _ = client_for("other")
+    # Issue 11, item 4: staff status alone marked assignments of any campaign rejected (201).
+    staff_client, _ = client_for("staff", is_staff=True)
     campaign = CampaignFactory(name="ours", owner=owner)
     AssignmentFactory(
         hit=HitFactory(campaign=campaign),
@@ -242,11 +263,17 @@ def test_an_mturk_batch_reconciles_only_the_users_own_campaigns():
         status=AssignmentStatus.SUBMITTED,
         platform_assignment_id="AS1",
     )
-    batch = "HITId,AssignmentId,WorkerId,AssignmentStatus\nHIT1,AS1,WA,Approved\n"
-    response = other_client.post(URL, {"file": upload(batch, "batch.csv"), "format": "mturk-batch"})
-    assert response.status_code == 400
-    assert response.json()["problems"][0]["field"] == "AssignmentId"
-    assert Assignment.objects.get().status == AssignmentStatus.SUBMITTED
+    batch = "HITId,AssignmentId,WorkerId,AssignmentStatus\nHIT1,AS1,WA,Rejected\n"
+    # The owner too, until they have the change permission (the admin requires it).
+    for client in (other_client, staff_client, owner_client):
+        response = client.post(URL, {"file": upload(batch, "batch.csv"), "format": "mturk-batch"})
+        assert response.status_code == 400
+        assert response.json()["problems"][0]["field"] == "AssignmentId"
+        assert Assignment.objects.get().status == AssignmentStatus.SUBMITTED
+    batch = batch.replace("Rejected", "Approved")
+    owner.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_campaign", "change_campaign"])
+    )
     response = owner_client.post(URL, {"file": upload(batch, "batch.csv"), "format": "mturk-batch"})
     assert response.status_code == 201
     assert response.json()["counts"]["mark_approved"] == 1

@@ -7,10 +7,12 @@ message saying what to add. The rules:
 
 - nobody unauthenticated gets anything: no credentials, an inactive account's token, or a
   worker's signed link sent as a token all get 401, whatever the URL and method;
-- a campaign's URLs (/api/campaigns/{id}/...) answer 200 to staff, the owning requester and
-  an analyst granted access, and 404 to any other user (an analyst of another campaign, a user
-  with no campaign): exactly what they answer for a campaign id that does not exist, so the
-  404 tells nothing;
+- a campaign's URLs (/api/campaigns/{id}/...) answer 200 to a superuser, the owning
+  requester and an analyst granted access (with campaigns.view_campaign: Django's model
+  permissions come on top, ``analytics.access``), and 404 to any other user (an analyst of
+  another campaign, a user with no campaign, a staff user without permissions: staff status
+  alone grants nothing, issue 11 item 4): exactly what they answer for a campaign id that does
+  not exist, so the 404 tells nothing;
 - lists across campaigns answer 200 to every authenticated user, with only their campaigns;
 - a method an endpoint does not document answers 405 to every authenticated user, before any
   campaign is looked up (so again the same for every campaign id);
@@ -19,6 +21,7 @@ message saying what to add. The rules:
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -49,9 +52,9 @@ OPERATIONS = schema_operations()
 # Documented write operations: the status each role gets for an empty request body. The
 # import endpoint checks the request before who may do what with it (an empty upload names
 # no campaign to create or add to), so an empty upload is a 400 ("file": required) for every
-# authenticated user; who may create a campaign (staff or campaigns.add_campaign, else 403)
-# and who may add to one (staff or its owner) is
-# test_only_staff_and_the_owner_may_import_into_a_campaign.
+# authenticated user; who may create a campaign (campaigns.add_campaign, else 403) and who
+# may add to one (its owner or a collaborator with change access, and change_campaign) is
+# test_only_the_owner_and_superusers_may_import_into_a_campaign.
 WRITE_EXPECTATIONS: dict[tuple[str, str], dict[str, int]] = {
     ("/api/imports/", "post"): {role: 400 for role in (*READERS, *NOT_READERS)},
 }
@@ -178,11 +181,17 @@ def test_the_api_root_needs_credentials(cast):
 
 
 @pytest.mark.parametrize("page", ["/api/schema/", "/api/docs/"])
-def test_the_schema_and_its_documentation_are_public_but_bad_tokens_are_refused(page, cast):
-    # The schema describes the API, not any campaign: anyone may read it. A request that sends
-    # a token must send a valid one (DRF authenticates before it checks permissions).
+def test_the_schema_and_its_documentation_need_a_login(page, cast):
+    # Issue 11 item 9 (this expectation was "public"): the schema describes no campaign, but it
+    # is for requesters only, like the rest of the API. Any valid token (or session) reads it;
+    # no credentials or a bad token get 401, except that the documentation page sends an
+    # anonymous browser to the admin's login page.
     statuses = {role: call(cast, role, "get", page) for role in ROLES}
-    assert statuses == {role: 401 if role in ("inactive", "worker_link") else 200 for role in ROLES}
+    anonymous = 302 if page == "/api/docs/" else 401
+    assert statuses == {
+        role: (anonymous if role == "anonymous" else 401) if role in UNAUTHENTICATED else 200
+        for role in ROLES
+    }
 
 
 def test_lists_across_campaigns_hold_only_the_campaigns_a_user_may_read(cast):
@@ -200,12 +209,20 @@ def test_lists_across_campaigns_hold_only_the_campaigns_a_user_may_read(cast):
         "analyst": [mine],
         "other_analyst": [other],
         "outsider": [],
+        "staff_only": [],
     }
     judgments = {
         role: cast.client(role).get("/api/judgments/").json()["count"]
         for role in (*READERS, *NOT_READERS)
     }
-    assert judgments == {"staff": 52, "owner": 52, "analyst": 52, "other_analyst": 0, "outsider": 0}
+    assert judgments == {
+        "staff": 52,
+        "owner": 52,
+        "analyst": 52,
+        "other_analyst": 0,
+        "outsider": 0,
+        "staff_only": 0,
+    }
 
 
 def test_a_campaign_filter_naming_a_campaign_you_may_not_read_is_404(cast):
@@ -217,6 +234,7 @@ def test_a_campaign_filter_naming_a_campaign_you_may_not_read_is_404(cast):
         "analyst": 200,
         "other_analyst": 404,
         "outsider": 404,
+        "staff_only": 404,
         "inactive": 401,
         "anonymous": 401,
         "worker_link": 401,
@@ -240,7 +258,7 @@ def wmt_da_file(hit: str) -> SimpleUploadedFile:
     return SimpleUploadedFile("ad-csen.tsv", text.encode(), content_type="text/plain")
 
 
-def test_only_staff_and_the_owner_may_import_into_a_campaign(cast):
+def test_only_the_owner_and_superusers_may_import_into_a_campaign(cast):
     add_campaign = Permission.objects.get(codename="add_campaign")
 
     def add(role: str, hit: str = ""):
@@ -250,7 +268,17 @@ def test_only_staff_and_the_owner_may_import_into_a_campaign(cast):
             format="multipart",
         )
 
-    # Creating a campaign needs staff status or the add permission: a requester has it.
+    def dry_run(role: str, name: str) -> tuple[int, str]:
+        """The dry run's status and answer, with the name asked for written NAME."""
+        response = cast.client(role).post(
+            "/api/imports/",
+            {"file": wmt_da_file("HIT-x"), "format": "wmt-da", "name": name, "dry_run": "true"},
+            format="multipart",
+        )
+        return response.status_code, response.content.decode().replace(name, "NAME")
+
+    # Creating a campaign needs the add permission: a requester has it (staff status alone
+    # is not enough: the staff_only role is refused below).
     cast.users["owner"].user_permissions.add(add_campaign)
     created = add("owner", "HIT1")
     assert created.status_code == 201, created.content
@@ -264,8 +292,7 @@ def test_only_staff_and_the_owner_may_import_into_a_campaign(cast):
     # for a name no campaign has (so it confirms nothing to those who cannot see it).
     refused = {
         "detail": 'No campaign you may import into is named "WMT21 cs-en", and creating a '
-        "campaign needs staff status or the permission to add campaigns "
-        "(campaigns.add_campaign)."
+        "campaign needs the permission to add campaigns (campaigns.add_campaign)."
     }
     for role in ("analyst", *NOT_READERS):
         response = add(role)
@@ -279,17 +306,18 @@ def test_only_staff_and_the_owner_may_import_into_a_campaign(cast):
         assert (response.json()["created"], response.json()["campaign"]) == (False, imported.pk)
     assert Judgment.objects.filter(campaign=imported).count() == 3
 
-    # With the add permission: one who cannot see the campaign gets a new campaign of a free
-    # name (the campaign is not revealed); one who reads it is told the name is taken.
+    # With the add permission: one who cannot see the campaign is not told of it (issue 11,
+    # item 8: a dry run answers exactly as for a free name, where it used to rename to
+    # "WMT21 cs-en (2)" and so confirm the hidden campaign; the write, which holds the unique
+    # name, refuses the name and writes nothing); one who reads it is told the name is taken.
     for role in ("analyst", "outsider"):
         cast.users[role].user_permissions.add(add_campaign)
+    taken, free = dry_run("outsider", "WMT21 cs-en"), dry_run("outsider", "free name")
+    assert taken == free
+    assert (taken[0], json.loads(taken[1])["renamed_from"]) == (200, None)
     response = add("outsider")
-    assert response.status_code == 201, response.content
-    assert {key: response.json()[key] for key in ("campaign_name", "created", "renamed_from")} == {
-        "campaign_name": "WMT21 cs-en (2)",
-        "created": True,
-        "renamed_from": "WMT21 cs-en",
-    }
+    assert response.status_code == 400, response.content
+    assert [problem["field"] for problem in response.json()["problems"]] == ["name"]
     response = add("analyst")
     assert (response.status_code, response.json()["problems"]) == (
         400,
@@ -304,4 +332,49 @@ def test_only_staff_and_the_owner_may_import_into_a_campaign(cast):
         ],
     )
     assert Judgment.objects.filter(campaign=imported).count() == 3
-    assert Campaign.objects.filter(name__startswith="WMT21 cs-en").count() == 2
+    assert Campaign.objects.filter(name__startswith="WMT21 cs-en").count() == 1
+
+
+def test_model_permissions_come_on_top_of_what_is_shared(cast):
+    """A grant without campaigns.view_campaign shows nothing, as in the admin."""
+    analyst = cast.users["analyst"]
+    url = f"/api/campaigns/{cast.campaign.pk}/"
+    assert call(cast, "analyst", "get", url) == 200
+    analyst.user_permissions.remove(Permission.objects.get(codename="view_campaign"))
+    assert call(cast, "analyst", "get", url) == 404
+    assert cast.client("analyst").get("/api/campaigns/").json()["count"] == 0
+    assert call(cast, "analyst", "get", f"{url}export/judgments.csv") == 404
+
+
+def test_change_access_is_granted_per_campaign_and_needs_the_change_permission(cast):
+    """A read grant never imports into the campaign; a change grant does, with
+    campaigns.change_campaign."""
+    change = Permission.objects.get(codename="change_campaign")
+    created = cast.client("owner").post(
+        "/api/imports/",
+        {"file": wmt_da_file("H-owner"), "format": "wmt-da", "name": "imported"},
+        format="multipart",
+    )
+    assert created.status_code == 201, created.content
+    imported = Campaign.objects.get(pk=created.json()["campaign"])
+    grant = CampaignAccess.objects.create(campaign=imported, user=cast.users["analyst"])
+    cast.users["analyst"].user_permissions.add(change)
+
+    def add(hit: str) -> int:
+        return (
+            cast.client("analyst")
+            .post(
+                "/api/imports/",
+                {"file": wmt_da_file(hit), "format": "wmt-da", "name": "imported"},
+                format="multipart",
+            )
+            .status_code
+        )
+
+    assert add("H-read") == 403  # read access: "no campaign you may import into"
+    grant.level = "change"
+    grant.save()
+    assert add("H-change") == 201
+    cast.users["analyst"].user_permissions.remove(change)
+    assert add("H-no-perm") == 403
+    assert Judgment.objects.filter(campaign=imported).count() == 2

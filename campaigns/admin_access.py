@@ -1,0 +1,167 @@
+"""Who sees which rows in the admin: the campaigns shared with the user (``analytics.access``,
+the same rule as the REST API) and the rows linked to them.
+
+Django's model permissions still decide what kind of page a user gets (view, change, add,
+delete); this mixin adds the object level on top, for every admin that lists campaign-linked
+rows:
+
+- the changelist, its filters and its actions hold only the rows of campaigns shared with the
+  user (owned, or granted read or change access; every campaign for a superuser);
+- the change, history and delete pages of any other row answer 404, exactly as for a row that
+  does not exist, so nobody learns that it does;
+- changing or deleting a row needs change access to its campaign (owner, or a grant at level
+  change): a read-only collaborator gets the read-only page; actions run on the selected rows
+  of campaigns the user may change only;
+- a form's choice of campaign lists the campaigns the user may change only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.db import models
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest
+
+from analytics.access import (
+    changeable_by_grant,
+    is_active_user,
+    is_changeable_by_grant,
+    is_shared,
+    rows_of_shared_campaigns,
+    shared_campaigns,
+)
+from campaigns.models import Campaign
+
+
+def is_superuser(request: HttpRequest) -> bool:
+    return is_active_user(request.user) and request.user.is_superuser
+
+
+def campaign_of(obj: Any, campaign_path: str) -> Campaign | None:
+    """The campaign ``obj`` belongs to, following ``campaign_path`` ("campaign",
+    "segment__campaign", ...); ``obj`` itself for an empty path."""
+    for name in campaign_path.split("__") if campaign_path else []:
+        obj = getattr(obj, name, None)
+        if obj is None:
+            return None
+    return obj
+
+
+class CampaignRowsAdminMixin:
+    """Restricts a ModelAdmin to the rows of the campaigns shared with the user.
+
+    ``campaign_path``: the lookup from the model to its campaign ("" for Campaign itself).
+    """
+
+    campaign_path = "campaign"
+
+    def restrict_rows(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
+        if not self.campaign_path:
+            return queryset.filter(pk__in=shared_campaigns(request.user).values("pk"))
+        return rows_of_shared_campaigns(queryset, request.user, self.campaign_path)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)
+        if is_superuser(request):
+            return queryset
+        return self.restrict_rows(queryset, request)
+
+    def changeable_rows(self, queryset: QuerySet, request: HttpRequest) -> QuerySet:
+        changeable = changeable_by_grant(request.user).values("pk")
+        if not self.campaign_path:
+            return queryset.filter(pk__in=changeable)
+        return queryset.filter(**{f"{self.campaign_path}__in": changeable})
+
+    def campaign_of(self, obj: Any) -> Campaign | None:
+        return campaign_of(obj, self.campaign_path)
+
+    def is_shared_row(self, request: HttpRequest, obj: Any) -> bool:
+        return is_shared(request.user, self.campaign_of(obj))
+
+    def is_changeable_row(self, request: HttpRequest, obj: Any) -> bool:
+        return is_changeable_by_grant(request.user, self.campaign_of(obj))
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        allowed = super().has_view_permission(request, obj)
+        if not allowed or obj is None or is_superuser(request):
+            return allowed
+        return self.is_shared_row(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        allowed = super().has_change_permission(request, obj)
+        if not allowed or obj is None or is_superuser(request):
+            return allowed
+        return self.is_changeable_row(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        allowed = super().has_delete_permission(request, obj)
+        if not allowed or obj is None or is_superuser(request):
+            return allowed
+        return self.is_changeable_row(request, obj)
+
+    def _visible_or_404(self, request: HttpRequest, object_id: str) -> None:
+        # get_object reads get_queryset: a row of a campaign not shared is "not found".
+        if self.get_object(request, unquote(object_id)) is None:
+            raise Http404("No such row, or it is not shared with you.")
+
+    def change_view(self, request: HttpRequest, object_id: str, *args: Any, **kwargs: Any):
+        if not is_superuser(request):
+            self._visible_or_404(request, object_id)
+        return super().change_view(request, object_id, *args, **kwargs)
+
+    def delete_view(self, request: HttpRequest, object_id: str, *args: Any, **kwargs: Any):
+        if not is_superuser(request):
+            self._visible_or_404(request, object_id)
+        return super().delete_view(request, object_id, *args, **kwargs)
+
+    def history_view(self, request: HttpRequest, object_id: str, *args: Any, **kwargs: Any):
+        if not is_superuser(request):
+            self._visible_or_404(request, object_id)
+        return super().history_view(request, object_id, *args, **kwargs)
+
+    def response_action(self, request: HttpRequest, queryset: QuerySet):
+        """Actions act on the selected rows of campaigns the user may change only."""
+        if not is_superuser(request):
+            queryset = self.changeable_rows(queryset, request)
+            selected = request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME)
+            if selected and not queryset.filter(pk__in=selected).exists():
+                self.message_user(
+                    request,
+                    "None of the selected rows belongs to a campaign you may change; nothing "
+                    "was done.",
+                    messages.WARNING,
+                )
+        return super().response_action(request, queryset)
+
+    def get_list_filter(self, request: HttpRequest):
+        """Related filters list only the values of the rows shown (a plain related filter
+        would list every campaign's name)."""
+        filters = super().get_list_filter(request)
+        if is_superuser(request):
+            return filters
+        return [_related_only(self.model, item) for item in filters]
+
+    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs: Any):
+        if db_field.related_model is Campaign and not is_superuser(request):
+            kwargs["queryset"] = changeable_by_grant(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+def _related_only(model: type[models.Model], item: Any) -> Any:
+    """A list_filter item: a plain relation name becomes a RelatedOnlyFieldListFilter."""
+    if not isinstance(item, str):
+        return item
+    field = None
+    current = model
+    for name in item.split("__"):
+        try:
+            field = current._meta.get_field(name)
+        except Exception:
+            return item
+        if not field.is_relation:
+            return item
+        current = field.related_model
+    return (item, admin.RelatedOnlyFieldListFilter) if field is not None else item
