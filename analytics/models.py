@@ -28,6 +28,9 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+# How a ranking campaign's systems are scored: defined with the ranking settings that choose
+# one of them, imported from there by everything that reads the stored results.
+from campaigns.kinds.ranking.models import RankingMethod
 from campaigns.models import Campaign, GoldScheme, ReliabilityTest, System
 from judgments.models import Worker
 
@@ -206,16 +209,6 @@ class TrustStatus(models.TextChoices):
     TRUSTED = "trusted", "Trusted"
     UNTRUSTED = "untrusted", "Untrusted"
     UNDECIDED = "undecided", "Undecided (too few gold units)"
-
-
-class RankingMethod(models.TextChoices):
-    """How a ranking campaign's systems are scored (METHODS.md section 1)."""
-
-    WIN_RATIO_GEQ = "win_ratio_geq", "Win ratio, ties count as wins (000, WMT08)"
-    WIN_RATIO_GT = "win_ratio_gt", "Win ratio, ties do not count (002)"
-    EXPECTED_WINS = "expected_wins", "Expected Wins (WMT13)"
-    BRADLEY_TERRY = "bradley_terry", "Bradley-Terry log-strength"
-    TRUESKILL = "trueskill", "TrueSkill mu (WMT14 settings)"
 
 
 class RankingResult(models.Model):

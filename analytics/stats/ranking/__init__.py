@@ -17,7 +17,8 @@ assignment, one set) is a *ballot*.  Per-worker results are aligned to
 Steps (each usable alone; :func:`analyse_ranking` runs the usual ones):
 
 - :func:`pairwise` / ``RankingJudgments.pairs`` -- N(N-1)/2 labelled pairs per ballot.
-- :func:`pair_counts`, :func:`win_ratios` (ties as wins, 000/WMT08, or not, 002),
+- :func:`pair_counts`, :func:`win_ratios` (ties as wins, 000/WMT08; ties in the
+  denominator only, 002; ties left out, WMT12's "> others"),
   :func:`expected_wins` (WMT13), :func:`bradley_terry` (choix).
 - :func:`bootstrap_scores` -- seeded bootstrap over ranking sets: CIs, WMT13 rank ranges,
   p-values and WMT-style clusters (:mod:`analytics.stats.significance`).

@@ -3,12 +3,14 @@
 This is what a Celery task calls after loading a campaign's :class:`RankingJudgments`; every
 step is also available on its own (see the package docstring).  Order of the steps:
 
+0. ``exclude_systems`` (e.g. the human reference, as WMT's tables do) are left out of every
+   score and of the other systems' comparisons;
 1. gold trust per worker (002 section 4); untrusted workers' labels are excluded from
    scores unless ``include_untrusted`` (002: "their labels are filtered out"), and the
    auto-takedown decision;
 2. optionally (``combine``) Schulze-combine the ballots of each set, weighted by
    ``weighting`` (000), and score the combined rankings instead of the single ballots;
-3. scores: both win ratios, Expected Wins, Bradley-Terry with the bootstrap (CIs, rank ranges,
+3. scores: the three win ratios, Expected Wins, Bradley-Terry with the bootstrap (CIs, rank ranges,
    clusters) and optionally TrueSkill;
 4. agreement on the individual ballots (intra, inter; against experts and the oracle when
    given) over everyone and over the included workers, and Spearman's rho of the "better
@@ -85,6 +87,10 @@ class RankingConfig:
     cluster_method: ClusterMethod = "wmt"
     trueskill: bool = True
     agreement_chance: Chance = "uniform"
+    # Systems left out of the scores (WMT's tables leave out the human reference): they get
+    # no score, and their comparisons leave every other system's counts and denominators.
+    # Agreement is still over every ranked output.
+    exclude_systems: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,6 +110,7 @@ class RankingReport:
     n_comparisons: int
     win_ratio_better_or_equal: SystemScores
     win_ratio_better: SystemScores
+    win_ratio_decisive: SystemScores
     expected_wins: SystemScores
     bradley_terry: BootstrapResult
     trueskill: TrueSkillResult | None
@@ -170,7 +177,7 @@ def analyse_ranking(
         scored_pairs = combined.as_judgments().pairs
     else:
         scored_pairs = j.pairs.subset(included[j.pairs.worker])
-    systems = j.systems
+    systems = np.setdiff1d(j.systems, np.asarray(cfg.exclude_systems, dtype=np.int64))
     counts = pair_counts(scored_pairs, systems)
     bt = bootstrap_scores(
         scored_pairs,
@@ -202,6 +209,7 @@ def analyse_ranking(
         n_comparisons=int(counts.comparisons.sum() // 2),
         win_ratio_better_or_equal=geq,
         win_ratio_better=win_ratios(counts, "better"),
+        win_ratio_decisive=win_ratios(counts, "decisive"),
         expected_wins=expected_wins(counts),
         bradley_terry=bt,
         trueskill=ts,

@@ -5,10 +5,18 @@ All three are functions of two m x m count matrices over the m systems (:class:`
 ``ties[i, j]`` (symmetric) = comparisons in which they were tied.  Pairs involving a non-system
 output (a gold translation, negative system id) are not counted.
 
-- Win ratio (METHODS.md section 1): the share of a system's comparisons that it wins, either
-  counting ties as wins, "better than or equal" (000, WMT08: "≥ others"), or not, "better
-  than" (002 section 5.2: "the average number of times that a system was judged better than
-  any other system").  The denominator is every comparison, ties included, in both variants.
+- Win ratio (METHODS.md section 1): the share of a system's comparisons that it wins, in
+  three variants, each a rule for ties:
+
+  * ``"better_or_equal"``: (wins + ties) / all comparisons, ties counting as wins (000, WMT08:
+    "≥ others");
+  * ``"better"``: wins / all comparisons (002 section 5.2: "the average number of times that
+    a system was judged better than any other system"), ties in the denominator only;
+  * ``"decisive"``: wins / (wins + losses), ties left out of numerator and denominator:
+    WMT12's official "> others" (Callison-Burch et al. 2012, "Findings of the 2012 Workshop
+    on Statistical Machine Translation", section 3.1).
+
+  A system with no comparison that counts (none at all; for "decisive", only ties) has NaN.
 - Expected Wins (WMT12-13: Koehn 2012, "Simulating human judgment in machine translation
   evaluation campaigns", IWSLT; Bojar et al. 2013, "Findings of the 2013 Workshop on
   Statistical Machine Translation", section 3): ties are ignored and each opponent counts
@@ -44,6 +52,7 @@ from analytics.stats.ranking.judgments import BETTER, TIE, Pairs
 
 __all__ = [
     "DEFAULT_BT_ALPHA",
+    "TIE_RULES",
     "BTTies",
     "PairCounts",
     "SystemScores",
@@ -55,7 +64,8 @@ __all__ = [
     "win_ratios",
 ]
 
-TieRule = Literal["better_or_equal", "better"]
+TieRule = Literal["better_or_equal", "better", "decisive"]
+TIE_RULES: tuple[str, ...] = ("better_or_equal", "better", "decisive")
 BTTies = Literal["half", "drop"]
 DEFAULT_BT_ALPHA = 0.01
 
@@ -162,7 +172,9 @@ def win_ratio_batch(
 ) -> NDArray[np.float64]:
     w = wins.sum(axis=-1)
     t = ties.sum(axis=-1)
-    n = w + wins.sum(axis=-2) + t
+    lost = wins.sum(axis=-2)
+    # WMT12's "> others" leaves ties out of the denominator; the other two count them.
+    n = w + lost if rule == "decisive" else w + lost + t
     num = w + t if rule == "better_or_equal" else w
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, num / np.where(n > 0, n, 1), np.nan)
@@ -204,9 +216,11 @@ def _totals(counts: PairCounts) -> tuple[NDArray, NDArray, NDArray, NDArray]:
 
 
 def win_ratios(counts: PairCounts, ties: TieRule = "better_or_equal") -> SystemScores:
-    """Share of each system's comparisons that it wins (ties as wins or not); NaN if none."""
-    if ties not in ("better_or_equal", "better"):
-        raise ValueError(f"ties must be 'better_or_equal' or 'better', got {ties!r}")
+    """Share of each system's comparisons that it wins, ties by ``ties`` (module docstring);
+    NaN if none counts. ``comparisons`` stays every comparison (ties included) whatever the
+    rule, with ``wins``, ``ties`` and ``losses``: the counts each ratio is made of."""
+    if ties not in TIE_RULES:
+        raise ValueError(f"ties must be one of {', '.join(TIE_RULES)}, got {ties!r}")
     w, t, lo, n = _totals(counts)
     score = win_ratio_batch(counts.wins, counts.ties, ties)
     return SystemScores(f"win_ratio_{ties}", counts.systems, score, w, t, lo, n)

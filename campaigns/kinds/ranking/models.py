@@ -34,6 +34,33 @@ class RankingCombination(models.TextChoices):
     )
 
 
+class RankingMethod(models.TextChoices):
+    """How a ranking campaign's systems are scored (METHODS.md section 1); every method is
+    computed and stored (``analytics.models.RankingScore``), the campaign's ``rank_by`` says
+    which one ranks the systems. Kept here, with the settings that choose among them; the
+    analytics app re-exports it."""
+
+    WIN_RATIO_GEQ = "win_ratio_geq", "Win ratio, ties count as wins (000, WMT08)"
+    WIN_RATIO_GT = "win_ratio_gt", "Win ratio, ties do not count (002)"
+    # WMT12's official "> others": wins / (wins + losses), ties out of the denominator.
+    WIN_RATIO_WMT12 = "win_ratio_wmt12", "Win ratio, ties left out: wins / (wins + losses) (WMT12)"
+    EXPECTED_WINS = "expected_wins", "Expected Wins (WMT13)"
+    BRADLEY_TERRY = "bradley_terry", "Bradley-Terry log-strength"
+    TRUESKILL = "trueskill", "TrueSkill mu (WMT14 settings)"
+
+
+# What WMT's relative-ranking files call the human reference when they rank it with the systems
+# (WMT13-14's "_ref"; Appraise's exports "ref"), compared without case.
+REFERENCE_NAMES = ("_ref", "ref")
+
+
+def is_reference_name(name: str) -> bool:
+    """Whether a system name marks the human reference: ``_ref`` or ``ref`` as the whole name
+    or as one of its dot-separated parts (WMT's ids read ``newstest2013.fr-en.<system>``)."""
+    lowered = name.strip().lower()
+    return lowered in REFERENCE_NAMES or any(part in REFERENCE_NAMES for part in lowered.split("."))
+
+
 class RankingSettings(KindSettings):
     """A ranking campaign's sets, gold units, trust and automatic pause."""
 
@@ -121,6 +148,26 @@ class RankingSettings(KindSettings):
         help_text="Best-and-worst gold: the system whose output is the known worst.",
     )
 
+    rank_by = models.CharField(
+        max_length=16,
+        choices=RankingMethod.choices,
+        default=RankingMethod.EXPECTED_WINS,
+        help_text="The score that ranks the systems in the results, the API and the exports "
+        "(every score is computed and shown): WMT08-11 ranked by ties-as-wins, WMT12 by "
+        "'> others' with ties left out, WMT13 by Expected Wins, WMT14-16 by TrueSkill.",
+    )
+    reference_system = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The system that is the human reference ranked with the systems (WMT's files "
+        "call it _ref or ref; imports fill this in). Blank: none.",
+    )
+    exclude_reference = models.BooleanField(
+        default=True,
+        help_text="Leave the reference out of the system table and of every other system's "
+        "comparisons (as WMT's tables do). Off: the reference is scored like a system.",
+    )
+
     class Meta:
         verbose_name = "ranking settings"
         verbose_name_plural = "ranking settings"
@@ -135,6 +182,17 @@ class RankingSettings(KindSettings):
                     f"A ranking set shows outputs of different systems, and this campaign has "
                     f"{systems}; use at most {systems}."
                 )
+        self.reference_system = self.reference_system.strip()
+        if (
+            self.reference_system
+            and campaign.pk
+            and campaign.systems.exists()
+            and not campaign.systems.filter(name=self.reference_system).exists()
+        ):
+            errors["reference_system"] = (
+                f'This campaign has no system named "{self.reference_system}"; name one of its '
+                "systems, or leave it blank."
+            )
         for field in ("gold_best_system", "gold_worst_system"):
             chosen = getattr(self, field)
             if chosen is not None and chosen.campaign_id != campaign.pk:
