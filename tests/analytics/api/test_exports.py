@@ -708,8 +708,9 @@ def test_system_tables_take_the_same_queries_for_one_system_or_three(client, use
         lines = n + (11 if name == "systems.tex" else 1)  # LaTeX: 11 lines around the rows
         assert response.content.decode().count("\n") == lines
         counts[n] = len(queries.captured_queries)
-    # The token, the campaign, whether results exist, the scores with their system names.
-    assert counts == {1: 4, 3: 4}
+    # The token, the user's permissions and their groups' (issue 11 item 4), the campaign,
+    # whether results exist, the scores with their system names.
+    assert counts == {1: 6, 3: 6}
 
 
 # --- Schema ------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
@@ -38,12 +39,21 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
+# Django's model permissions are checked on top of campaign access (issue 11 item 4): loading
+# them costs two queries per request (the user's own and their groups'), whatever the page.
+PERMISSION_QUERIES = 2
 serial = itertools.count(1)
 
 
 @pytest.fixture
 def owner():
-    return get_user_model().objects.create_user("requester")
+    user = get_user_model().objects.create_user("requester")
+    # Reading a campaign through the API takes Django's view permission on top of ownership
+    # (issue 11 item 4, analytics.access).
+    user.user_permissions.add(
+        Permission.objects.get(content_type__app_label="campaigns", codename="view_campaign")
+    )
+    return user
 
 
 @pytest.fixture
@@ -61,7 +71,9 @@ def assert_constant(
     queries: int,
     rows_per_item: int = 1,
 ) -> None:
-    """1 item, then 3: both pages in exactly ``queries`` queries."""
+    """1 item, then 3: both pages in exactly ``queries`` queries, plus the two that load the
+    user's model permissions (their own and their groups', issue 11 item 4)."""
+    queries += PERMISSION_QUERIES
     add()
     with assert_num_queries(queries):
         one = client.get(url)
@@ -199,10 +211,10 @@ def test_direct_assessment_segments_of_a_stored_result(django_assert_num_queries
         while Judgment.objects.filter(campaign=campaign).count() < items:
             add()
         recompute_campaign(campaign)
-        with django_assert_num_queries(11):
+        with django_assert_num_queries(11 + PERMISSION_QUERIES):
             computed = client.get(url)
         # token, campaign, the stored result's computed_at; the rows come from the cache.
-        with django_assert_num_queries(3):
+        with django_assert_num_queries(3 + PERMISSION_QUERIES):
             cached = client.get(url + "&page_size=1000")
         assert computed.json()["count"] == cached.json()["count"] == items
         assert cached.json()["results"] == computed.json()["results"]
@@ -317,9 +329,9 @@ def test_segment_scores_are_computed_once_per_stored_result(cast, small):
         if query == "?system=":
             query += str(small.systems["A"])
         pages[query], sql = segment_page_queries(cast, url + query)
-        assert len(sql) == 3, sql
+        assert len(sql) == 3 + PERMISSION_QUERIES, sql
         assert [q for q in sql if '"judgments_' in q] == []
-        assert '"analytics_campaignresult"' in sql[2]
+        assert '"analytics_campaignresult"' in sql[-1]
     everything = pages["?page_size=100"]["results"]
     assert (
         first["results"]
@@ -342,7 +354,7 @@ def test_segment_scores_are_computed_once_per_stored_result(cast, small):
     _, sql = segment_page_queries(cast, url + "?include_unreliable=1")
     assert any('"judgments_judgment"' in q for q in sql)
     _, sql = segment_page_queries(cast, url + "?include_unreliable=1&page=1")
-    assert len(sql) == 3
+    assert len(sql) == 3 + PERMISSION_QUERIES
 
 
 def test_a_recompute_changes_the_segment_scores_served(cast, small):
@@ -385,9 +397,9 @@ def test_ranking_segment_scores_are_computed_once_per_stored_result(ranking_cast
         first, sql = segment_page_queries(ranking_cast, url + variant)
         assert any('"judgments_judgment"' in q for q in sql)
         again, sql = segment_page_queries(ranking_cast, url + variant)
-        assert len(sql) == 3, sql
+        assert len(sql) == 3 + PERMISSION_QUERIES, sql
         assert [q for q in sql if '"judgments_' in q] == []
-        assert '"analytics_rankingresult"' in sql[2]
+        assert '"analytics_rankingresult"' in sql[-1]
         assert again == first
         # Segments 1-4 of systems A, B and C (test_endpoints: the hand-worked figures).
         assert first["count"] == 12

@@ -60,10 +60,11 @@ def _keep_the_test_connection():
 
 @pytest.fixture
 def api_world(db, django_user_model):
-    """A staff user's token and a direct-assessment campaign with stored results."""
+    """The site administrator's token (a superuser: staff status alone sees no campaign, issue
+    11 item 4) and a direct-assessment campaign with stored results."""
     from analytics.actions import recompute_campaign
 
-    staff = django_user_model.objects.create_user("schema-staff", is_staff=True)
+    staff = django_user_model.objects.create_user("schema-staff", is_staff=True, is_superuser=True)
     small = build_small_campaign()
     recompute_campaign(small.campaign)
     return {"token": Token.objects.create(user=staff).key, "campaign": small.campaign}
