@@ -23,6 +23,8 @@ from django.core.validators import (
 from django.db import models
 from django.db.models import Q
 
+# Issue 11 item 6: big imports run as jobs (campaigns.import_jobs).
+from campaigns.import_jobs.models import ImportJob, ImportJobKind, ImportJobStatus
 from campaigns.platforms.models import MTurkHit, PlatformEvent, PlatformEventKind
 from campaigns.platforms.mturk.settings import checked_locales
 
@@ -601,6 +603,9 @@ __all__ = [
     "Hit",
     "HitSlot",
     "HitTask",
+    "ImportJob",
+    "ImportJobKind",
+    "ImportJobStatus",
     "MTurkHit",
     "Output",
     "PlatformEvent",

@@ -389,6 +389,20 @@ ANALYTICS_RECOMPUTE_GRACE = env_int("ANALYTICS_RECOMPUTE_GRACE", 10, minimum=1)
 HEALTHZ_CELERY_TIMEOUT_MS = env_int("HEALTHZ_CELERY_TIMEOUT_MS", 1000, minimum=50)
 # --- end of issue 11 items 3 and 10 ----------------------------------------------------------
 
+# --- Issue 11 item 6: big imports run as Celery jobs (campaigns.import_jobs) ----------------
+# Uploads (all files of one import) bigger than this are checked and written by a Celery worker
+# while a job page shows the progress; smaller ones are imported inside the request.
+IMPORT_INLINE_MAX_BYTES = env_int("IMPORT_INLINE_MAX_BYTES", 4 * 1024 * 1024, minimum=0)
+# Where a job's uploads wait for the worker (deleted when the job ends). Never served: it is
+# not under STATIC_ROOT and the site serves no media. Web and worker processes must share it.
+IMPORT_UPLOAD_ROOT = Path(env_str("IMPORT_UPLOAD_ROOT") or BASE_DIR / "import-uploads")
+# A running job writes its progress (and a heartbeat) at most this often...
+IMPORT_JOB_PROGRESS_SECONDS = env_int("IMPORT_JOB_PROGRESS_SECONDS", 1, minimum=0)
+# ...and one with no heartbeat for this long lost its worker: it is marked failed when seen.
+IMPORT_JOB_STALE_SECONDS = env_int("IMPORT_JOB_STALE_SECONDS", 120, minimum=10)
+# The Celery queue of import jobs; empty: Celery's default queue.
+IMPORT_JOB_QUEUE = env_str("IMPORT_JOB_QUEUE")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
