@@ -15,6 +15,8 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from campaigns.admin_import_jobs import job_url
+from campaigns.import_jobs.actions import create_segment_job, runs_as_job, upload_size
 from campaigns.importers import (
     FORMAT_LABELS,
     ImportFailed,
@@ -95,6 +97,13 @@ class ImportSegmentsForm(forms.Form):
                     self.add_error(name, "Only the WMT format takes this file.")
         return data
 
+    def upload_size(self) -> int:
+        """Bytes of all the files chosen."""
+        data = self.cleaned_data
+        uploads = [data.get("file"), data.get("source"), data.get("docids")]
+        uploads += [*(data.get("references") or []), *(data.get("systems") or [])]
+        return upload_size(uploads)
+
     def import_files(self):
         data = self.cleaned_data
         if data["format"] != "wmt":
@@ -119,6 +128,13 @@ def import_segments_view(request: HttpRequest, campaign_id: int, model_admin) ->
     if request.method == "POST":
         form = ImportSegmentsForm(request.POST, request.FILES)
         if form.is_valid():
+            if runs_as_job(form.upload_size()):
+                # Issue 11 item 6: a big upload is imported by a worker; its page shows the
+                # progress, then the result or every problem.
+                job = create_segment_job(
+                    request.user, campaign, form.cleaned_data["format"], form.import_files()
+                )
+                return HttpResponseRedirect(job_url(model_admin, job))
             try:
                 summary = run_import(campaign, form.cleaned_data["format"], form.import_files())
             except ImportFailed as failure:

@@ -29,6 +29,8 @@ from django.utils.safestring import SafeString
 
 from analytics.access import changeable_by_grant, shared_campaigns
 from campaigns.admin_import import MultipleFileField
+from campaigns.admin_import_jobs import import_job_urls, job_url
+from campaigns.import_jobs.actions import create_judgment_job, runs_as_job, upload_size
 from campaigns.importers.judgments import (
     MAX_UPLOAD_BYTES,
     MTURK_BATCH,
@@ -131,7 +133,9 @@ class CampaignJudgmentImportAdminMixin:
                 "import-judgments/",
                 self.admin_site.admin_view(self.import_judgments_view),
                 name=URL_NAME,
-            )
+            ),
+            # The job pages of big imports, of segments and of judgments alike.
+            *import_job_urls(self),
         ]
 
     def judgment_import_url(self) -> str:
@@ -185,6 +189,12 @@ class CampaignJudgmentImportAdminMixin:
                 )
                 self._check_permission(request, options)
                 dry_run = "_check" in request.POST
+                files = form.cleaned_data["files"]
+                if runs_as_job(upload_size(files)):
+                    # Issue 11 item 6: a big upload is imported by a worker; its page shows
+                    # the progress, then the result or every problem.
+                    job = create_judgment_job(files, options, dry_run=dry_run)
+                    return HttpResponseRedirect(job_url(self, job))
                 try:
                     summary = import_judgments(form.cleaned_data["files"], options, dry_run=dry_run)
                 except ImportFailed as failure:

@@ -20,13 +20,20 @@ Content-Length is checked before the body is read); bigger files go through the 
 Answers: 201 with the campaign and the counts once imported (200 for ``dry_run``, nothing
 written); 400 with every problem (file, line, field, message) and nothing written; 403 when
 the import would create a campaign the user may not create.
+
+Issue 11 item 6: an upload bigger than ``IMPORT_INLINE_MAX_BYTES`` is checked and written by a
+Celery worker instead (``campaigns.import_jobs``): 202 Accepted with the job and its address
+(also in ``Location``), after the same permission checks. ``GET /api/imports/<id>/`` answers
+the job's status and progress, then its result or every problem; only its owner and
+superusers see a job (anyone else: 404).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.urls import path
+from django.http import Http404
+from django.urls import path, reverse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -39,6 +46,12 @@ from analytics.api.permissions import (
     visible_campaigns,
     writable_campaigns,
 )
+from campaigns.import_jobs.actions import (
+    create_judgment_job,
+    fail_if_stale,
+    runs_as_job,
+    upload_size,
+)
 from campaigns.importers.judgments import (
     FORMAT_LABELS,
     FORMATS,
@@ -50,8 +63,9 @@ from campaigns.importers.judgments import (
     import_judgments,
     upload_limit_problem,
 )
+from campaigns.models import ImportJob
 
-__all__ = ["JudgmentImportView", "urlpatterns"]
+__all__ = ["ImportJobView", "JudgmentImportView", "urlpatterns"]
 
 
 DESCRIPTION = (
@@ -66,7 +80,10 @@ DESCRIPTION = (
     "owner or a collaborator with change access, and campaigns.change_campaign). "
     "Everything is checked before anything is written: 400 lists every problem with its "
     "file, line and field, and nothing is written. 201 once "
-    "imported; 200 for a dry run. The formats are described in docs/judgment-formats.md."
+    "imported; 200 for a dry run. The formats are described in docs/judgment-formats.md. "
+    "Files bigger than a few MB in all (the server's IMPORT_INLINE_MAX_BYTES) are imported by a "
+    "background worker: 202 with the import job (its address also in Location), after the "
+    "same permission checks; follow it with GET /api/imports/{id}/."
 )
 # A multipart body is its files plus the boundaries, part headers and the other fields: a
 # Content-Length over the limit by more than this is refused before the body is read.
@@ -165,6 +182,62 @@ class ImportProblemsSerializer(serializers.Serializer):
     problems = ImportProblemSerializer(many=True)
 
 
+class ImportJobSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.CharField(help_text="This job's address (GET it for its status).")
+    kind = serializers.CharField(help_text="judgments or segments.")
+    format = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=["queued", "checking", "writing", "done", "failed"],
+        help_text="queued (waiting for a worker), checking, writing, then done or failed. A "
+        "job whose worker was lost is failed once its heartbeat is missed (a few minutes).",
+    )
+    phase = serializers.CharField(help_text="reading, writing or statistics; empty when queued.")
+    done = serializers.IntegerField(help_text="Lines read or rows written in this phase.")
+    total = serializers.IntegerField(help_text="Of this many (0 while unknown).")
+    percent = serializers.IntegerField(allow_null=True, help_text="Of this phase; 100 when done.")
+    message = serializers.CharField()
+    files = serializers.ListField(child=serializers.CharField())
+    campaign = serializers.IntegerField(
+        allow_null=True, help_text="The campaign imported into, once known."
+    )
+    result = ImportSummarySerializer(
+        allow_null=True, help_text="Once done: what was imported, as the 201 answer gives it."
+    )
+    total_problems = serializers.IntegerField(help_text="Once failed: problems found.")
+    omitted = serializers.IntegerField(help_text="Problems found but not listed (over 200).")
+    problems = ImportProblemSerializer(
+        many=True, help_text="Once failed: every problem listed; nothing was written."
+    )
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+def job_payload(request: Request, job: ImportJob) -> dict[str, Any]:
+    return {
+        "id": job.pk,
+        "url": request.build_absolute_uri(reverse("api:import-job", args=[job.pk])),
+        "kind": job.kind,
+        "format": job.format,
+        "status": job.status,
+        "phase": job.phase,
+        "done": job.done,
+        "total": job.total,
+        "percent": job.percent,
+        "message": job.message,
+        "files": [entry["name"] for entry in job.files],
+        "campaign": job.campaign_id,
+        "result": job.result,
+        "total_problems": job.problem_total,
+        "omitted": max(0, job.problem_total - len(job.problems or [])),
+        "problems": job.problems or [],
+        "created_at": job.created_at,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
+    }
+
+
 def _problems_response(failure: ImportFailed) -> Response:
     return Response(
         {
@@ -218,6 +291,12 @@ class JudgmentImportView(APIView):
         request={"multipart/form-data": JudgmentImportSerializer},
         responses={
             201: ImportSummarySerializer,
+            202: OpenApiResponse(
+                ImportJobSerializer,
+                description="A big upload (over the server's IMPORT_INLINE_MAX_BYTES) is "
+                "imported by a background worker: the job, queued (or, without a broker, "
+                "already ended); its address is also in the Location header.",
+            ),
             200: OpenApiResponse(
                 ImportSummarySerializer, description="dry_run: what would be imported."
             ),
@@ -294,6 +373,13 @@ class JudgmentImportView(APIView):
             visible=visible_campaigns(user),
             may_create=may_create,
         )
+        if runs_as_job(upload_size(data["file"])):
+            job = create_judgment_job(data["file"], options, dry_run=data["dry_run"])
+            job.refresh_from_db()  # without a broker it has run already
+            payload = job_payload(request, job)
+            return Response(
+                payload, status=status.HTTP_202_ACCEPTED, headers={"Location": payload["url"]}
+            )
         try:
             summary = import_judgments(data["file"], options, dry_run=data["dry_run"])
         except ImportFailed as failure:
@@ -304,4 +390,27 @@ class JudgmentImportView(APIView):
         )
 
 
-urlpatterns = [path("imports/", JudgmentImportView.as_view(), name="imports")]
+class ImportJobView(APIView):
+    @extend_schema(
+        operation_id="imports_retrieve",
+        summary="An import job's status, progress and result",
+        description="The job a big upload started (202 from POST /api/imports/): its status "
+        "and progress, then its result (done) or every problem (failed; nothing was written). "
+        "Only the user who started it and superusers see a job; anyone else gets 404.",
+        responses={200: ImportJobSerializer, 404: OpenApiResponse(description="No such job.")},
+        tags=["imports"],
+    )
+    def get(self, request: Request, job_id: int) -> Response:
+        jobs = ImportJob.objects.all()
+        if not request.user.is_superuser:
+            jobs = jobs.filter(owner=request.user)
+        job = jobs.filter(pk=job_id).first()
+        if job is None:
+            raise Http404("No such import job.")
+        return Response(job_payload(request, fail_if_stale(job)))
+
+
+urlpatterns = [
+    path("imports/", JudgmentImportView.as_view(), name="imports"),
+    path("imports/<int:job_id>/", ImportJobView.as_view(), name="import-job"),
+]
