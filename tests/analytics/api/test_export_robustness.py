@@ -193,10 +193,16 @@ def poisoned(admin, monkeypatch):
         JudgmentFactory(assignment=assignment, slot=HitSlotFactory(hit=hit, position=position))
         for position in (1, 2, 3)
     ]
+    # PostgreSQL has no year 0 in its notation: astronomical year 0 is 1 BC there.
+    year_zero = (
+        "0001-12-31 23:30:00+00 BC"
+        if connection.vendor == "postgresql"
+        else ("0000-12-31 23:30:00")
+    )
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE judgments_judgment SET client_started_at = %s WHERE id = %s",
-            ["0000-12-31 23:30:00", judgments[1].pk],
+            [year_zero, judgments[1].pk],
         )
     return campaign, judgments
 
