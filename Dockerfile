@@ -23,11 +23,13 @@ RUN pip install .
 COPY . .
 # The worker pages' translations: compiled from locale/*/LC_MESSAGES/django.po (Babel, above).
 RUN pybabel compile --directory=locale --domain=django
-# Non-root: the code is read-only for the process; it may write only the collected static files.
+# Non-root: the code is read-only for the process; it may write only the collected static files
+# and the uploads of import jobs (IMPORT_UPLOAD_ROOT; a volume shared by web and worker).
 RUN useradd --system --uid 10001 --user-group --home-dir /app --no-create-home \
         --shell /usr/sbin/nologin evalsite \
-    && mkdir -p /app/staticfiles \
-    && chown evalsite:evalsite /app/staticfiles \
+    && mkdir -p /app/staticfiles /app/import-uploads \
+    && chown evalsite:evalsite /app/staticfiles /app/import-uploads \
+    && chmod 0700 /app/import-uploads \
     && chmod 0755 deploy/web.sh deploy/worker.sh deploy/beat.sh \
     && python -m compileall -q evalsite campaigns judgments analytics
 USER evalsite
