@@ -26,6 +26,8 @@ CLEARED = (
     "ALLOWED_HOSTS",
     "DATABASE_URL",
     "REDIS_URL",
+    # Set by the browser tests (tests/e2e/conftest.py) for the live server; not in deployment.
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
     "HTTPS",
     "HSTS_SECONDS",
     "HSTS_INCLUDE_SUBDOMAINS",
