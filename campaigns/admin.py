@@ -204,6 +204,7 @@ class CampaignAdmin(
             {
                 "fields": (
                     "prolific_study_link",
+                    "prolific_study_id",
                     ("prolific_completion_code", "prolific_failed_code"),
                 )
             },

@@ -212,6 +212,19 @@ class Campaign(models.Model):
     )
 
     # --- Prolific -------------------------------------------------------------------------
+    prolific_study_id = models.CharField(
+        max_length=64,
+        blank=True,
+        validators=[
+            RegexValidator(
+                r"^[A-Za-z0-9]{1,64}$",
+                "Use the study id Prolific shows in the study's address (letters and digits).",
+            )
+        ],
+        help_text="Prolific: the id of the study that links here (in the study's address on "
+        "Prolific, e.g. 60a1b2c3d4e5f6a7b8c9d0e1). Set, a visit from any other study, or with "
+        "no session id, is refused before a task is handed out. Empty: any study id is taken.",
+    )
     prolific_completion_code = models.CharField(
         max_length=64,
         blank=True,

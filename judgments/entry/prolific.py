@@ -74,6 +74,10 @@ MISSING_PARAMETER = (
     "This link has no {name}, which every Prolific study link carries. Open the study again "
     "from your Prolific account, without changing the link."
 )
+WRONG_STUDY = (
+    "This link belongs to another Prolific study than the one this task is for. Open the "
+    "study again from your Prolific account, without changing the link."
+)
 RETURN_THE_STUDY = (
     "Thank you for taking part. Your answers are saved, but they did not meet the "
     "requirements of this study, so there is no completion code for you. Please return your "
@@ -176,6 +180,9 @@ def prolific_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     parameters = read_parameters(request.GET)
     if isinstance(parameters, str):
         return message_page(request, parameters, title=title, status=400)
+    refused = _refused_for_study(campaign, parameters)
+    if refused:
+        return message_page(request, refused, title=title, status=403)
 
     if parameters.session_id:
         earlier = (
@@ -216,6 +223,27 @@ def prolific_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if hand_out.assignment is None:
         return message_page(request, hand_out.reason.label, title=title)
     return redirect(task_url(hand_out.assignment))
+
+
+def _refused_for_study(campaign: Campaign, parameters: ProlificParameters) -> str:
+    """Issue 11 item 3: with the campaign's Prolific study id set, only that study's visits, each
+    with its session id, may be handed a task (Prolific fills both into every study link);
+    anyone typing a participant id into the address is turned away before anything is written.
+    The message for the participant, or "" when the visit may go on."""
+    expected = campaign.prolific_study_id
+    if not expected:
+        return ""
+    if parameters.study_id.lower() != expected.lower():
+        logger.warning(
+            "Prolific visit to campaign %d refused: study id %s, expected %s",
+            campaign.pk,
+            parameters.study_id,
+            expected,
+        )
+        return WRONG_STUDY
+    if not parameters.session_id:
+        return MISSING_PARAMETER.format(name="SESSION_ID")
+    return ""
 
 
 def _hand_out(campaign: Campaign, parameters: ProlificParameters) -> HandOut | None:

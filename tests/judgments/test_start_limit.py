@@ -20,7 +20,7 @@ from judgments import tokens
 from judgments.actions import HandOutKind, NoWorkReason, next_assignment_for
 from judgments.actions.handout import first_touch_deadline, open_assignment
 from judgments.entry import throttle
-from judgments.entry.prolific import BAD_PARAMETER, MISSING_PARAMETER
+from judgments.entry.prolific import BAD_PARAMETER, MISSING_PARAMETER, WRONG_STUDY
 from judgments.models import Assignment, AssignmentStatus, Worker
 from tests.factories import CampaignFactory, HitFactory, HitSlotFactory, WorkerFactory
 
@@ -316,3 +316,40 @@ def test_malformed_visits_do_not_use_up_the_start_limit(demo, settings):
     for _ in range(5):
         assert client.get(prolific_url(demo, study=None)).status_code == 400
     assert [client.get(prolific_url(demo)).status_code for _ in range(3)] == [302, 302, 429]
+
+
+# --- The campaign's own Prolific study ----------------------------------------------------------
+
+
+def test_with_the_study_id_set_another_studys_visit_is_refused_and_writes_nothing(demo):
+    demo.prolific_study_id = STUDY
+    demo.save(update_fields=["prolific_study_id"])
+    response = Client().get(prolific_url(demo, study="60aa11bb22cc33dd44eeffff"))
+    assert response.status_code == 403
+    assert escape(WRONG_STUDY) in response.content.decode()
+    assert (Worker.objects.count(), Assignment.objects.count()) == (0, 0)
+
+
+def test_with_the_study_id_set_a_visit_needs_its_session_id(demo):
+    demo.prolific_study_id = STUDY
+    demo.save(update_fields=["prolific_study_id"])
+    response = Client().get(prolific_url(demo, session=None))
+    assert response.status_code == 403
+    assert escape(MISSING_PARAMETER.format(name="SESSION_ID")) in response.content.decode()
+    assert (Worker.objects.count(), Assignment.objects.count()) == (0, 0)
+
+
+def test_with_the_study_id_set_its_own_visits_get_a_task_whatever_the_case(demo):
+    demo.prolific_study_id = STUDY.upper()
+    demo.save(update_fields=["prolific_study_id"])
+    response = Client().get(prolific_url(demo))
+    assignment = Assignment.objects.get()
+    assert (response.status_code, response["Location"]) == (302, task_url(assignment))
+    assert assignment.platform_hit_id == STUDY
+
+
+def test_without_the_study_id_any_study_is_taken_as_before(demo):
+    assert demo.prolific_study_id == ""
+    response = Client().get(prolific_url(demo, study="60aa11bb22cc33dd44eeffff", session=None))
+    assert response.status_code == 302
+    assert Assignment.objects.count() == 1
