@@ -360,6 +360,9 @@ def ranking_systems_csv(rows: Sequence[RankingSystemRow]) -> str:
                 r.wins,
                 r.ties,
                 r.losses,
+    "Wins",
+    "Ties",
+    "Losses",
                 r.cluster,
             )
             for r in rows
@@ -404,6 +407,9 @@ _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
 }
 _LATEX_SPECIAL_RE = re.compile("|".join(re.escape(char) for char in _LATEX_SPECIAL))
+                str(r.wins),
+                str(r.ties),
+                str(r.losses),
 
 
 def latex_escape(text: str) -> str:
@@ -505,9 +511,11 @@ def ranking_systems_latex(
 ) -> str:
     """One booktabs table per method, in ``order`` (methods without rows are left out):
     rank range, score, its 95% interval (or TrueSkill's sigma), system; clusters between
-    rules. ``captions`` gives each method's caption."""
+    rules; the win ratios also give their counts (wins, ties, losses, comparisons), which
+    each ratio is made of. ``captions`` gives each method's caption."""
     by_method: dict[str, list[RankingSystemRow]] = {}
     for row in rows:
+    "win_ratio_wmt12": r"$>$ others",
         by_method.setdefault(row.method, []).append(row)
     tables = []
     for method in order:
@@ -519,7 +527,7 @@ def ranking_systems_latex(
         )
         tables.append(
             _latex_table(
-                "rrcl",
+                "rrclrrrr" if counted else "rrcl",
                 (
                     r"\#",
                     RANKING_LATEX_SCORE_HEADERS.get(method, "Score"),
@@ -528,7 +536,7 @@ def ranking_systems_latex(
                 ),
                 _clustered(
                     method_rows,
-                    lambda r: [
+                    lambda r, counted=counted: [
                         _rank_range(r.rank_best, r.rank_worst, "--"),
                         _latex_number(r.score, 3),
                         _interval(r),
@@ -539,3 +547,6 @@ def ranking_systems_latex(
             )
         )
     return LATEX_PREAMBLE_NOTE + "\n".join(tables)
+        counted = method.startswith("win_ratio")
+                    *(("Wins", "Ties", "Losses", "$n$") if counted else ()),
+                        *((str(r.wins), str(r.ties), str(r.losses), str(r.n)) if counted else ()),

@@ -244,14 +244,15 @@ def test_ranking_csv_has_one_line_per_method_and_system():
 
 def test_ranking_tsv_rounds_scores_to_three_decimals():
     assert ranking_systems_tsv(RANKING_ROWS) == (
-        "Method\t#\tScore\tCI low\tCI high\tSigma\tSystem\tn\tCluster\n"
-        "expected_wins\t1\t0.612\t0.580\t0.640\t\tA\t120\t1\n"
-        "expected_wins\t2-3\t0.500\t0.470\t0.531\t\tB_2\t120\t2\n"
-        "expected_wins\t2-3\t0.488\t0.450\t0.520\t\tC\t120\t2\n"
-        "expected_wins\t4\t\t\t\t\tD\t0\t3\n"
-        "trueskill\t1\t1.234\t\t\t0.800\tA\t120\t\n"
-        "trueskill\t2\t-0.500\t\t\t0.900\tC\t120\t\n"
-        "trueskill\t3\t-0.734\t\t\t0.850\tB_2\t120\t\n"
+        # Issue 12: the counts each score is made of (wins, ties, losses) follow n.
+        "Method\t#\tScore\tCI low\tCI high\tSigma\tSystem\tn\tWins\tTies\tLosses\tCluster\n"
+        "expected_wins\t1\t0.612\t0.580\t0.640\t\tA\t120\t70\t10\t40\t1\n"
+        "expected_wins\t2-3\t0.500\t0.470\t0.531\t\tB_2\t120\t55\t10\t55\t2\n"
+        "expected_wins\t2-3\t0.488\t0.450\t0.520\t\tC\t120\t50\t12\t58\t2\n"
+        "expected_wins\t4\t\t\t\t\tD\t0\t0\t0\t0\t3\n"
+        "trueskill\t1\t1.234\t\t\t0.800\tA\t120\t70\t10\t40\t\n"
+        "trueskill\t2\t-0.500\t\t\t0.900\tC\t120\t50\t12\t58\t\n"
+        "trueskill\t3\t-0.734\t\t\t0.850\tB_2\t120\t55\t10\t55\t\n"
     )
 
 

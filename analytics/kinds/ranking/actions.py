@@ -23,13 +23,15 @@ Which rankings count in the scores: never those of qualification HITs, rejected 
 or excluded workers. The default variant ("trusted", ``include_untrusted=False``) also leaves
 out untrusted workers: those marked untrusted (``CampaignWorker.untrusted``) and those whose
 gold units say so; the "all" variant keeps them. Each variant is one
-:func:`~analytics.stats.ranking.analyse_ranking` call on its rows (so its agreement figures
-are over the same workers as its scores), plus a bootstrap of Expected Wins with the same
-draws as Bradley-Terry's (seed, samples, unit): the two methods WMT ranked systems by with
-bootstrap rank ranges (WMT13, and Bradley-Terry as the model behind TrueSkill's successors)
-get intervals, rank ranges and clusters. The win ratios are stored with their comparisons and
-their plain ranks, as WMT08-12 and 002 report them; bootstrapping them too would add about
-half again to a large campaign's recompute (bench/ranking_stats.py). TrueSkill has sigma.
+:func:`~analytics.stats.ranking.analyse_ranking` call on its rows (so its agreement figures are
+over the same workers as its scores; a reference system the settings name and leave out is in
+no score and no other system's comparisons, as in WMT's tables), plus a bootstrap of Expected
+Wins with the same draws as Bradley-Terry's (seed, samples, unit): the two methods WMT ranked
+systems by with bootstrap rank ranges (WMT13, and Bradley-Terry as the model behind TrueSkill's
+successors) get intervals, rank ranges and clusters. The win ratios are stored with their
+comparisons and their plain ranks, as WMT08-12 and 002 report them; bootstrapping them too
+would add about half again to a large campaign's recompute (bench/ranking_stats.py). TrueSkill
+has sigma.
 
 Decisions on repeated runs (every recompute sees the whole campaign again):
 
@@ -100,6 +102,7 @@ __all__ = [
     "References",
     "analyse_loaded_ranking",
     "apply_takedown",
+    "excluded_reference",
     "load_prior_trust",
     "load_references",
     "mark_untrusted",
@@ -120,11 +123,25 @@ COMBINATION_WEIGHTING = {
 }
 
 
+def excluded_reference(campaign: Campaign) -> tuple[int, ...]:
+    """The system ids left out of the scores: the campaign's reference system when it names
+    one and leaves it out (``RankingSettings.exclude_reference``, WMT's tables); one query
+    then, none otherwise. A name no system has leaves nothing out (the system may come with
+    a later import)."""
+    settings = campaign.ranking_settings
+    if not settings.reference_system or not settings.exclude_reference:
+        return ()
+    return tuple(
+        campaign.systems.filter(name=settings.reference_system).values_list("pk", flat=True)
+    )
+
+
 def ranking_config_for(campaign: Campaign, *, include_untrusted: bool = False) -> RankingConfig:
-    """The campaign's gold and takedown settings as the statistics' configuration."""
+    """The campaign's gold, takedown and reference settings as the statistics' configuration."""
     share = campaign.ranking_settings.takedown_untrusted_share
     combination = campaign.ranking_settings.ranking_combination
     return RankingConfig(
+        exclude_systems=excluded_reference(campaign),
         combine=combination != RankingCombination.NONE,
         weighting=COMBINATION_WEIGHTING[combination],
         gold_scheme=campaign.ranking_settings.gold_scheme,
@@ -218,7 +235,7 @@ class Variant:
 
     rows: NDArray[np.bool_]
     report: RankingReport
-    bootstrapped: dict[str, BootstrapResult]  # both win ratios, Expected Wins, Bradley-Terry
+    bootstrapped: dict[str, BootstrapResult]  # the win ratios, Expected Wins, Bradley-Terry
     spearman: dict[str, SpearmanResult]  # per method; empty without a reference ranking
 
     @property
@@ -226,6 +243,7 @@ class Variant:
         return {
             RankingMethod.WIN_RATIO_GEQ: self.report.win_ratio_better_or_equal,
             RankingMethod.WIN_RATIO_GT: self.report.win_ratio_better,
+            RankingMethod.WIN_RATIO_WMT12: self.report.win_ratio_decisive,
         }
 
     @property
@@ -298,6 +316,7 @@ def _variant(
         {
             RankingMethod.WIN_RATIO_GEQ: ("win_ratio", "better_or_equal"),
             RankingMethod.WIN_RATIO_GT: ("win_ratio", "better"),
+            RankingMethod.WIN_RATIO_WMT12: ("win_ratio", "decisive"),
             RankingMethod.EXPECTED_WINS: ("expected_wins", "better_or_equal"),
         },
         n_samples=config.bootstrap_samples,
@@ -315,6 +334,7 @@ def _variant(
         points = {
             RankingMethod.WIN_RATIO_GEQ: report.win_ratio_better_or_equal.score,
             RankingMethod.WIN_RATIO_GT: report.win_ratio_better.score,
+            RankingMethod.WIN_RATIO_WMT12: report.win_ratio_decisive.score,
             RankingMethod.EXPECTED_WINS: expected.score,
             RankingMethod.BRADLEY_TERRY: report.bradley_terry.score,
         }

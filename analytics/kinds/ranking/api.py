@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from django.db.models import F, FilteredRelation, Prefetch, Q, QuerySet
+from django.db.models import F, FilteredRelation, Prefetch, Q, QuerySet, Value
 from django.db.models.expressions import Combinable
+from django.db.models.functions import Coalesce
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -44,6 +45,8 @@ __all__ = [
     "RankingScoreSerializer",
     "WorkerTrustSerializer",
     "annotate_workers",
+    "campaign_fields",
+    "chosen_method",
     "query_fields",
     "ranking_segment_scores",
     "ranking_significance",
@@ -96,11 +99,38 @@ def query_fields(endpoint: str) -> dict[str, serializers.Field]:
                 if value != RankingMethod.TRUESKILL
             ],
             required=False,
-            help_text="Ranking: whose bootstrap p-values to show (default expected_wins, "
-            "WMT13's official method). TrueSkill has no bootstrap, so no p-values.",
+            help_text="Ranking: whose bootstrap p-values to show (default: the campaign's "
+            "rank_by, or expected_wins, WMT13's official method, when it ranks by TrueSkill, "
+            "which has no bootstrap and so no p-values).",
         )
     # "segments": segment scores are counted, not scored by a method.
     return fields
+
+
+# --- Campaigns -------------------------------------------------------------------------------
+
+
+def campaign_fields() -> dict[str, tuple[serializers.Field, Combinable]]:
+    """The score a ranking campaign ranks its systems by and its reference system; "" for
+    other kinds (and for a ranking campaign without a reference)."""
+    return {
+        "rank_by": (
+            serializers.ChoiceField(
+                choices=RankingMethod.choices,
+                allow_blank=True,
+                help_text="Ranking: the score that ranks the systems; empty for other kinds.",
+            ),
+            Coalesce(F("ranking_settings__rank_by"), Value("")),
+        ),
+        "reference_system": (
+            serializers.CharField(
+                allow_blank=True,
+                help_text="Ranking: the system that is the human reference (left out of the "
+                "scores unless the campaign keeps it); empty when none is named.",
+            ),
+            Coalesce(F("ranking_settings__reference_system"), Value("")),
+        ),
+    }
 
 
 # --- Systems and scores ----------------------------------------------------------------------
@@ -146,18 +176,27 @@ class SystemScoresField(serializers.Field):
 def system_fields() -> dict[str, serializers.Field]:
     return {
         "ranking": SystemScoresField(
-            help_text="Ranking: one row per scoring method (win ratios with and without ties, "
-            "Expected Wins, Bradley-Terry, TrueSkill) in the chosen variant; empty for other "
-            "kinds."
+            help_text="Ranking: one row per scoring method (the three win ratios: ties as wins, "
+            "ties not counted, ties left out as WMT12's '> others'; Expected Wins, "
+            "Bradley-Terry, TrueSkill) in the chosen variant, each with its counts (n, wins, "
+            "ties, losses); empty for other kinds."
         )
     }
+
+
+def chosen_method(campaign: Campaign) -> str:
+    """The score the campaign ranks its systems by (``RankingSettings.rank_by``; Expected
+    Wins, its default, for a campaign whose kind just changed and has no settings yet)."""
+    settings = getattr(campaign, "ranking_settings", None)
+    return RankingMethod.EXPECTED_WINS if settings is None else settings.rank_by
 
 
 def system_queryset(
     systems: QuerySet[System], campaign: Campaign, params: dict[str, Any]
 ) -> tuple[QuerySet[System], Combinable]:
     """Systems with their scores of the variant (``ranking_variant``, every method or
-    ``?method=``'s), and their position by Expected Wins or by ``?method=``."""
+    ``?method=``'s), and their position by ``?method=`` or else by the campaign's chosen
+    score (``rank_by``; Expected Wins unless the requester chose another)."""
     method = params.get("method")
     variant = RankingScore.objects.filter(
         campaign=campaign, include_untrusted=params["include_untrusted"]
@@ -166,7 +205,7 @@ def system_queryset(
     systems = systems.prefetch_related(
         Prefetch("ranking_scores", shown.order_by("method"), to_attr="ranking_variant")
     )
-    return systems, position_in(variant.filter(method=method or RankingMethod.EXPECTED_WINS))
+    return systems, position_in(variant.filter(method=method or chosen_method(campaign)))
 
 
 # --- Workers ---------------------------------------------------------------------------------
@@ -295,7 +334,9 @@ def ranking_significance(
     """The bootstrap p-values of ``method`` (default :data:`DEFAULT_SIGNIFICANCE_METHOD`) in
     ``RankingResult.details``, reordered best first by the method's stored positions (two
     queries)."""
-    method = method or DEFAULT_SIGNIFICANCE_METHOD
+    if not method:
+        chosen = chosen_method(campaign)
+        method = DEFAULT_SIGNIFICANCE_METHOD if chosen == RankingMethod.TRUESKILL else chosen
     variant = trust_variant_key(include_untrusted)
     result = RankingResult.objects.filter(campaign=campaign).first()
     if result is None:
@@ -377,12 +418,14 @@ def ranking_system_table(campaign: Campaign, options: dict[str, Any], fmt: str) 
     include = options["include_untrusted"]
     method = options.get("method")
     pair = f"{campaign.source_language}-{campaign.target_language}"
+    chosen = chosen_method(campaign)
     text = WRITERS[fmt](
         _ranking_rows(campaign, include, method),
         {
             value: f"{campaign.name} ({pair}, ranking), {label}, "
             f"{RANKING_VARIANTS[include]}: # is the rank range; rules separate "
             "significance clusters."
+            + (" The campaign ranks its systems by this score." if value == chosen else "")
             for value, label in RankingMethod.choices
         },
     )

@@ -66,6 +66,9 @@ class Ranking(AnalyticsKind):
     def query_fields(self, endpoint: str) -> dict[str, serializers.Field]:
         return api.query_fields(endpoint)
 
+    def campaign_fields(self) -> dict[str, tuple[serializers.Field, Any]]:
+        return api.campaign_fields()
+
     def system_queryset(
         self, systems: QuerySet[System], campaign: Campaign, params: dict[str, Any]
     ) -> tuple[QuerySet[System], Any]:

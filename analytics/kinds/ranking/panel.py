@@ -22,6 +22,7 @@ from analytics.models import (
     RankingWorkerStat,
     TrustStatus,
 )
+from analytics.kinds.ranking.api import chosen_method
 from analytics.panels import Progress, number, workers_url
 from campaigns.models import Campaign, CampaignStatus, HitSlot
 from judgments.models import LIVE_ASSIGNMENT_STATUSES, CampaignWorker, Judgment
@@ -39,6 +40,11 @@ METHOD_DISPLAY = {
         "Win ratio",
         ".3f",
         "Share of its pairwise comparisons a system wins, ties not counted as wins (002).",
+    ),
+    RankingMethod.WIN_RATIO_WMT12: (
+        "Win ratio",
+        ".3f",
+        "Wins / (wins + losses): ties left out of the comparisons (WMT12's official '> others').",
     ),
     RankingMethod.EXPECTED_WINS: (
         "Expected wins",
@@ -89,18 +95,20 @@ def _ranking_score_row(score: RankingScore, spec: str) -> dict[str, Any]:
     }
 
 
-def _method_tables(scores: list[RankingScore], variant: dict) -> list[dict[str, Any]]:
+def _method_tables(scores: list[RankingScore], variant: dict, rank_by: str) -> list[dict[str, Any]]:
+    """One table per method, the campaign's chosen score first (it ranks the systems)."""
     by_method: dict[str, list[RankingScore]] = {}
     for score in scores:
         by_method.setdefault(score.method, []).append(score)
     tables = []
-    for method in RankingMethod:
+    for method in sorted(RankingMethod, key=lambda m: m != rank_by):
         label, spec, note = METHOD_DISPLAY[method]
         rho = variant.get("spearman", {}).get(method.value)
         tables.append(
             {
                 "method": method.value,
                 "title": method.label,
+                "chosen": method == rank_by,
                 "label": label,
                 "note": note,
                 "interval_label": "σ" if method == RankingMethod.TRUESKILL else "95% interval",
@@ -117,6 +125,24 @@ def _method_tables(scores: list[RankingScore], variant: dict) -> list[dict[str, 
             }
         )
     return tables
+
+
+def _reference_note(campaign: Campaign, result: RankingResult | None) -> str:
+    """What the panel says about the reference system the settings name (empty: none)."""
+    # A campaign whose kind just changed may have no ranking settings yet.
+    settings = getattr(campaign, "ranking_settings", None)
+    name = settings.reference_system if settings is not None else ""
+    if not name:
+        return ""
+    if not settings.exclude_reference:
+        return f"Reference system: {name}, scored like the systems (not left out)."
+    stored = (result.details.get("reference_system") or {}) if result else {}
+    if result is not None and stored.get("name") == name and not stored.get("excluded"):
+        return f"Reference system: {name}; no system of that name has rankings yet."
+    return (
+        f"Reference system: {name}, left out of the table and of every other system's "
+        "comparisons (as WMT's tables do)."
+    )
 
 
 def _agreement_rows(variant: dict) -> list[dict[str, Any]]:
@@ -219,7 +245,10 @@ def ranking_results_context(campaign: Campaign, include_untrusted: bool) -> dict
         "counts": {
             status: sum(1 for row in workers if row["status"] == status) for status in TrustStatus
         },
-        "methods": _method_tables(scores, variant) if scores else [],
+        "methods": _method_tables(scores, variant, chosen_method(campaign))
+        if scores
+        else [],
+        "reference_system": _reference_note(campaign, result),
         "agreement": _agreement_rows(variant),
         "n_comparisons": variant.get("n_comparisons"),
         "n_workers_included": variant.get("n_workers_included"),

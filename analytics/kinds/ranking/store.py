@@ -151,7 +151,9 @@ def _variant_details(variant: Variant) -> dict[str, Any]:
     )
 
 
-def _details(analysis: RankingAnalysis, references: References | None) -> dict[str, Any]:
+def _details(
+    analysis: RankingAnalysis, references: References | None, reference_name: str = ""
+) -> dict[str, Any]:
     config = analysis.config
     ts = analysis.variants[False].report.trueskill
     details = {
@@ -175,6 +177,12 @@ def _details(analysis: RankingAnalysis, references: References | None) -> dict[s
         "reason": analysis.takedown,
     }
     details["newly_untrusted"] = analysis.newly_untrusted.tolist()
+    # The system the settings name as the reference and the ids left out of the scores (the
+    # reference's, when it is left out), so the panel can say why it is not in the table.
+    details["reference_system"] = {
+        "name": reference_name,
+        "excluded": list(config.exclude_systems),
+    }
     # No references given: as References() (nothing read, no problems).
     details["references"] = {
         "reference_ranking": references is not None and references.reference_systems is not None,
@@ -236,7 +244,7 @@ def _store(
         "trust_min_accuracy": campaign.ranking_settings.trust_min_accuracy,
         "takedown_reason": analysis.takedown or "",
         "compute_seconds": compute_seconds,
-        "details": _details(analysis, references),
+        "details": _details(analysis, references, campaign.ranking_settings.reference_system),
     }
     with transaction.atomic():
         result = RankingResult.objects.select_for_update().filter(campaign=campaign).first()

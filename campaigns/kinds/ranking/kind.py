@@ -30,6 +30,7 @@ class Ranking(CampaignKind):
     settings_accessor = "ranking_settings"
     settings_fieldsets = (
         ("HIT layout", {"fields": (("outputs_per_set", "sets_per_hit"),)}),
+        ("Results", {"fields": ("rank_by", ("reference_system", "exclude_reference"))}),
         (
             "Quality control",
             {
@@ -46,6 +47,8 @@ class Ranking(CampaignKind):
     )
     result_settings = (
         "ranking_combination",
+        "reference_system",
+        "exclude_reference",
         "gold_scheme",
         "trust_min_gold",
         "trust_min_accuracy",

@@ -37,6 +37,7 @@ def test_ranking_systems_with_every_method(ranking_cast, ranking):
         "trueskill",
         "win_ratio_geq",
         "win_ratio_gt",
+        "win_ratio_wmt12",
     ]
     # Trusted workers (careful and ties): A wins 14, ties 4, loses none of 18 comparisons.
     counted = {row["method"]: row for row in a["ranking"]}

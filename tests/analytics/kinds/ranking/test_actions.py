@@ -193,6 +193,7 @@ def test_recompute_stores_exactly_what_the_pure_statistics_give(ranking):
         assert set(details["p_greater"]) == {
             "win_ratio_geq",
             "win_ratio_gt",
+            "win_ratio_wmt12",
             "expected_wins",
             "bradley_terry",
         }
@@ -547,7 +548,7 @@ def test_recomputing_replaces_the_rows_instead_of_adding(ranking):
     actions.recompute_campaign(ranking.campaign)
     assert RankingResult.objects.count() == 1
     assert RankingWorkerStat.objects.count() == 5
-    assert RankingScore.objects.count() == 2 * 5 * 3  # variants x methods x systems
+    assert RankingScore.objects.count() == 2 * 6 * 3  # variants x methods x systems
     assert stored(ranking.campaign, M.BRADLEY_TERRY) == first
 
 

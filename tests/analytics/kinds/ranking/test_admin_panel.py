@@ -301,9 +301,13 @@ def inline_post(campaign, reference_ranking="", oracle=""):
                 "takedown_min_workers",
                 "qualification_sets",
                 "gold_count",
+                "rank_by",
+                "reference_system",
             )
         }  # fmt: skip
     )
+    if settings.exclude_reference:  # a ticked checkbox
+        data["ranking_settings-0-exclude_reference"] = "on"
     data["ranking_settings-0-takedown_untrusted_share"] = settings.takedown_untrusted_share or ""
     data["ranking_settings-0-gold_best_system"] = ""
     data["ranking_settings-0-gold_worst_system"] = ""
