@@ -83,6 +83,20 @@ class ImportJudgmentsForm(forms.Form):
         help_text="WMT direct assessment: the scores are z-scores (WMT's *-stnd files), not "
         "raw 0-100 slider positions.",
     )
+    language_pair = forms.CharField(
+        max_length=50,
+        required=False,
+        label="Language pair",
+        help_text="For a file holding several language pairs (e.g. de-en): import only this "
+        "pair's rows; also gives a new campaign's language codes.",
+    )
+    reference_system = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Reference system",
+        help_text="Ranking files: the system that is the human reference, left out of the "
+        "scores as WMT does (default: the system named _ref or ref, if any).",
+    )
 
     def __init__(self, *args: Any, appendable=None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -117,6 +131,8 @@ class ImportJudgmentsForm(forms.Form):
             source_language=data.get("source_language", "").strip(),
             target_language=data.get("target_language", "").strip(),
             standardised=bool(data.get("standardised")),
+            language_pair=(data.get("language_pair") or "").strip(),
+            reference_system=(data.get("reference_system") or "").strip(),
             owner=owner,
             appendable=appendable,
             visible=visible,

@@ -125,6 +125,22 @@ class JudgmentImportSerializer(serializers.Serializer):
         default=False,
         help_text="wmt-da: the scores are z-scores (WMT's *-stnd files), not raw 0-100 scores.",
     )
+    language_pair = serializers.CharField(
+        max_length=50,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="For a file holding several language pairs (e.g. de-en): import only this "
+        "pair's rows; also gives a new campaign's language codes.",
+    )
+    reference_system = serializers.CharField(
+        max_length=200,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="Ranking files: the system that is the human reference, left out of the "
+        "scores as WMT does (default: the system named _ref or ref, if any).",
+    )
     dry_run = serializers.BooleanField(
         required=False, default=False, help_text="Check everything and write nothing."
     )
@@ -368,6 +384,8 @@ class JudgmentImportView(APIView):
             source_language=data["source_language"].strip(),
             target_language=data["target_language"].strip(),
             standardised=data["standardised"],
+            language_pair=data["language_pair"].strip(),
+            reference_system=data["reference_system"].strip(),
             owner=user,
             appendable=writable,
             visible=visible_campaigns(user),

@@ -179,10 +179,13 @@ def test_ranking_problems_are_listed_with_their_lines():
     with pytest.raises(ImportFailed) as failure:
         run("wmt10-rr", text)
     assert failure.value.lines() == [
-        "the file holds several language pairs: Czech-English (5 rows, first on ranks.csv line "
-        "2); German-English (1 row, first on ranks.csv line 7); a campaign is one language "
-        "pair, so keep the rows of one pair (e.g. with grep) and import each pair into its "
-        "own campaign",
+        # Issue 12: the problem names the option that imports one pair of such a file.
+        'field "language_pair": the file holds several language pairs: Czech-English (5 rows, '
+        "first on ranks.csv line 2); German-English (1 row, first on ranks.csv line 7); a "
+        "campaign is one language pair, so choose the pair to import with the option "
+        "language_pair (e.g. language_pair=de-en; --language-pair in manage.py "
+        'import_judgments, "Language pair" on the admin\'s import page) and import each pair '
+        "into its own campaign",
         'ranks.csv line 2, field "system2rank": rank "0" is not a positive whole number; ranks '
         "go from 1 (best) to the number of outputs of the set, and -1 or an empty field marks "
         "an output left unranked",

@@ -44,6 +44,7 @@ from campaigns.importers.judgments.kinds import (
     judgment_import,
     kind_formats,
 )
+from campaigns.importers.judgments.languages import parse_pair
 from campaigns.importers.judgments.mturk_batch import (
     COUNT_LABELS,
     BatchRow,
@@ -268,7 +269,12 @@ def check_judgment_import(
         return _check_batch(inputs, options, problems, parse_progress)
     fmt = formats[options.fmt]
     steps = judgment_import(fmt.kind)
-    parsed = ParsedJudgments(kind=fmt.kind, standardised=options.standardised)
+    parsed = ParsedJudgments(
+        kind=fmt.kind,
+        standardised=options.standardised,
+        selected_pair=selected_pair(options, problems),
+        reference_system=options.reference_system.strip(),
+    )
     if options.standardised and not fmt.standardised:
         problems.add(
             None,
@@ -309,6 +315,22 @@ def check_judgment_import(
         renamed_from=asked if campaign.pk is None and campaign.name != asked else "",
     )
     return CheckedJudgmentImport(options, campaign, summary, parsed=parsed)
+
+
+def selected_pair(options: ImportOptions, problems: ProblemList) -> tuple[str, str] | None:
+    """The option ``language_pair`` as ISO 639-1 codes (None: not given, or a problem)."""
+    if not options.language_pair.strip():
+        return None
+    pair = parse_pair(options.language_pair)
+    if pair is None:
+        problems.add(
+            None,
+            None,
+            "language_pair",
+            f'"{options.language_pair.strip()}" is not a language pair; give the source and '
+            "target language joined by a hyphen, e.g. de-en",
+        )
+    return pair
 
 
 def _check_batch(

@@ -69,7 +69,8 @@ class RankingSets:
                 return
             columns[system] = column
         ranked = [(system, rank) for system, _, rank in shown if rank is not None]
-        parsed.ignored[UNRANKED] += len(shown) - len(ranked)
+        if len(ranked) < len(shown):  # (a Counter keeps a key added with 0)
+            parsed.ignored[UNRANKED] += len(shown) - len(ranked)
         if not ranked:
             return
         systems = tuple(sorted(columns))

@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from campaigns.importers.judgments.languages import pair_matches
 from campaigns.importers.problems import ProblemList
 from campaigns.importers.records import Origin
 from campaigns.models import SlotRole
@@ -131,6 +132,14 @@ class ParsedJudgments:
     standardised: bool = False
     # Judgments whose time was too long to store (kept, without a time).
     too_long: int = 0
+    # The one language pair to keep (ImportOptions.language_pair, as ISO 639-1 codes), for
+    # files holding several: rows of other pairs are skipped, counted in ``other_pairs``.
+    # None keeps every row (and one import must then hold one pair).
+    selected_pair: tuple[str, str] | None = None
+    other_pairs: dict[tuple[str, ...], tuple[Origin, int]] = field(default_factory=dict)
+    # The reference system the importer names (ImportOptions.reference_system); the kind's
+    # checks say which system is the reference (ranking: this, or WMT's "_ref" / "ref").
+    reference_system: str = ""
 
     def hit(
         self,
@@ -154,9 +163,16 @@ class ParsedJudgments:
         self.segments.setdefault(segment, origin)
         self.systems.setdefault(system, origin)
 
-    def language_pair(self, pair: tuple[str, ...], origin: Origin) -> None:
+    def language_pair(self, pair: tuple[str, ...], origin: Origin) -> bool:
+        """Record a row's language pair; False when the row is of another pair than the one
+        selected (the parser then skips the row)."""
+        if self.selected_pair is not None and not pair_matches(self.selected_pair, pair):
+            first, count = self.other_pairs.get(pair, (origin, 0))
+            self.other_pairs[pair] = (first, count + 1)
+            return False
         first, count = self.language_pairs.get(pair, (origin, 0))
         self.language_pairs[pair] = (first, count + 1)
+        return True
 
     def add(self, record: JudgmentRecord, hit: HitRecord, problems: ProblemList) -> bool:
         """Add one judgment unless the worker already judged that slot of that HIT (then a

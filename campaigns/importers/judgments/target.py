@@ -21,6 +21,7 @@ from django.db.models import QuerySet
 
 from campaigns import kinds
 from campaigns.importers.judgments.kinds import judgment_import, kind_label
+from campaigns.importers.judgments.languages import language_code
 from campaigns.importers.judgments.records import ParsedJudgments
 from campaigns.importers.judgments.validation import file_languages
 from campaigns.importers.problems import ProblemList
@@ -41,7 +42,10 @@ class ImportOptions:
     added only to the imported ones among them; an MTurk batch reconciles assignments of any
     of them, collected campaigns included. ``visible``: the campaigns whose existence the
     importer may know (None: any), for the answer to a taken name. ``may_create``: whether
-    the importer may create a campaign.
+    the importer may create a campaign. ``language_pair`` ("de-en"): the one pair to import
+    from a file holding several (rows of the others are skipped); it also gives a new
+    campaign's language codes. ``reference_system``: the system of a ranking file that is
+    the human reference (default: the one named ``_ref`` or ``ref``, if any).
     """
 
     fmt: str
@@ -54,6 +58,8 @@ class ImportOptions:
     appendable: QuerySet[Campaign] | None = None
     visible: QuerySet[Campaign] | None = None
     may_create: bool = True
+    language_pair: str = ""
+    reference_system: str = ""
 
     def may_add_to(self, campaign: Campaign) -> bool:
         return self.appendable is None or self.appendable.filter(pk=campaign.pk).exists()
@@ -164,6 +170,19 @@ def check_existing(
                 f"{options.target_language or campaign.target_language}",
             )
             ok = False
+    selected = parsed.selected_pair
+    if selected is not None and selected != (
+        language_code(campaign.source_language),
+        language_code(campaign.target_language),
+    ):
+        problems.add(
+            None,
+            None,
+            "language_pair",
+            f"{label} is {campaign.source_language}-{campaign.target_language}, not "
+            f"{'-'.join(selected)}",
+        )
+        ok = False
     # The kind's own checks: for direct assessment, the scale and the assessment mode.
     ok = judgment_import(parsed.kind).check_target(campaign, options, parsed, problems) and ok
     return check_assignments_are_new(campaign, parsed, problems) and ok
@@ -213,6 +232,11 @@ def new_campaign(
 ) -> Campaign | None:
     """The new campaign named ``name`` (unsaved), or None after problems."""
     languages = (options.source_language, options.target_language)
+    if not all(languages) and parsed.selected_pair is not None:  # the option language_pair
+        languages = (
+            languages[0] or parsed.selected_pair[0],
+            languages[1] or parsed.selected_pair[1],
+        )
     if not all(languages):
         from_file = file_languages(parsed)
         if from_file is None:

@@ -110,21 +110,41 @@ class Checker:
 
 
 def check_one_language_pair(parsed: ParsedJudgments, problems: ProblemList) -> None:
-    """One campaign is one language pair: a file holding several must be split first."""
+    """One campaign is one language pair: a file holding several is imported one pair at a
+    time, chosen with the option ``language_pair`` (rows of the others are skipped, counted);
+    without it, such a file is refused with the pairs it holds."""
+    selected = parsed.selected_pair
+    if selected is not None:
+        skipped = sum(count for _, count in parsed.other_pairs.values())
+        if skipped:
+            parsed.ignored[f"rows of other language pairs than {'-'.join(selected)}"] += skipped
+        if not parsed.language_pairs and parsed.other_pairs:
+            problems.add(
+                None,
+                None,
+                "language_pair",
+                f"no rows of the language pair {'-'.join(selected)}; the file holds "
+                f"{_listed(parsed.other_pairs)}",
+            )
     if len(parsed.language_pairs) < 2:
         return
-    listed = "; ".join(
-        f"{_pair_text(pair)} ({count} row{'s' if count != 1 else ''}, first on "
-        f"{origin.file} line {origin.line})"
-        for pair, (origin, count) in parsed.language_pairs.items()
-    )
     problems.add(
         None,
         None,
-        None,
-        f"the file holds several language pairs: {listed}; a campaign is one language pair, "
-        "so keep the rows of one pair (e.g. with grep) and import each pair into its own "
-        "campaign",
+        "language_pair",
+        f"the file holds several language pairs: {_listed(parsed.language_pairs)}; a "
+        "campaign is one language pair, so choose the pair to import with the option "
+        "language_pair (e.g. language_pair=de-en; --language-pair in manage.py "
+        'import_judgments, "Language pair" on the admin\'s import page) and import each pair '
+        "into its own campaign",
+    )
+
+
+def _listed(pairs: dict) -> str:
+    return "; ".join(
+        f"{_pair_text(pair)} ({count} row{'s' if count != 1 else ''}, first on "
+        f"{origin.file} line {origin.line})"
+        for pair, (origin, count) in pairs.items()
     )
 
 

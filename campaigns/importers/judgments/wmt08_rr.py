@@ -5,7 +5,8 @@ Comma-separated, one row per ranked set (or another kind of judgment):
     TASK,TYPE,ITEM_ID,ANNOTATOR_ID,TIME,SYSTEM_0,SCORE_0_A,SCORE_0_B,SYSTEM_1,SCORE_1_A,...
 
 - ``TASK``: the test set and language pair, e.g. ``WMT08 Czech-English News Commentary``
-  (one language pair per import; each task is a document of the campaign);
+  (one language pair per import: the option ``language_pair`` keeps one pair's rows of a file
+  holding several; each task is a document of the campaign);
 - ``TYPE``: ``RANK`` rows are imported; other types (``CONSTITUENT``, ``CONSTITUENT_ACCEPT``;
   WMT09's ``EDIT``, ``EDIT_ACCEPT``) judge other things and are skipped, counted;
 - ``ITEM_ID``: the segment (its line in the test set, from 0); ``ANNOTATOR_ID``: the worker;
@@ -135,7 +136,12 @@ def _row(
     task = check.identifier(line, "TASK", fields["TASK"], "task (TASK)")
     if task is not None:
         pair = LANGUAGE_PAIR.search(task)
-        parsed.language_pair(pair.groups() if pair else (task,), origin(check.file, line, "TASK"))
+        # WMT08's file holds every task: with the option language_pair, other pairs' rows are
+        # skipped here (counted by the pair check).
+        if not parsed.language_pair(
+            pair.groups() if pair else (task,), origin(check.file, line, "TASK")
+        ):
+            return
     segment = check.identifier(line, "ITEM_ID", fields["ITEM_ID"], "segment id (ITEM_ID)")
     worker = check.identifier(line, "ANNOTATOR_ID", fields["ANNOTATOR_ID"], "annotator")
     seconds = check.seconds(line, "TIME", fields.get("TIME", ""))

@@ -1,20 +1,35 @@
-"""WMT10-12's relative-ranking judgments (e.g. ``wmt12.RNK_results.txt``; also what
-Appraise's WMT13-16 ``export_wmt1X_results`` scripts print).
+"""WMT10-16's relative-ranking judgments in "the WMT CSV format": WMT10-12's RNK results
+(e.g. ``wmt12.RNK_results.txt``), WMT13-14's judgments (``wmt14-judgments-anonymized.csv``,
+what Appraise's ``export_wmt1X_results`` scripts print) and WMT15-16's pairwise files
+(``wmt16.deu-eng.csv``, made from Appraise's XML by WMT's ``xml2csv.py``).
 
-Comma-separated, one row per ranked set, with a header row:
+Comma-separated, with a header row whose names are matched without case (WMT10-14 write
+``judgeId``, WMT15-16 ``judgeID``). Two layouts, told apart by the header:
 
-    srclang,trglang,srcIndex,documentId,segmentId,judgeId,
-    system1Number,system1Id,...,system5Number,system5Id,system1rank,...,system5rank
+- **5-way** (WMT10-14), one row per ranked set::
 
-- ``srclang``, ``trglang``: the languages (names such as ``Czech`` in WMT10-12; one pair per
-  import; the campaign's language codes are given with the import);
+      srclang,trglang,srcIndex,documentId,segmentId,judgeId,
+      system1Number,system1Id,...,system5Number,system5Id,system1rank,...,system5rank
+
+- **pairwise** (WMT15-16; the header has ``rankingID``), one row per pair of a ranked set;
+  the rows of one ranking share its ``rankingID`` and are put back together into the set
+  (:mod:`campaigns.importers.judgments.wmt15_rr`)::
+
+      srclang,trglang,srcIndex,segmentId,judgeID,system1Id,system1rank,system2Id,system2rank,rankingID
+
+Fields:
+
+- ``srclang``, ``trglang``: the languages (names such as ``Czech`` in WMT10-14, Appraise's
+  three-letter codes such as ``cze``, ``deu`` in WMT15-16). One pair per import; the option
+  ``language_pair`` keeps one pair's rows of a file holding several (the campaign's codes are
+  given with the import, or come from ``language_pair``);
 - ``srcIndex``: the segment (its line in the test set, from 1); ``documentId`` and
   ``segmentId`` repeat it (WMT: "can be ignored") and are not used;
 - ``judgeId``: the worker; ``systemNId``: the system shown N-th; ``systemNrank``: its rank,
   1 (best) to 5, ties allowed, -1 when left blank (not imported);
 - ``systemNNumber`` is WMT's anonymous number for the system and is not needed.
 
-Without a header row the layout above is assumed, with as many systems as the row has
+Without a header row the 5-way layout is assumed, with as many systems as the row has
 (six fixed fields, then number and id per system, then the ranks).
 """
 
@@ -27,12 +42,28 @@ from campaigns.importers.judgments.ranking import RankingSets
 from campaigns.importers.judgments.records import TEST_SET_DOCUMENT, ParsedJudgments
 from campaigns.importers.judgments.tables import Columns, read_table, width_problem
 from campaigns.importers.judgments.validation import Checker, origin
+from campaigns.importers.judgments.wmt15_rr import PairwiseRankings
 from campaigns.importers.problems import ProblemList
 from campaigns.importers.reading import InputFile
 
 FIXED = ("srclang", "trglang", "srcIndex", "documentId", "segmentId", "judgeId")
 REQUIRED = ("srclang", "trglang", "srcIndex", "judgeId", "system1Id", "system1rank")
-SYSTEM_COLUMN = re.compile(r"^system(\d+)(Id|Number|rank)$")
+# The pairwise layout's column that groups the pairs of one ranking (WMT15-16).
+RANKING_ID = "rankingID"
+PAIRWISE_REQUIRED = (*REQUIRED, "system2Id", "system2rank", RANKING_ID)
+SYSTEM_COLUMN = re.compile(r"^system(\d+)(id|number|rank)$", re.IGNORECASE)
+_PARTS = {"id": "Id", "number": "Number", "rank": "rank"}
+_CANONICAL = {name.lower(): name for name in (*FIXED, RANKING_ID)}
+
+
+def canonical(name: str) -> str:
+    """A header name in the spelling this module uses (``judgeID`` -> ``judgeId``,
+    ``System1RANK`` -> ``system1rank``); unknown names as they are."""
+    name = name.strip()
+    match = SYSTEM_COLUMN.match(name)
+    if match:
+        return f"system{int(match.group(1))}{_PARTS[match.group(2).lower()]}"
+    return _CANONICAL.get(name.lower(), name)
 
 
 def parse_wmt10_rr(
@@ -51,15 +82,22 @@ def parse_wmt10_rr(
     sets = sets or RankingSets(parsed)
     check = Checker(name, problems)
     columns: Columns | None = None
+    # Canonical field name -> the file's own column name (problems name the file's column).
+    shown: dict[str, str] = {}
     systems: list[int] = []
-    if table.first and table.first[1][0].strip() == "srclang":
+    pairwise: PairwiseRankings | None = None
+    if table.first and table.first[1][0].strip().lower() == "srclang":
         header_line, header = table.first
-        columns = Columns(header)
-        if not columns.report_missing(name, header_line, REQUIRED, problems):
+        columns = Columns([canonical(column) for column in header])
+        shown = {canonical(column): column.strip() for column in header}
+        required = PAIRWISE_REQUIRED if RANKING_ID in columns.index else REQUIRED
+        if not columns.report_missing(name, header_line, required, problems):
             return
-        systems = _systems(check, header_line, columns)
+        systems = _systems(check, header_line, columns, shown)
         if not systems:
             return
+        if RANKING_ID in columns.index:
+            pairwise = PairwiseRankings(check, parsed, sets, shown)
         rows = table.rest()
     for line, row in rows:
         if columns is None:
@@ -84,10 +122,15 @@ def parse_wmt10_rr(
                 continue
             fields = {column: columns.get(row, column) for column in columns.names}
             numbers = systems
-        _row(check, line, fields, numbers, parsed, sets)
+        if pairwise is not None:
+            pairwise.row(line, fields)
+        else:
+            _row(check, line, fields, numbers, parsed, sets, shown)
+    if pairwise is not None:
+        pairwise.finish()
 
 
-def _systems(check: Checker, line: int, columns: Columns) -> list[int]:
+def _systems(check: Checker, line: int, columns: Columns, shown: dict[str, str]) -> list[int]:
     """The system numbers the header has, each with its Id and rank columns."""
     numbers = set()
     ok = True
@@ -95,13 +138,13 @@ def _systems(check: Checker, line: int, columns: Columns) -> list[int]:
         match = SYSTEM_COLUMN.match(name)
         if match:
             numbers.add(int(match.group(1)))
-        elif name not in FIXED:
+        elif name not in FIXED and name != RANKING_ID:
             check.problem(
                 line,
-                name,
-                f'unknown column "{name}"; the columns are srclang, trglang, srcIndex, '
-                "documentId, segmentId, judgeId and systemNNumber, systemNId, systemNrank for "
-                "each system N",
+                shown.get(name, name),
+                f'unknown column "{shown.get(name, name)}"; the columns are srclang, trglang, '
+                "srcIndex, documentId, segmentId, judgeId and systemNNumber, systemNId, "
+                "systemNrank for each system N (and rankingID in WMT15-16's pairwise files)",
             )
             ok = False
     for number in sorted(numbers):
@@ -119,28 +162,33 @@ def _row(
     numbers: list[int],
     parsed: ParsedJudgments,
     sets: RankingSets,
+    shown: dict[str, str],
 ) -> None:
     pair = (fields["srclang"].strip(), fields["trglang"].strip())
-    parsed.language_pair(pair, origin(check.file, line, "srclang"))
+    # A row of another pair than the one chosen (option language_pair) is skipped, counted.
+    if not parsed.language_pair(pair, origin(check.file, line, "srclang")):
+        return
+    judge = shown.get("judgeId", "judgeId")
     segment = check.identifier(line, "srcIndex", fields["srcIndex"], "segment (srcIndex)")
-    worker = check.identifier(line, "judgeId", fields["judgeId"], "judge (judgeId)")
-    shown: list[tuple[str, str, int | None]] = []
+    worker = check.identifier(line, judge, fields["judgeId"], f"judge ({judge})")
+    ranked: list[tuple[str, str, int | None]] = []
     ok = True
     for number in numbers:
         id_column, rank_column = f"system{number}Id", f"system{number}rank"
+        id_shown, rank_shown = shown.get(id_column, id_column), shown.get(rank_column, rank_column)
         system = fields.get(id_column, "").strip()
         rank_text = fields.get(rank_column, "")
         if not system:
             if rank_text.strip() not in ("", "-1"):
-                check.problem(line, id_column, f"{rank_column} has a rank but no system")
+                check.problem(line, id_shown, f"{rank_shown} has a rank but no system")
                 ok = False
             continue
-        name = check.identifier(line, id_column, system, "system")
-        rank = check.rank(line, rank_column, rank_text)
+        name = check.identifier(line, id_shown, system, "system")
+        rank = check.rank(line, rank_shown, rank_text)
         if name is None or (rank is None and rank_text.strip() not in ("", "-1")):
             ok = False
             continue
-        shown.append((name, id_column, rank))
+        ranked.append((name, id_shown, rank))
     if segment is None or worker is None or not ok:
         return
-    sets.add(check, line, worker, (TEST_SET_DOCUMENT, segment), shown, None)
+    sets.add(check, line, worker, (TEST_SET_DOCUMENT, segment), ranked, None)

@@ -116,6 +116,13 @@ def _row(
     check: Checker, columns: Columns, line: int, row: list[str], parsed: ParsedJudgments
 ) -> JudgmentRecord | None:
     name = check.file
+    # A row of another language pair than the one chosen (ImportOptions.language_pair) is
+    # skipped before any check: a file of several pairs is imported one pair at a time.
+    source, target = columns.get(row, "Input.src").strip(), columns.get(row, "Input.trg").strip()
+    if (source or target) and not parsed.language_pair(
+        (source, target), origin(name, line, "Input.src")
+    ):
+        return None
     hit_id = check.identifier(line, "HITId", columns.get(row, "HITId"), "HITId")
     worker = check.identifier(line, "WorkerId", columns.get(row, "WorkerId"), "WorkerId")
     system = check.identifier(line, "sys_id", columns.get(row, "sys_id"), "system (sys_id)")
@@ -140,9 +147,6 @@ def _row(
             )
         else:
             parsed.modes.setdefault(mode, origin(name, line, "Input.item"))
-    source, target = columns.get(row, "Input.src").strip(), columns.get(row, "Input.trg").strip()
-    if source or target:
-        parsed.language_pair((source, target), origin(name, line, "Input.src"))
     if None in (hit_id, worker, system, segment, role, score):
         return None
     segment_key = (TEST_SET_DOCUMENT, segment)

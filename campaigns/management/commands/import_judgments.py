@@ -65,6 +65,20 @@ class Command(BaseCommand):
             help="wmt-da: the scores are z-scores (WMT's *-stnd files), not raw 0-100 scores.",
         )
         parser.add_argument(
+            "--language-pair",
+            default="",
+            metavar="PAIR",
+            help="For a file holding several language pairs (e.g. de-en): import only this "
+            "pair's rows; also gives a new campaign's language codes.",
+        )
+        parser.add_argument(
+            "--reference-system",
+            default="",
+            metavar="SYSTEM",
+            help="Ranking files: the system that is the human reference, left out of the "
+            "scores as WMT does (default: the system named _ref or ref, if any).",
+        )
+        parser.add_argument(
             "--owner", metavar="USERNAME", help="The requester who owns a new campaign."
         )
         parser.add_argument("--dry-run", action="store_true", help="Check, write nothing.")
@@ -81,6 +95,8 @@ class Command(BaseCommand):
             source_language=options["source_language"],
             target_language=options["target_language"],
             standardised=options["standardised"],
+            language_pair=options["language_pair"],
+            reference_system=options["reference_system"],
             owner=self._owner(options["owner"]),
         )
         enabled = options["verbosity"] > 0

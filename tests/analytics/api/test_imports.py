@@ -299,6 +299,8 @@ def test_the_schema_describes_the_request_and_both_answers():
         "source_language",
         "target_language",
         "standardised",
+        "language_pair",
+        "reference_system",
         "dry_run",
     }
     assert request["required"] == ["file", "format"]
