@@ -30,7 +30,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from drf_spectacular.generators import SchemaGenerator
 
 from analytics.models import CampaignAccess
-from campaigns.models import Campaign, Hit, System
+from campaigns.models import Campaign, Hit, ImportJob, System
 from judgments.models import Assignment, Judgment, Worker
 from tests.analytics.api.conftest import NOT_READERS, READERS, ROLES, UNAUTHENTICATED, Cast
 
@@ -68,7 +68,21 @@ OBJECTS = {
     "hits": (Hit, lambda campaign: Hit.objects.filter(campaign=campaign)),
     "assignments": (Assignment, lambda campaign: Assignment.objects.filter(campaign=campaign)),
     "judgments": (Judgment, lambda campaign: Judgment.objects.filter(campaign=campaign)),
+    "imports": (ImportJob, lambda campaign: campaign_owners_job(campaign)),
 }
+# Import jobs (issue 11 item 6) are their starter's, not the campaign's: only the job's owner
+# (here the campaign's) and superusers see one; every other user gets 404.
+JOB_READERS = ("staff", "owner")
+
+
+def campaign_owners_job(campaign: Campaign):
+    """An import job the campaign's owner started into it (made when first asked for)."""
+    ImportJob.objects.get_or_create(
+        kind="judgments", format="wmt-da", campaign=campaign, owner=campaign.owner
+    )
+    return ImportJob.objects.filter(campaign=campaign, owner=campaign.owner)
+
+
 PARAMETER = re.compile(r"\{(\w+)\}")
 
 
@@ -115,6 +129,8 @@ def expected(path: str, method: str, role: str) -> int:
                 "add its statuses per role to WRITE_EXPECTATIONS"
             )
         return rule[role]
+    if path.startswith("/api/imports/{"):
+        return 200 if role in JOB_READERS else 404
     if is_campaign_path(path):
         return 200 if role in READERS else 404
     return 200
