@@ -262,8 +262,15 @@ def _finish(
 ) -> None:
     # Whatever a staleness check concluded meanwhile, the job did finish: "done" wins.
     fields = {"status": ImportJobStatus.DONE, "result": result, "finished_at": timezone.now()}
-    fields["phase"] = progress.phase if progress.phase != STATISTICS else WRITING
-    fields["done"], fields["total"] = progress.done, progress.total
+    if progress.phase == STATISTICS and progress.written is not None:
+        fields["phase"] = WRITING
+        fields["done"], fields["total"] = progress.written
+    else:
+        fields["phase"], fields["done"], fields["total"] = (
+            progress.phase,
+            progress.done,
+            progress.total,
+        )
     if campaign_id is not None:
         fields["campaign_id"] = campaign_id
     ImportJob.objects.filter(pk=job.pk).update(**fields)

@@ -49,6 +49,8 @@ class JobProgress:
         self.statistics_after_write = statistics_after_write
         self.interval = float(settings.IMPORT_JOB_PROGRESS_SECONDS)
         self.phase, self.done, self.total = READING, 0, 0
+        # The write phase's last figures, which the job keeps once ended.
+        self.written: tuple[int, int] | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -65,6 +67,8 @@ class JobProgress:
     def report(self, phase: str, done: int, total: int) -> None:
         with self._lock:
             self.phase, self.done, self.total = phase, done, total
+            if phase == WRITING:
+                self.written = (done, total)
         if phase == WRITING and self.statistics_after_write and not self._commit_hooked:
             # The statistics of a judgment import run once its write has committed: say so
             # then (and a job lost after that point did write its data).

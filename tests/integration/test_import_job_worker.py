@@ -73,6 +73,9 @@ def test_an_import_job_sent_over_the_api_is_run_by_a_worker(
     body = client.get(job_url).json()
     assert body["status"] == ImportJobStatus.DONE, body
     assert body["result"]["counts"]["judgments"] == 44
+    # The write phase's last figures stay (not the statistics' that followed the commit).
+    assert (body["phase"], body["percent"]) == ("writing", 100)
+    assert body["done"] == body["total"] > 0
     campaign = Campaign.objects.get(name="WMT21 cs-en")
     assert body["campaign"] == campaign.pk
     assert Judgment.objects.filter(campaign=campaign).count() == 44
