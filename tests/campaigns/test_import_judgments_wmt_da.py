@@ -254,7 +254,7 @@ def test_several_language_pairs_or_modes_are_refused():
         'field "language_pair": the file holds several language pairs: cs-en (1 row, first on '
         "ad-csen.tsv line 2); de-en (1 row, first on ad-csen.tsv line 3); a campaign is one "
         "language pair, so choose the pair to import with the option language_pair (e.g. "
-        "language_pair=de-en; --language-pair in manage.py import_judgments, \"Language pair\" "
+        'language_pair=de-en; --language-pair in manage.py import_judgments, "Language pair" '
         "on the admin's import page) and import each pair into its own campaign",
         "the file mixes assessment modes: adequacy (first on ad-csen.tsv line 2), fluency "
         "(first on ad-csen.tsv line 3); fluency and adequacy are separate campaigns, so "

@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import Q
 
 from analytics.actions.common import AUTO_PAUSE_PREFIX
+from analytics.kinds.ranking.api import chosen_method
 from analytics.models import (
     RankingMethod,
     RankingReference,
@@ -22,7 +23,6 @@ from analytics.models import (
     RankingWorkerStat,
     TrustStatus,
 )
-from analytics.kinds.ranking.api import chosen_method
 from analytics.panels import Progress, number, workers_url
 from campaigns.models import Campaign, CampaignStatus, HitSlot
 from judgments.models import LIVE_ASSIGNMENT_STATUSES, CampaignWorker, Judgment
@@ -245,9 +245,7 @@ def ranking_results_context(campaign: Campaign, include_untrusted: bool) -> dict
         "counts": {
             status: sum(1 for row in workers if row["status"] == status) for status in TrustStatus
         },
-        "methods": _method_tables(scores, variant, chosen_method(campaign))
-        if scores
-        else [],
+        "methods": _method_tables(scores, variant, chosen_method(campaign)) if scores else [],
         "reference_system": _reference_note(campaign, result),
         "agreement": _agreement_rows(variant),
         "n_comparisons": variant.get("n_comparisons"),
