@@ -221,7 +221,8 @@ def csv_text(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 
 @dataclass(frozen=True)
 class DASystemRow:
-    """One system of a direct-assessment campaign (a stored ``SystemScore``)."""
+    """One system of a direct-assessment campaign (a stored ``SystemScore``): WMT's rank
+    range, Ave z, Ave raw, its judgments ``n`` and segments ``n_segments``, its cluster."""
 
     rank_best: int
     rank_worst: int
@@ -230,6 +231,7 @@ class DASystemRow:
     mean_score: float
     n: int
     cluster: int
+    n_segments: int = 0
 
 
 @dataclass(frozen=True)
@@ -280,16 +282,35 @@ def _tsv(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-DA_CSV_COLUMNS = ("rank_best", "rank_worst", "system", "mean_z", "mean_raw", "n", "cluster")
-DA_TSV_COLUMNS = ("#", "Ave %", "Ave z", "System", "n", "Cluster")
+DA_CSV_COLUMNS = (
+    "rank_best",
+    "rank_worst",
+    "system",
+    "mean_z",
+    "mean_raw",
+    "n",
+    "cluster",
+    "n_segments",
+)
+DA_TSV_COLUMNS = ("#", "Ave %", "Ave z", "System", "n", "Cluster", "Segments")
 
 
 def da_systems_csv(rows: Sequence[DASystemRow]) -> str:
-    """Full-precision CSV: rank range as two columns, mean z, mean raw score, n, cluster."""
+    """Full-precision CSV: rank range as two columns, mean z, mean raw score, n (judgments),
+    cluster, segments (added last, so that readers of the earlier columns keep working)."""
     return csv_text(
         DA_CSV_COLUMNS,
         (
-            (r.rank_best, r.rank_worst, r.system, r.mean_z, r.mean_score, r.n, r.cluster)
+            (
+                r.rank_best,
+                r.rank_worst,
+                r.system,
+                r.mean_z,
+                r.mean_score,
+                r.n,
+                r.cluster,
+                r.n_segments,
+            )
             for r in rows
         ),
     )
@@ -308,6 +329,7 @@ def da_systems_tsv(rows: Sequence[DASystemRow]) -> str:
                 r.system,
                 str(r.n),
                 str(r.cluster),
+                str(r.n_segments),
             )
             for r in rows
         ),
@@ -338,6 +360,9 @@ RANKING_TSV_COLUMNS = (
     "Sigma",
     "System",
     "n",
+    "Wins",
+    "Ties",
+    "Losses",
     "Cluster",
 )
 
@@ -360,9 +385,6 @@ def ranking_systems_csv(rows: Sequence[RankingSystemRow]) -> str:
                 r.wins,
                 r.ties,
                 r.losses,
-    "Wins",
-    "Ties",
-    "Losses",
                 r.cluster,
             )
             for r in rows
@@ -385,6 +407,9 @@ def ranking_systems_tsv(rows: Sequence[RankingSystemRow]) -> str:
                 _rounded(r.sigma, 3),
                 r.system,
                 str(r.n),
+                str(r.wins),
+                str(r.ties),
+                str(r.losses),
                 "" if r.cluster is None else str(r.cluster),
             )
             for r in rows
@@ -407,9 +432,6 @@ _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
 }
 _LATEX_SPECIAL_RE = re.compile("|".join(re.escape(char) for char in _LATEX_SPECIAL))
-                str(r.wins),
-                str(r.ties),
-                str(r.losses),
 
 
 def latex_escape(text: str) -> str:
@@ -492,6 +514,7 @@ def da_systems_latex(rows: Sequence[DASystemRow], caption: str) -> str:
 RANKING_LATEX_SCORE_HEADERS: Mapping[str, str] = {
     "win_ratio_geq": r"Wins ($\geq$)",
     "win_ratio_gt": r"Wins ($>$)",
+    "win_ratio_wmt12": r"$>$ others",
     "expected_wins": "Exp.\\ wins",
     "bradley_terry": r"$\theta$",
     "trueskill": r"$\mu$",
@@ -515,7 +538,6 @@ def ranking_systems_latex(
     each ratio is made of. ``captions`` gives each method's caption."""
     by_method: dict[str, list[RankingSystemRow]] = {}
     for row in rows:
-    "win_ratio_wmt12": r"$>$ others",
         by_method.setdefault(row.method, []).append(row)
     tables = []
     for method in order:
@@ -525,6 +547,7 @@ def ranking_systems_latex(
         uncertainty = (
             r"$\sigma$" if any(r.sigma is not None for r in method_rows) else r"95\% interval"
         )
+        counted = method.startswith("win_ratio")
         tables.append(
             _latex_table(
                 "rrclrrrr" if counted else "rrcl",
@@ -533,6 +556,7 @@ def ranking_systems_latex(
                     RANKING_LATEX_SCORE_HEADERS.get(method, "Score"),
                     uncertainty,
                     "System",
+                    *(("Wins", "Ties", "Losses", "$n$") if counted else ()),
                 ),
                 _clustered(
                     method_rows,
@@ -541,12 +565,10 @@ def ranking_systems_latex(
                         _latex_number(r.score, 3),
                         _interval(r),
                         latex_escape(r.system),
+                        *((str(r.wins), str(r.ties), str(r.losses), str(r.n)) if counted else ()),
                     ],
                 ),
                 captions.get(method, method),
             )
         )
     return LATEX_PREAMBLE_NOTE + "\n".join(tables)
-        counted = method.startswith("win_ratio")
-                    *(("Wins", "Ties", "Losses", "$n$") if counted else ()),
-                        *((str(r.wins), str(r.ties), str(r.losses), str(r.n)) if counted else ()),
