@@ -70,6 +70,13 @@ class CampaignResult(models.Model):
     )
     reliability_test = models.CharField(max_length=16, choices=ReliabilityTest.choices)
     reliability_alpha = models.DecimalField(max_digits=4, decimal_places=3)
+    # The campaign's other result settings used (DirectAssessmentSettings); the sweep
+    # recomputes when they no longer match (issue 12).
+    score_averaging = models.CharField(max_length=16, default="segments")
+    significance_unit = models.CharField(max_length=16, default="segments")
+    workers_counted = models.CharField(max_length=16, default="reliable")
+    min_score_sd = models.DecimalField(max_digits=5, decimal_places=2, default=1)
+    min_seconds_per_item = models.DecimalField(max_digits=5, decimal_places=2, default=2)
     assumption_a_share = models.FloatField(
         null=True,
         blank=True,
@@ -102,7 +109,7 @@ class Recommendation(models.TextChoices):
 
     APPROVE = "approve", "Approve (reliable)"
     PAY = "pay", "Approve, leave out of scores (unreliable, but not clearly random)"
-    REJECT = "reject", "Consider rejecting (unreliable and fast: clear random clicking)"
+    REJECT = "reject", "Consider rejecting (clearly not working)"
     WAIT = "wait", "Wait (too few control pairs to tell)"
 
 
@@ -138,6 +145,12 @@ class WorkerStat(models.Model):
         default=0, help_text="Judgments in rejected assignments: left out of every score."
     )
     recommendation = models.CharField(max_length=16, choices=Recommendation.choices)
+    recommendation_reason = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Why rejection is recommended (constant scores, too fast, random clicking); "
+        "empty for the other recommendations.",
+    )
 
     class Meta:
         ordering = ["campaign", "reliable", "worker__external_id"]
@@ -155,7 +168,8 @@ class WorkerStat(models.Model):
 
 class SystemScore(models.Model):
     """One system's score in one campaign: mean raw score and mean z over its outputs and
-    repeats (2014 Table 3), its cluster and rank range (WMT), for one variant.
+    repeats (WMT's Ave raw and Ave z: segment means first, by default; the flat mean of 2014
+    Table 3 as an option), its cluster and rank range (WMT), for one variant.
 
     ``include_unreliable`` False: over reliable workers only (the default view);
     True: over every worker. Excluded workers and rejected assignments count in neither.
@@ -167,13 +181,17 @@ class SystemScore(models.Model):
     include_unreliable = models.BooleanField(default=False)
     position = models.PositiveSmallIntegerField()
     n = models.PositiveIntegerField(help_text="Judgments of its outputs (repeats included).")
+    n_segments = models.PositiveIntegerField(
+        default=0, help_text="Distinct segments of its outputs that were judged."
+    )
     mean_score = models.FloatField(
         null=True,
         blank=True,
-        help_text="Mean raw score; empty for judgments imported as standardised z-scores "
+        help_text="Ave raw: mean raw score (of segment means, or over judgments, as the "
+        "campaign's settings say); empty for judgments imported as standardised z-scores "
         "(Judgment.given_z), which have no raw score.",
     )
-    mean_z = models.FloatField()
+    mean_z = models.FloatField(help_text="Ave z, averaged as mean_score.")
     cluster = models.PositiveSmallIntegerField()
     rank_best = models.PositiveSmallIntegerField()
     rank_worst = models.PositiveSmallIntegerField()

@@ -229,7 +229,9 @@ def worker_rows(workers: Iterable[Worker]) -> list[dict[str, Any]]:
             (
                 stat.campaign.name,
                 review.reliability_text(stat.reliable, stat.p_value),
-                review.recommendation_text(stat.recommendation, ranking=False),
+                review.recommendation_text(
+                    stat.recommendation, ranking=False, reason=stat.recommendation_reason
+                ),
             )
         )
     for stat in RankingWorkerStat.objects.filter(worker_id__in=ids).select_related("campaign"):
@@ -274,7 +276,7 @@ def _recommended_for_rejection(rows: list[dict[str, Any]]) -> list[str]:
         return []
     return [
         f"{len(flagged)} selected assignment(s) are by workers the system recommends "
-        f"considering for rejection (unreliable and fast): {_listed(flagged)}."
+        f"considering for rejection (clearly not working): {_listed(flagged)}."
     ]
 
 

@@ -152,36 +152,36 @@ def test_rows_are_read_lazily():
 # --- System tables ---------------------------------------------------------------------------
 
 DA_ROWS = [
-    DASystemRow(1, 1, "Online-A", 0.1237, 73.52, 1000, 1),
-    DASystemRow(2, 3, "UEdin_NMT & co", 0.0004, 71.26, 980, 2),
-    DASystemRow(2, 3, "sys#3 {50%} ~x^y\\z $", -0.0004, 70.04, 990, 2),
-    DASystemRow(4, 4, "HUMAN", -0.081, 66.8, 976, 3),
+    DASystemRow(1, 1, "Online-A", 0.1237, 73.52, 1000, 1, 500),
+    DASystemRow(2, 3, "UEdin_NMT & co", 0.0004, 71.26, 980, 2, 490),
+    DASystemRow(2, 3, "sys#3 {50%} ~x^y\\z $", -0.0004, 70.04, 990, 2, 495),
+    DASystemRow(4, 4, "HUMAN", -0.081, 66.8, 976, 3, 488),
 ]
 
 
 def test_da_csv_keeps_full_precision():
     assert da_systems_csv(DA_ROWS) == (
-        "rank_best,rank_worst,system,mean_z,mean_raw,n,cluster\r\n"
-        "1,1,Online-A,0.1237,73.52,1000,1\r\n"
-        "2,3,UEdin_NMT & co,0.0004,71.26,980,2\r\n"
-        "2,3,sys#3 {50%} ~x^y\\z $,-0.0004,70.04,990,2\r\n"
-        "4,4,HUMAN,-0.081,66.8,976,3\r\n"
+        "rank_best,rank_worst,system,mean_z,mean_raw,n,cluster,n_segments\r\n"
+        "1,1,Online-A,0.1237,73.52,1000,1,500\r\n"
+        "2,3,UEdin_NMT & co,0.0004,71.26,980,2,490\r\n"
+        "2,3,sys#3 {50%} ~x^y\\z $,-0.0004,70.04,990,2,495\r\n"
+        "4,4,HUMAN,-0.081,66.8,976,3,488\r\n"
     )
 
 
 def test_da_tsv_is_wmts_newstest_table_rounded_as_printed():
     assert da_systems_tsv(DA_ROWS) == (
-        "#\tAve %\tAve z\tSystem\tn\tCluster\n"
-        "1\t73.5\t0.124\tOnline-A\t1000\t1\n"
-        "2-3\t71.3\t0.000\tUEdin_NMT & co\t980\t2\n"
-        "2-3\t70.0\t0.000\tsys#3 {50%} ~x^y\\z $\t990\t2\n"  # -0.0004: no "-0.000"
-        "4\t66.8\t-0.081\tHUMAN\t976\t3\n"
+        "#\tAve %\tAve z\tSystem\tn\tCluster\tSegments\n"
+        "1\t73.5\t0.124\tOnline-A\t1000\t1\t500\n"
+        "2-3\t71.3\t0.000\tUEdin_NMT & co\t980\t2\t490\n"
+        "2-3\t70.0\t0.000\tsys#3 {50%} ~x^y\\z $\t990\t2\t495\n"  # -0.0004: no "-0.000"
+        "4\t66.8\t-0.081\tHUMAN\t976\t3\t488\n"
     )
 
 
 def test_tsv_cells_never_carry_a_tab_or_line_break():
-    table = da_systems_tsv([DASystemRow(1, 1, "a\tb\nc\r\nd", 0.5, 50.0, 3, 1)])
-    assert table.splitlines()[1].split("\t") == ["1", "50.0", "0.500", "a b c  d", "3", "1"]
+    table = da_systems_tsv([DASystemRow(1, 1, "a\tb\nc\r\nd", 0.5, 50.0, 3, 1, 2)])
+    assert table.splitlines()[1].split("\t") == ["1", "50.0", "0.500", "a b c  d", "3", "1", "2"]
 
 
 def test_da_latex_is_booktabs_with_rules_between_clusters_and_escaped_names():
@@ -295,8 +295,10 @@ def test_ranking_latex_is_one_table_per_method_in_the_given_order():
 
 
 def test_empty_tables_have_their_headers():
-    assert da_systems_csv([]) == "rank_best,rank_worst,system,mean_z,mean_raw,n,cluster\r\n"
-    assert da_systems_tsv([]) == "#\tAve %\tAve z\tSystem\tn\tCluster\n"
+    assert da_systems_csv([]) == (
+        "rank_best,rank_worst,system,mean_z,mean_raw,n,cluster,n_segments\r\n"
+    )
+    assert da_systems_tsv([]) == "#\tAve %\tAve z\tSystem\tn\tCluster\tSegments\n"
     assert ranking_systems_latex([], {}, ["trueskill"]) == (
         "% Needs \\usepackage{booktabs} in the preamble.\n"
     )

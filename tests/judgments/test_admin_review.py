@@ -43,7 +43,7 @@ mturk_stub = review_fixtures.mturk_stub  # the Stubber fixture, shared
 CHANGELIST = "admin:judgments_assignment_changelist"
 
 
-def da_stat(assignment, *, reliable, p_value, recommendation):
+def da_stat(assignment, *, reliable, p_value, recommendation, reason=""):
     return WorkerStat.objects.create(
         campaign=assignment.campaign,
         worker=assignment.worker,
@@ -56,6 +56,7 @@ def da_stat(assignment, *, reliable, p_value, recommendation):
         n_repeat_pairs=10,
         mean_seconds=4.0,
         recommendation=recommendation,
+        recommendation_reason=reason,
     )
 
 
@@ -82,7 +83,13 @@ def reviewed(db):
     random = mturk_assignment(hit, "3R02", worker=mturk_worker("ARANDOM"))
     unseen = mturk_assignment(hit, "3R03", worker=mturk_worker("AUNSEEN"))
     da_stat(good, reliable=True, p_value=0.001, recommendation=Recommendation.APPROVE)
-    da_stat(random, reliable=False, p_value=0.62, recommendation=Recommendation.REJECT)
+    da_stat(
+        random,
+        reliable=False,
+        p_value=0.62,
+        recommendation=Recommendation.REJECT,
+        reason="the same score (70) on all 100 items",
+    )
     return campaign, good, random, unseen
 
 
@@ -114,7 +121,7 @@ def test_changelist_shows_reliability_trust_recommendation_and_mturk_status(admi
     ]
     assert cells(html, "field-recommendation_shown") == [
         "Approve (reliable)",
-        "Consider rejecting (unreliable and fast: clear random clicking)",
+        "Consider rejecting (clearly not working): the same score (70) on all 100 items",
         "No recommendation yet",
         "Approve, leave out of scores (failed the gold units; reject only clear random clicking)",
     ]
@@ -178,7 +185,7 @@ def test_the_reject_page_warns_about_workers_not_recommended_for_rejection(
     ]
     assert cells(html, "recommendation") == [
         "Approve (reliable)",
-        "Consider rejecting (unreliable and fast: clear random clicking)",
+        "Consider rejecting (clearly not working): the same score (70) on all 100 items",
         "No recommendation yet",
     ]
     assert (

@@ -10,7 +10,9 @@ Which judgments count (METHODS.md section 2): the worker table is computed over 
 judgment of each worker; system scores leave out workers the requester excluded
 (``CampaignWorker.excluded``) and assignments with status "rejected" (their judgments stay
 stored), then take reliable workers only (stored as ``include_unreliable=False``) or every
-remaining worker (``include_unreliable=True``).
+remaining worker (``include_unreliable=True``). A campaign whose settings count every worker
+(``workers_counted = everyone``: imported judgments that were filtered already or that hold
+no bad references) stores every remaining worker in both variants.
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ from analytics.stats.direct_assessment import (
     analyse_campaign,
     worker_reliability,
 )
+from analytics.stats.direct_assessment.effort import (
+    MIN_JUDGMENTS_FOR_SPREAD,
+    ScoreSpread,
+    score_spread,
+)
+from campaigns.kinds.direct_assessment.models import WorkersCounted
 from campaigns.models import Campaign, TaskKind
 from judgments.models import CampaignWorker, Judgment, held_back_from_scores
 
@@ -47,6 +55,7 @@ __all__ = [
     "analyse_loaded",
     "da_config_for",
     "recommend",
+    "recommendations",
     "recompute_direct_assessment",
     "stale_da_campaigns",
     "store_results",
@@ -55,9 +64,11 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 # "Reject only clear random clicking" (001): an unreliable worker is flagged for rejection
-# only if also fast: their mean seconds per judgment is below this share of the median of
+# if also fast: their mean seconds per judgment is below this share of the median of
 # the reliable workers' means (2013 Figure 4: random clickers are the fast ones), or below
-# FAST_SECONDS_FALLBACK when no reliable worker has timings yet.
+# FAST_SECONDS_FALLBACK when no reliable worker has timings yet. Besides, any worker is
+# flagged whose scores hardly vary or who is faster than the campaign's absolute floor
+# (issue 12: clearly not working, whatever the reliability test says).
 FAST_SHARE_OF_RELIABLE_MEDIAN = 0.5
 FAST_SECONDS_FALLBACK = 3.0
 
@@ -66,11 +77,21 @@ FAST_SECONDS_FALLBACK = 3.0
 
 
 def da_config_for(campaign: Campaign, *, include_unreliable: bool = False) -> DAConfig:
-    """The campaign's quality-control settings as the statistics' configuration."""
+    """The campaign's quality-control and scoring settings as the statistics' configuration.
+
+    A campaign that counts every worker (filtered or QC-less imports) has
+    ``include_unreliable`` True whatever is asked: its default table is every worker's.
+    """
+    settings = campaign.da_settings
     return DAConfig(
-        alpha=float(campaign.da_settings.reliability_alpha),
-        reliability_test=campaign.da_settings.reliability_test,
-        include_unreliable=include_unreliable,
+        alpha=float(settings.reliability_alpha),
+        reliability_test=settings.reliability_test,
+        include_unreliable=include_unreliable
+        or settings.workers_counted == WorkersCounted.EVERYONE,
+        averaging=settings.score_averaging,
+        significance_unit=settings.significance_unit,
+        min_score_sd=float(settings.min_score_sd),
+        min_seconds_per_item=float(settings.min_seconds_per_item),
     )
 
 
@@ -84,7 +105,7 @@ class CampaignAnalysis:
     ``workers``: reliability over every loaded judgment (the worker table). ``reports``:
     :class:`DAReport` over the scored rows, keyed by ``include_unreliable``.
     ``recommendations``: one :class:`Recommendation` value per worker, aligned to
-    ``workers.workers``.
+    ``workers.workers``, and ``reasons`` why rejection is recommended ("" otherwise).
     """
 
     config: DAConfig
@@ -92,35 +113,81 @@ class CampaignAnalysis:
     reports: dict[bool, DAReport]
     recommendations: list[str]
     n_rejected_by_worker: np.ndarray
+    reasons: list[str]
+
+
+def _not_working(record: WorkerQC, n_raw: int, sd: float, mean: float, config: DAConfig) -> str:
+    """Why a worker is clearly not working, whatever the reliability test says; "" if not."""
+    if config.min_score_sd > 0 and n_raw >= MIN_JUDGMENTS_FOR_SPREAD and sd < config.min_score_sd:
+        if sd == 0:
+            return f"the same score ({mean:g}) on all {n_raw} items"
+        return f"scores hardly vary: sd {sd:.2f} over {n_raw} items, below {config.min_score_sd:g}"
+    seconds = record.mean_seconds
+    if config.min_seconds_per_item > 0 and seconds is not None:
+        if seconds < config.min_seconds_per_item:
+            return (
+                f"too fast: {seconds:.1f} s per item on average, below the floor of "
+                f"{config.min_seconds_per_item:g} s"
+            )
+    return ""
 
 
 def recommend(records: Iterable[WorkerQC], min_pairs: int) -> list[str]:
-    """The recommendation for each worker (one Python step per worker, not per judgment).
+    """The reliability test's recommendation for each worker, without the checks of effort
+    (:func:`recommendations` with no score spread and no speed floor)."""
+    return recommendations(records, min_pairs)[0]
 
-    Reliable: approve. Too few pairs for the test: wait. Unreliable and fast (see
-    ``FAST_SHARE_OF_RELIABLE_MEDIAN``): consider rejecting. Otherwise unreliable but not clearly
-    random: approve (pay) and leave out of the scores, as the 2014 paper does.
+
+def recommendations(
+    records: Iterable[WorkerQC],
+    min_pairs: int,
+    spread: ScoreSpread | None = None,
+    config: DAConfig | None = None,
+) -> tuple[list[str], list[str]]:
+    """The recommendation for each worker and why rejection is recommended ("" otherwise),
+    one Python step per worker, not per judgment.
+
+    With ``spread`` (aligned to the records) and ``config``: clearly not working (scores that
+    hardly vary, or faster than the campaign's absolute floor): consider rejecting, whatever
+    the test says. Then: reliable: approve. Too few pairs for the test: wait. Unreliable and
+    fast (see ``FAST_SHARE_OF_RELIABLE_MEDIAN``): consider rejecting. Otherwise unreliable but
+    not clearly random: approve (pay) and leave out of the scores, as the 2014 paper does.
     """
     records = list(records)
     reliable_seconds = [
         r.mean_seconds for r in records if r.reliable and r.mean_seconds is not None
     ]
-    threshold = (
-        FAST_SHARE_OF_RELIABLE_MEDIAN * float(np.median(reliable_seconds))
-        if reliable_seconds
-        else FAST_SECONDS_FALLBACK
-    )
-    out = []
-    for record in records:
-        if record.reliable:
-            out.append(Recommendation.APPROVE)
+    median = float(np.median(reliable_seconds)) if reliable_seconds else None
+    threshold = FAST_SHARE_OF_RELIABLE_MEDIAN * median if median else FAST_SECONDS_FALLBACK
+    out, reasons = [], []
+    for i, record in enumerate(records):
+        reason = ""
+        if spread is not None and config is not None:
+            reason = _not_working(
+                record, int(spread.n[i]), float(spread.sd[i]), float(spread.mean[i]), config
+            )
+        if reason:
+            value = Recommendation.REJECT
+        elif record.reliable:
+            value = Recommendation.APPROVE
         elif record.p_value is None and record.n_pairs < min_pairs:
-            out.append(Recommendation.WAIT)
+            value = Recommendation.WAIT
         elif record.mean_seconds is not None and record.mean_seconds < threshold:
-            out.append(Recommendation.REJECT)
+            value = Recommendation.REJECT
+            p = "untested" if record.p_value is None else f"p = {record.p_value:.3f}"
+            basis = (
+                f"half the reliable workers' median of {median:.1f} s"
+                if median
+                else f"{FAST_SECONDS_FALLBACK:g} s (no reliable worker timed yet)"
+            )
+            reason = (
+                f"unreliable ({p}) and fast: {record.mean_seconds:.1f} s per item, under {basis}"
+            )
         else:
-            out.append(Recommendation.PAY)
-    return [str(value) for value in out]
+            value = Recommendation.PAY
+        out.append(str(value))
+        reasons.append(reason)
+    return out, reasons
 
 
 def analyse_loaded(loaded: LoadedCampaign, config: DAConfig) -> CampaignAnalysis:
@@ -134,19 +201,27 @@ def analyse_loaded(loaded: LoadedCampaign, config: DAConfig) -> CampaignAnalysis
         assumption_a_test=config.assumption_a_test,
     )
     scored = subset(judgments, loaded.scored)
+    # config.include_unreliable is True for a campaign that counts every worker
+    # (da_config_for): then both variants count everyone.
     reports = {
-        include: analyse_campaign(scored, replace(config, include_unreliable=include))
+        include: analyse_campaign(
+            scored, replace(config, include_unreliable=include or config.include_unreliable)
+        )
         for include in (False, True)
     }
     n_rejected = np.bincount(
         judgments.worker_index[loaded.rejected], minlength=judgments.n_workers
     ).astype(np.int64)
+    values, reasons = recommendations(
+        workers.records(), config.min_pairs, score_spread(judgments), config
+    )
     return CampaignAnalysis(
         config=config,
         workers=workers,
         reports=reports,
-        recommendations=recommend(workers.records(), config.min_pairs),
+        recommendations=values,
         n_rejected_by_worker=n_rejected,
+        reasons=reasons,
     )
 
 
@@ -178,6 +253,10 @@ def _variant_details(report: DAReport) -> dict[str, Any]:
             "p_greater": report.p_greater,
             "marks": report.marks,
             "clusters": report.clusters,
+            "rank_best": report.rank_best,
+            "rank_worst": report.rank_worst,
+            "averaging": report.config.averaging,
+            "significance_unit": report.config.significance_unit,
             "n_workers_included": int(np.count_nonzero(report.included_workers)),
             "agreement": asdict(report.agreement_included),
         }
@@ -193,6 +272,7 @@ def _system_rows(campaign: Campaign, report: DAReport, include: bool) -> list[Sy
             include_unreliable=include,
             position=i + 1,
             n=int(s.n[i]),
+            n_segments=int(s.n_segments[i]),
             # NaN (stored empty) for a system judged with given z-scores only (imports).
             mean_score=_finite(float(s.mean_score[i])),
             mean_z=float(s.mean_z[i]),
@@ -226,6 +306,7 @@ def _worker_rows(
             excluded=bool(excluded[i]),
             n_rejected_judgments=int(analysis.n_rejected_by_worker[i]),
             recommendation=analysis.recommendations[i],
+            recommendation_reason=analysis.reasons[i][:200],
         )
         for i, qc in enumerate(analysis.workers.records())
     ]
@@ -270,6 +351,11 @@ def _store(
         "n_unmatched_controls": loaded.judgments.n_unmatched_controls,
         "reliability_test": analysis.config.reliability_test,
         "reliability_alpha": campaign.da_settings.reliability_alpha,
+        "score_averaging": campaign.da_settings.score_averaging,
+        "significance_unit": campaign.da_settings.significance_unit,
+        "workers_counted": campaign.da_settings.workers_counted,
+        "min_score_sd": campaign.da_settings.min_score_sd,
+        "min_seconds_per_item": campaign.da_settings.min_seconds_per_item,
         "assumption_a_share": _finite(analysis.workers.assumption_a_share),
         "compute_seconds": compute_seconds,
         "details": {
@@ -310,8 +396,8 @@ def stale_da_campaigns() -> QuerySet[Campaign]:
 
     Stale: judgments but no result; a different number of scored judgments than the result
     reflects, or one newer than it; a different number of judgments in rejected (or
-    unconfirmed MTurk) assignments; a worker excluded or re-admitted since; other reliability
-    settings. One query.
+    unconfirmed MTurk) assignments; a worker excluded or re-admitted since; other reliability,
+    recommendation or scoring settings. One query.
     """
     # What load_da_judgments reads: a raw score or a given z (imported standardised files).
     scored = (
@@ -357,6 +443,11 @@ def stale_da_campaigns() -> QuerySet[Campaign]:
                 | Q(exclusion_changed=True)
                 | ~Q(da_result__reliability_test=F("da_settings__reliability_test"))
                 | ~Q(da_result__reliability_alpha=F("da_settings__reliability_alpha"))
+                | ~Q(da_result__score_averaging=F("da_settings__score_averaging"))
+                | ~Q(da_result__significance_unit=F("da_settings__significance_unit"))
+                | ~Q(da_result__workers_counted=F("da_settings__workers_counted"))
+                | ~Q(da_result__min_score_sd=F("da_settings__min_score_sd"))
+                | ~Q(da_result__min_seconds_per_item=F("da_settings__min_seconds_per_item"))
             )
         )
         .order_by("pk")

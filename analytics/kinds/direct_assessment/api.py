@@ -89,7 +89,10 @@ class DAScoreSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="Null when some of the system's judgments were imported as z-scores only.",
     )
-    rank_range = serializers.CharField(help_text="'3' or '2–4' (WMT's rank range).")
+    rank_range = serializers.CharField(
+        help_text="'3' or '2–4': WMT's rank range, 1 + the systems that significantly beat "
+        "this one to n - the systems it significantly beats."
+    )
 
     class Meta:
         model = SystemScore
@@ -97,6 +100,7 @@ class DAScoreSerializer(serializers.ModelSerializer):
             "include_unreliable",
             "position",
             "n",
+            "n_segments",
             "mean_score",
             "mean_z",
             "cluster",
@@ -152,6 +156,7 @@ RELIABILITY_FIELDS = (
     "n_repeat_pairs",
     "reason",
     "recommendation",
+    "recommendation_reason",
 )
 
 
@@ -164,6 +169,11 @@ class WorkerReliabilitySerializer(serializers.Serializer):
     n_repeat_pairs = serializers.IntegerField()
     reason = serializers.CharField(allow_blank=True)
     recommendation = serializers.CharField()
+    recommendation_reason = serializers.CharField(
+        allow_blank=True,
+        help_text="Why rejection is recommended (the same score on every item, too fast, "
+        "unreliable and fast); empty for the other recommendations.",
+    )
 
 
 def annotate_workers(workers: QuerySet[Worker], campaign: Campaign) -> QuerySet[Worker]:
@@ -229,7 +239,8 @@ def da_segment_scores(campaign: Campaign, *, include_unreliable: bool) -> Segmen
     scored = subset(loaded.judgments, loaded.scored)
     z = standardize(scored, exclude_references=config.exclude_references_from_z, ddof=config.ddof)
     include = None
-    if not include_unreliable:
+    # config.include_unreliable: asked for, or the campaign counts every worker.
+    if not config.include_unreliable:
         include = worker_reliability(
             scored,
             test=config.reliability_test,
@@ -262,7 +273,11 @@ def da_segment_scores(campaign: Campaign, *, include_unreliable: bool) -> Segmen
 
 # --- Pairwise significance -------------------------------------------------------------------
 
-DA_TEST = "one-sided Wilcoxon rank-sum (Mann-Whitney U) on z-scores"
+DA_TESTS = {
+    "segments": "one-sided Wilcoxon rank-sum (Mann-Whitney U) on segment-mean z-scores",
+    "judgments": "one-sided Wilcoxon rank-sum (Mann-Whitney U) on per-judgment z-scores",
+}
+DA_TEST = DA_TESTS["segments"]  # WMT's official test, the default
 
 
 def da_significance(campaign: Campaign, *, include_unreliable: bool) -> StoredSignificance:
@@ -273,6 +288,7 @@ def da_significance(campaign: Campaign, *, include_unreliable: bool) -> StoredSi
     if result is None:
         return StoredSignificance(variant=variant, test=DA_TEST)
     details = result.variant(include_unreliable)
+    test = DA_TESTS.get(details.get("significance_unit", "segments"), DA_TEST)
     ids = [int(pk) for pk in details.get("systems", [])]
     scores = dict(
         SystemScore.objects.filter(campaign=campaign, include_unreliable=include_unreliable)
@@ -281,7 +297,7 @@ def da_significance(campaign: Campaign, *, include_unreliable: bool) -> StoredSi
     )
     return StoredSignificance(
         variant=variant,
-        test=DA_TEST,
+        test=test,
         computed_at=result.computed_at,
         systems=ids,
         p_values=stored_matrix(details.get("p_greater"), len(ids)),
@@ -294,8 +310,21 @@ def da_significance(campaign: Campaign, *, include_unreliable: bool) -> StoredSi
 # --- System tables (exports) -----------------------------------------------------------------
 
 # In the order of DASystemRow's fields.
-DA_FIELDS = ("rank_best", "rank_worst", "system__name", "mean_z", "mean_score", "n", "cluster")
+DA_FIELDS = (
+    "rank_best",
+    "rank_worst",
+    "system__name",
+    "mean_z",
+    "mean_score",
+    "n",
+    "cluster",
+    "n_segments",
+)
 DA_VARIANTS = {False: "reliable workers only", True: "every worker"}
+AVERAGING_WORDS = {
+    "segments": "means of segment means, as WMT",
+    "judgments": "flat means over judgments",
+}
 WRITERS = {
     "csv": lambda rows, caption: formats.da_systems_csv(rows),
     "tsv": lambda rows, caption: formats.da_systems_tsv(rows),
@@ -326,6 +355,8 @@ def da_system_table(campaign: Campaign, options: dict[str, Any], fmt: str) -> tu
         f"{campaign.name} ({pair}, direct assessment, "
         f"{campaign.da_settings.assessment_mode}), "
         f"{DA_VARIANTS[include]}: systems by mean standardised score (Ave z); Ave % is "
-        "the mean raw score, # the rank range; rules separate significance clusters.",
+        f"the mean raw score ({AVERAGING_WORDS[campaign.da_settings.score_averaging]}), # the "
+        "rank range (WMT's: 1 + systems significantly better to n - systems significantly "
+        "worse); rules separate significance clusters.",
     )
     return text, "-all" if include else ""

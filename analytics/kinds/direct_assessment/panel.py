@@ -18,7 +18,27 @@ from analytics.panels import Progress, number, workers_url
 from campaigns.models import Campaign, HitSlot
 from judgments.models import LIVE_ASSIGNMENT_STATUSES, CampaignWorker, Judgment
 
-__all__ = ["da_results_context"]
+__all__ = ["SIGNIFICANCE_UNIT_WORDS", "da_results_context", "scoring_text"]
+
+SIGNIFICANCE_UNIT_WORDS = {
+    "segments": "segment-mean z-scores",
+    "judgments": "per-judgment z-scores",
+}
+
+
+def scoring_text(variant: dict[str, Any]) -> str:
+    """How the stored table was scored and ranked, in words (from the stored variant)."""
+    averaging = variant.get("averaging", "segments")
+    how = (
+        "Ave z and Ave raw: the mean of each segment's judgments, then of the segment means "
+        "(WMT's official scores)"
+        if averaging == "segments"
+        else "Mean z and mean raw score over all judgments (the 2014 paper's flat mean)"
+    )
+    return (
+        f"{how}; rank ranges: 1 + the systems that significantly beat the system to n - the "
+        "systems it significantly beats (WMT)."
+    )
 
 
 def _worker_row(stat: WorkerStat, excluded_now: set[int]) -> dict[str, Any]:
@@ -40,6 +60,7 @@ def _worker_row(stat: WorkerStat, excluded_now: set[int]) -> dict[str, Any]:
         "n_rejected": stat.n_rejected_judgments,
         "recommendation": stat.recommendation,
         "recommendation_label": stat.get_recommendation_display(),
+        "recommendation_reason": stat.recommendation_reason,
     }
 
 
@@ -49,6 +70,7 @@ def _system_row(score: SystemScore) -> dict[str, Any]:
         "mean_score": number(score.mean_score, ".2f"),
         "mean_z": number(score.mean_z, "+.3f"),
         "n": score.n,
+        "n_segments": score.n_segments,
         "cluster": score.cluster,
         "rank_range": score.rank_range,
     }
@@ -102,5 +124,10 @@ def da_results_context(campaign: Campaign, include_unreliable: bool) -> dict[str
         "n_reliable": sum(1 for row in workers if row["reliable"]),
         "systems": [_system_row(score) for score in scores],
         "significance": _significance_matrix(result, include_unreliable, names) if result else None,
+        "scoring": scoring_text(result.variant(include_unreliable) if result else {}),
+        "significance_unit": SIGNIFICANCE_UNIT_WORDS.get(
+            (result.variant(include_unreliable) if result else {}).get("significance_unit"),
+            "z-scores",
+        ),
         "workers_url": workers_url(campaign),
     }

@@ -15,8 +15,10 @@ Steps (each usable alone; :func:`analyse_campaign` runs them all):
   paired t) of bad references vs their sources, 2013 Welch / Mann-Whitney test of repeat vs
   bad-reference differences, Assumption A, pair counts, mean seconds.
 - :func:`standardize` -- per-worker z-scores.
-- :func:`system_scores` / :func:`system_samples` -- mean raw score, mean z, n per system.
-- :mod:`analytics.stats.significance` -- pairwise one-sided rank-sum tests, marks, clusters.
+- :func:`system_scores` / :func:`system_samples` -- WMT's Ave raw and Ave z (segment means
+  first; the flat mean over judgments as an option), judgments and segments per system.
+- :mod:`analytics.stats.significance` -- pairwise one-sided rank-sum tests (on segment-mean
+  z by default), marks, WMT's official rank ranges and clusters.
 - :func:`agreement` -- 2013 Tables 1-3: |difference| statistics and kappa.
 - :func:`calibrated_gain` -- 2014 Section 4 test-set difficulty calibration.
 """
@@ -40,6 +42,8 @@ from analytics.stats.direct_assessment.reliability import (
 )
 from analytics.stats.direct_assessment.report import DAConfig, DAReport, analyse_campaign
 from analytics.stats.direct_assessment.scores import (
+    AVERAGINGS,
+    Averaging,
     SystemScores,
     ZScores,
     calibrated_gain,
@@ -49,9 +53,11 @@ from analytics.stats.direct_assessment.scores import (
 )
 
 __all__ = [
+    "AVERAGINGS",
     "DEFAULT_MIN_PAIRS",
     "RELIABILITY_TESTS",
     "Agreement",
+    "Averaging",
     "ControlPairs",
     "DAConfig",
     "DAJudgments",

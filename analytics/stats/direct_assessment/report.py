@@ -21,6 +21,7 @@ from analytics.stats.direct_assessment.reliability import (
     worker_reliability,
 )
 from analytics.stats.direct_assessment.scores import (
+    Averaging,
     SystemScores,
     ZScores,
     standardize,
@@ -30,8 +31,8 @@ from analytics.stats.direct_assessment.scores import (
 from analytics.stats.significance import (
     ClusterMethod,
     pairwise_rank_sum,
-    rank_ranges,
     significance_marks,
+    system_rank_ranges,
     wmt_clusters,
 )
 
@@ -49,8 +50,19 @@ class DAConfig:
     include_unreliable: bool = False  # system scores over every worker, not only reliable ones
     exclude_references_from_z: bool = False  # 2014 footnote 4
     ddof: int = 1
-    significance_alpha: float = 0.05  # pairwise system tests and cluster boundaries
-    cluster_method: ClusterMethod = "wmt"
+    # WMT's official system score (WMT16 on): average each (system, segment), then the
+    # segment means ("Ave z", "Ave raw"); "judgments" is the flat mean of the 2014 paper.
+    averaging: Averaging = "segments"
+    # WMT's official significance test: the one-sided rank-sum test on the systems'
+    # segment-mean z-scores; "judgments" tests the per-judgment z-scores.
+    significance_unit: Averaging = "segments"
+    significance_alpha: float = 0.05  # pairwise system tests, rank ranges and clusters
+    # Recommendations (analytics.kinds.direct_assessment.actions.recommend): clearly not
+    # working when the raw scores' sd is below min_score_sd or the mean seconds per item
+    # below min_seconds_per_item (0 turns a check off). Why these defaults: the settings model.
+    min_score_sd: float = 1.0
+    min_seconds_per_item: float = 2.0
+    cluster_method: ClusterMethod = "wmt"  # WMT's official rank ranges and clusters
     kappa_chance: ChanceModel = "uniform"
     kappa_categories: tuple[int, ...] = field(default=(5, 4, 2))
     kappa_z_categories: tuple[int, ...] = field(default=(5,))
@@ -98,13 +110,17 @@ def analyse_campaign(judgments: DAJudgments, config: DAConfig | None = None) -> 
         if cfg.include_unreliable
         else reliability.reliable.copy()
     )
-    systems = system_scores(judgments, z, include_workers=included)
-    samples = system_samples(judgments, z.z, systems.system, include_workers=included)
+    systems = system_scores(judgments, z, include_workers=included, averaging=cfg.averaging)
+    samples = system_samples(
+        judgments, z.z, systems.system, include_workers=included, unit=cfg.significance_unit
+    )
     p = pairwise_rank_sum(samples)
     clusters = wmt_clusters(
         systems.mean_z, p, alpha=cfg.significance_alpha, method=cfg.cluster_method
     )
-    best, worst = rank_ranges(clusters)
+    best, worst = system_rank_ranges(
+        systems.mean_z, p, clusters, alpha=cfg.significance_alpha, method=cfg.cluster_method
+    )
 
     def agree(mask: NDArray[np.bool_] | None) -> Agreement:
         return agreement(

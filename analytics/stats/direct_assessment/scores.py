@@ -10,6 +10,7 @@ standardising each judge's scores removes judges' individual leniency before com
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,6 +19,8 @@ from analytics.stats.direct_assessment._groups import Grouped
 from analytics.stats.direct_assessment.judgments import DAJudgments, Role
 
 __all__ = [
+    "AVERAGINGS",
+    "Averaging",
     "SystemScores",
     "ZScores",
     "calibrated_gain",
@@ -30,6 +33,15 @@ __all__ = [
 # references) do not (2014 Section 4 "HIT structure": 80% of assessments are genuine outputs
 # "including exact repeat assessments", 20% are quality-control items).
 OUTPUT_ROLES = (Role.SYSTEM, Role.REPEAT)
+
+# How a system's judgments become its score (METHODS.md section 2):
+# "segments": WMT's official "Ave z" / "Ave raw" (WMT16 onwards): the judgments of each
+# (system, segment) are averaged first, then those segment means; every segment weighs the
+# same however often it was judged.
+# "judgments": the flat mean over judgments (2014 Table 3), where a segment judged five times
+# weighs five times one judged once.
+Averaging = Literal["segments", "judgments"]
+AVERAGINGS: tuple[Averaging, ...] = get_args(Averaging)
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,15 +116,20 @@ def standardize(
 class SystemScores:
     """Per-system scores, sorted best first by mean z (ties: lower system id first).
 
-    Only systems with at least one included output judgment appear. ``mean_score`` is NaN for
-    a system some of whose included judgments have no raw score (imported as given z-scores):
-    a raw mean over part of them would not be the system's.
+    Only systems with at least one included output judgment appear. ``n`` counts the
+    system's included judgments (repeats included), ``n_segments`` its distinct segments
+    judged. ``mean_score`` / ``mean_z`` are averaged as ``averaging`` says (WMT's "Ave raw" /
+    "Ave z" for "segments"). ``mean_score`` is NaN for a system some of whose included
+    judgments have no raw score (imported as given z-scores): a raw mean over part of them
+    would not be the system's.
     """
 
     system: NDArray[np.int64]
     n: NDArray[np.int64]
     mean_score: NDArray[np.float64]
     mean_z: NDArray[np.float64]
+    n_segments: NDArray[np.int64]
+    averaging: Averaging = "segments"
 
     def __len__(self) -> int:
         return int(self.system.shape[0])
@@ -125,26 +142,64 @@ def _output_rows(
     return rows & judgments.worker_mask_to_rows(include_workers)
 
 
+def _check_averaging(averaging: str) -> None:
+    if averaging not in AVERAGINGS:
+        raise ValueError(f"averaging must be one of {AVERAGINGS}, got {averaging!r}")
+
+
+def _segment_means(
+    judgments: DAJudgments, rows: NDArray[np.bool_], values: list[NDArray[np.float64]]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], list[NDArray[np.float64]]]:
+    """Per (system, segment) among ``rows``: its system id, its number of judgments and the
+    mean of each array in ``values``, sorted by (system, segment).
+
+    The segment of an output judgment is its ``item`` (the output id: a system has one output
+    per segment, and a repeat carries the id of the output it repeats), so (system, item) is
+    (system, segment).  One ``np.unique`` over the pairs, no Python loop over rows.
+    """
+    pairs = np.stack([judgments.system[rows], judgments.item[rows]], axis=1)
+    keys, code = np.unique(pairs, axis=0, return_inverse=True)
+    code = code.reshape(-1)
+    k = keys.shape[0]
+    n = np.bincount(code, minlength=k)
+    means = [np.bincount(code, weights=v[rows], minlength=k) / n for v in values]
+    return keys[:, 0].astype(np.int64), n.astype(np.int64), means
+
+
 def system_scores(
     judgments: DAJudgments,
     z: NDArray[np.float64] | ZScores,
     *,
     include_workers: NDArray[np.bool_] | None = None,
+    averaging: Averaging = "segments",
 ) -> SystemScores:
-    """Mean raw score, mean z and n per system over system outputs and repeats (2014 Table 3).
+    """Mean raw score, mean z, judgments and segments per system over system outputs and
+    repeats (QC items never count).
 
+    ``averaging="segments"`` (the default): WMT's official "Ave raw" and "Ave z" (WMT16 on):
+    the mean over the system's segments of the mean over each segment's judgments.
+    ``averaging="judgments"``: the flat mean over the judgments (2014 Table 3).
     ``include_workers`` is a boolean mask aligned to ``judgments.workers`` (for instance
     ``WorkerReliability.reliable``, the default in the paper); None includes every worker.
     """
+    _check_averaging(averaging)
     zz = z.z if isinstance(z, ZScores) else np.asarray(z, dtype=np.float64)
     if zz.shape != (len(judgments),):
         raise ValueError("z must have one value per judgment")
     rows = _output_rows(judgments, include_workers)
-    systems, code = np.unique(judgments.system[rows], return_inverse=True)
-    code = code.reshape(-1)
-    n = np.bincount(code, minlength=systems.shape[0])
-    mean_score = np.bincount(code, weights=judgments.score[rows], minlength=systems.shape[0]) / n
-    mean_z = np.bincount(code, weights=zz[rows], minlength=systems.shape[0]) / n
+    seg_system, seg_n, (seg_score, seg_z) = _segment_means(judgments, rows, [judgments.score, zz])
+    systems, seg_code = np.unique(seg_system, return_inverse=True)
+    seg_code = seg_code.reshape(-1)
+    m = systems.shape[0]
+    n_segments = np.bincount(seg_code, minlength=m)
+    n = np.bincount(seg_code, weights=seg_n, minlength=m)
+    if averaging == "segments":
+        mean_score = np.bincount(seg_code, weights=seg_score, minlength=m) / n_segments
+        mean_z = np.bincount(seg_code, weights=seg_z, minlength=m) / n_segments
+    else:
+        # Segment means weighted by their judgments = the flat mean over judgments.
+        mean_score = np.bincount(seg_code, weights=seg_score * seg_n, minlength=m) / n
+        mean_z = np.bincount(seg_code, weights=seg_z * seg_n, minlength=m) / n
     # Best first; lexsort's last key is primary.  Ties broken by system id for determinism.
     order = np.lexsort((systems, -mean_z))
     return SystemScores(
@@ -152,6 +207,8 @@ def system_scores(
         n=n[order].astype(np.int64),
         mean_score=mean_score[order],
         mean_z=mean_z[order],
+        n_segments=n_segments[order].astype(np.int64),
+        averaging=averaging,
     )
 
 
@@ -161,15 +218,23 @@ def system_samples(
     systems: NDArray[np.int64],
     *,
     include_workers: NDArray[np.bool_] | None = None,
+    unit: Averaging = "segments",
 ) -> list[NDArray[np.float64]]:
-    """Per system in ``systems`` order, its included output values (e.g. z-scores).
+    """Per system in ``systems`` order, the sample its significance tests compare.
 
-    The input to :func:`analytics.stats.significance.pairwise_rank_sum`.  One sort and one
-    split, not a mask per system.
+    ``unit="segments"`` (the default, WMT's official test): the system's segment means of
+    ``values`` (e.g. its segment-mean z-scores), one per segment.  ``unit="judgments"``: its
+    included output values, one per judgment.  The input to
+    :func:`analytics.stats.significance.pairwise_rank_sum`.  One sort and one split, not a
+    mask per system.
     """
+    _check_averaging(unit)
     rows = _output_rows(judgments, include_workers)
-    sys_ids = judgments.system[rows]
-    vals = np.asarray(values, dtype=np.float64)[rows]
+    vals = np.asarray(values, dtype=np.float64)
+    if unit == "segments":
+        sys_ids, _, (vals,) = _segment_means(judgments, rows, [vals])
+    else:
+        sys_ids, vals = judgments.system[rows], vals[rows]
     order = np.argsort(sys_ids, kind="stable")
     sys_sorted, vals_sorted = sys_ids[order], vals[order]
     lo = np.searchsorted(sys_sorted, systems, side="left")

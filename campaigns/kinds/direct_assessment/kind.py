@@ -23,9 +23,30 @@ class DirectAssessment(CampaignKind):
     settings_accessor = "da_settings"
     settings_fieldsets = (
         ("HIT layout", {"fields": ("assessment_mode", "items_per_hit")}),
-        ("Quality control", {"fields": ("degradation", ("reliability_test", "reliability_alpha"))}),
+        (
+            "Quality control",
+            {
+                "fields": (
+                    "degradation",
+                    ("reliability_test", "reliability_alpha"),
+                    ("min_score_sd", "min_seconds_per_item"),
+                )
+            },
+        ),
+        (
+            "System scores (issue 12: WMT's official way by default)",
+            {"fields": ("workers_counted", "score_averaging", "significance_unit")},
+        ),
     )
-    result_settings = ("reliability_test", "reliability_alpha")
+    result_settings = (
+        "reliability_test",
+        "reliability_alpha",
+        "min_score_sd",
+        "min_seconds_per_item",
+        "workers_counted",
+        "score_averaging",
+        "significance_unit",
+    )
     builds_hits = True
     import_hit_task = HitTask.ASSESS
 

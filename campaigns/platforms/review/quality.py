@@ -39,6 +39,8 @@ def annotate_worker_quality(assignments: QuerySet[Assignment]) -> QuerySet[Assig
         da_p_value=Subquery(da.values("p_value")[:1]),
         trust_status=Subquery(trust.values("status")[:1]),
         trust_accuracy=Subquery(trust.values("accuracy")[:1]),
+        # Why rejection is recommended (direct assessment; issue 12), shown with the label.
+        recommendation_reason=Subquery(da.values("recommendation_reason")[:1]),
     ).annotate(
         recommendation=Coalesce(
             Subquery(da.values("recommendation")[:1]),
@@ -76,12 +78,13 @@ def ranking_recommendation(status: str) -> str:
     }[TrustStatus(status)].value
 
 
-def recommendation_text(value: str, *, ranking: bool) -> str:
+def recommendation_text(value: str, *, ranking: bool, reason: str = "") -> str:
     if not value:
         return "No recommendation yet"
     if ranking:
         return RANKING_RECOMMENDATION_LABELS[Recommendation(value)]
-    return Recommendation(value).label
+    label = Recommendation(value).label
+    return f"{label}: {reason}" if reason else label
 
 
 def quality_text(assignment: Assignment) -> str:
@@ -98,4 +101,8 @@ def recommendation_label(assignment: Assignment) -> str:
     ranking = getattr(assignment, "da_reliable", None) is None and bool(
         getattr(assignment, "trust_status", None)
     )
-    return recommendation_text(getattr(assignment, "recommendation", "") or "", ranking=ranking)
+    return recommendation_text(
+        getattr(assignment, "recommendation", "") or "",
+        ranking=ranking,
+        reason=getattr(assignment, "recommendation_reason", "") or "",
+    )

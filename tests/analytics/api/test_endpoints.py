@@ -14,7 +14,6 @@ count nowhere).
 
 from __future__ import annotations
 
-import math
 import statistics
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -106,11 +105,28 @@ def per_system(workers: list[list[float]]) -> dict[str, tuple[int, float, float]
     }
 
 
+def wmt_per_system(workers: list[list[float]]) -> dict[str, tuple[int, int, float, float]]:
+    """WMT's Ave raw and Ave z (issue 12): per system, its judgments, its segments and the
+    mean of its segment means (``per_segment``)."""
+    grouped: dict[str, list] = {}
+    for system, n, raw, z in per_segment(workers).values():
+        grouped.setdefault(system, [0, [], []])
+        grouped[system][0] += n
+        grouped[system][1].append(raw)
+        grouped[system][2].append(z)
+    return {
+        system: (n, len(raws), statistics.mean(raws), statistics.mean(zs))
+        for system, (n, raws, zs) in grouped.items()
+    }
+
+
 def test_the_hand_worked_figures_are_what_the_plan_says():
     careful = per_system([CAREFUL])
     assert careful["A"][:2] == (9, pytest.approx(735 / 9))  # 80 84 77 82 79 85 + 83 79 86
     assert careful["B"][:2] == (9, pytest.approx(366 / 9))  # 40 45 38 42 36 44 + 41 37 43
     assert per_segment([CAREFUL])[4][1:3] == (2, 82.5)  # output 82 and its repeat 83
+    # WMT's Ave raw: segments 4-6 count once each: (80 + 84 + 77 + 82.5 + 79 + 85.5) / 6.
+    assert wmt_per_system([CAREFUL])["A"][:3] == (9, 6, pytest.approx(488 / 6))
 
 
 # --- Campaigns ----------------------------------------------------------------------------------
@@ -284,10 +300,10 @@ def test_campaign_filters(cast):
 
 def test_direct_assessment_systems_over_reliable_workers(cast, small):
     data = get(cast, f"/api/campaigns/{cast.campaign.pk}/systems/")
-    want = per_system([CAREFUL])
+    want = wmt_per_system([CAREFUL])
     assert [row["name"] for row in data["results"]] == ["A", "B"]
     for position, row in enumerate(data["results"], start=1):
-        n, mean, z = want[row["name"]]
+        n, n_segments, mean, z = want[row["name"]]
         assert row["id"] == small.systems[row["name"]]
         assert row["is_reference"] is False
         assert row["ranking"] == []
@@ -295,6 +311,7 @@ def test_direct_assessment_systems_over_reliable_workers(cast, small):
             "include_unreliable": False,
             "position": position,
             "n": n,
+            "n_segments": n_segments,
             "mean_score": pytest.approx(mean, abs=1e-12),
             "mean_z": pytest.approx(z, abs=1e-12),
             "cluster": position,
@@ -306,13 +323,14 @@ def test_direct_assessment_systems_over_reliable_workers(cast, small):
 
 def test_direct_assessment_systems_over_every_worker(cast):
     data = get(cast, f"/api/campaigns/{cast.campaign.pk}/systems/?include_unreliable=1")
-    want = per_system([CAREFUL, RANDOM])
+    want = wmt_per_system([CAREFUL, RANDOM])
     for row in data["results"]:
-        n, mean, z = want[row["name"]]
+        n, n_segments, mean, z = want[row["name"]]
         score = row["direct_assessment"]
         assert score["include_unreliable"] is True
-        assert (score["n"], score["mean_score"], score["mean_z"]) == (
+        assert (score["n"], score["n_segments"], score["mean_score"], score["mean_z"]) == (
             18,
+            6,
             pytest.approx(mean, abs=1e-12),
             pytest.approx(z, abs=1e-12),
         )
@@ -323,19 +341,18 @@ def test_direct_assessment_systems_over_every_worker(cast):
 
 def test_the_significance_matrix_of_direct_assessment(cast, small):
     data = get(cast, f"/api/campaigns/{cast.campaign.pk}/significance/")
-    # Careful only: all 9 z-scores of A above all 9 of B, U = 81 of 81. scipy's normal
-    # approximation with continuity and the tie correction (79 twice among A's scores):
-    # sigma^2 = 9 * 9 / 12 * (19 - (2^3 - 2) / (18 * 17)).
-    sigma = math.sqrt(81 / 12 * (19 - 6 / (18 * 17)))
-    p_a_over_b = 0.5 * math.erfc((81 - 40.5 - 0.5) / sigma / math.sqrt(2))
-    p_b_over_a = 0.5 * math.erfc((0 - 40.5 - 0.5) / sigma / math.sqrt(2))
-    assert p_a_over_b == pytest.approx(0.0002047, abs=1e-7)
-    want = per_system([CAREFUL])
+    # Careful only, WMT's test on segment means: all 6 segment-mean z-scores of A above all 6
+    # of B and no ties (A 80 84 77 82.5 79 85.5, B 40 45 38 41.5 36.5 43.5), so scipy's exact
+    # test: U = 36 of 36 is one of C(12, 6) = 924 equally likely splits, p = 1/924; the other
+    # way U = 0, p = 1. (On the 9 per-judgment z-scores it was 0.000205, "***".)
+    p_a_over_b, p_b_over_a = 1 / 924, 1.0
+    want = {name: (n, z) for name, (n, _, _, z) in wmt_per_system([CAREFUL]).items()}
+    want = {name: (n, None, z) for name, (n, z) in want.items()}
     assert data == {
         "kind": "direct_assessment",
         "variant": "reliable",
         "method": None,
-        "test": "one-sided Wilcoxon rank-sum (Mann-Whitney U) on z-scores",
+        "test": "one-sided Wilcoxon rank-sum (Mann-Whitney U) on segment-mean z-scores",
         "computed_at": cast.campaign.da_result.computed_at.isoformat().replace("+00:00", "Z"),
         "systems": [
             {
@@ -355,7 +372,7 @@ def test_the_significance_matrix_of_direct_assessment(cast, small):
             [None, pytest.approx(p_a_over_b, rel=1e-9)],
             [pytest.approx(p_b_over_a, rel=1e-9), None],
         ],
-        "marks": [["", "***"], ["", ""]],
+        "marks": [["", "**"], ["", ""]],
     }
     every = get(cast, f"/api/campaigns/{cast.campaign.pk}/significance/?include_unreliable=1")
     stored = cast.campaign.da_result.variant(True)
@@ -398,14 +415,16 @@ def test_segment_scores_of_direct_assessment(cast, small):
             }
         # Segment 4 (A): the careful worker's 82 and its repeat 83.
         assert data["results"][3]["n"] == 2 * len(workers)
-    # The n-weighted mean of a system's segments is its stored score.
+    # WMT: the plain mean of a system's segment means is its stored score (Ave z), every
+    # segment weighing the same; the judgments add up to its n.
     systems = get(cast, f"/api/campaigns/{cast.campaign.pk}/systems/")["results"]
     rows = get(cast, url + "?page_size=100")["results"]
     for system in systems:
         mine = [row for row in rows if row["system_id"] == system["id"]]
         n = sum(row["n"] for row in mine)
         assert n == system["direct_assessment"]["n"]
-        mean_z = sum(row["n"] * row["mean_z"] for row in mine) / n
+        assert len(mine) == system["direct_assessment"]["n_segments"] == 6
+        mean_z = sum(row["mean_z"] for row in mine) / len(mine)
         assert mean_z == pytest.approx(system["direct_assessment"]["mean_z"], abs=1e-12)
 
 
@@ -479,6 +498,7 @@ def test_workers_with_reliability_background_and_timing(cast, small):
             "n_repeat_pairs": 6,
             "reason": "",
             "recommendation": "approve",
+            "recommendation_reason": "",
         },
         "trust": None,
         # 25 timed: 30 + 5 + 23 x 8 = 219 s; the median of 5, 8 (x23), 30 is 8.
@@ -494,6 +514,11 @@ def test_workers_with_reliability_background_and_timing(cast, small):
     assert second["reliability"]["reliable"] is False
     assert second["reliability"]["p_value"] == 0.953125
     assert second["reliability"]["recommendation"] == "reject"
+    # The stored result is the fixture's (1 s per item; the durations changed above are read
+    # live by "timing" only): below the absolute floor of 2 s.
+    assert second["reliability"]["recommendation_reason"] == (
+        "too fast: 1.0 s per item on average, below the floor of 2 s"
+    )
     # 23 x 1 + 10 + 20 + 30 = 83 s over 26; the median of 26 values is (1 + 1) / 2.
     assert second["timing"] == {
         "n_timed": 26,

@@ -115,9 +115,10 @@ def store_da_results(campaign, rows: dict[bool, list[tuple]]) -> None:
             cluster=cluster,
             rank_best=best,
             rank_worst=worst,
+            n_segments=segments[0] if segments else 0,
         )
         for include, table in rows.items()
-        for system, position, n, raw, z, cluster, best, worst in table
+        for system, position, n, raw, z, cluster, best, worst, *segments in table
     )
 
 
@@ -133,14 +134,14 @@ def da_campaign(users):
         campaign,
         {
             False: [
-                (online, 1, 1000, 73.52, 0.1237, 1, 1, 1),
-                (uedin, 2, 980, 71.26, 0.0004, 2, 2, 3),
-                (human, 3, 976, 66.8, -0.081, 2, 2, 3),
+                (online, 1, 1000, 73.52, 0.1237, 1, 1, 1, 500),
+                (uedin, 2, 980, 71.26, 0.0004, 2, 2, 3, 490),
+                (human, 3, 976, 66.8, -0.081, 2, 2, 3, 488),
             ],
             True: [
-                (uedin, 1, 1200, 70.0, 0.05, 1, 1, 2),
-                (online, 2, 1210, 69.95, 0.04, 1, 1, 2),
-                (human, 3, 1190, 60.0, -0.09, 2, 3, 3),
+                (uedin, 1, 1200, 70.0, 0.05, 1, 1, 2, 600),
+                (online, 2, 1210, 69.95, 0.04, 1, 1, 2, 605),
+                (human, 3, 1190, 60.0, -0.09, 2, 3, 3, 595),
             ],
         },
     )
@@ -450,10 +451,10 @@ def test_da_systems_csv_reliable_workers_by_default(client, users, da_campaign):
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="wmt24-deen-news-systems.csv"'
     assert response.content.decode() == (
-        "rank_best,rank_worst,system,mean_z,mean_raw,n,cluster\r\n"
-        "1,1,Online-A,0.1237,73.52,1000,1\r\n"
-        "2,3,UEdin_NMT & co,0.0004,71.26,980,2\r\n"
-        "2,3,HUMAN #1,-0.081,66.8,976,2\r\n"
+        "rank_best,rank_worst,system,mean_z,mean_raw,n,cluster,n_segments\r\n"
+        "1,1,Online-A,0.1237,73.52,1000,1,500\r\n"
+        "2,3,UEdin_NMT & co,0.0004,71.26,980,2,490\r\n"
+        "2,3,HUMAN #1,-0.081,66.8,976,2,488\r\n"
     )
 
 
@@ -466,10 +467,10 @@ def test_da_systems_tsv_with_every_worker(client, users, da_campaign):
         'attachment; filename="wmt24-deen-news-systems-all.tsv"'
     )
     assert response.content.decode() == (
-        "#\tAve %\tAve z\tSystem\tn\tCluster\n"
-        "1-2\t70.0\t0.050\tUEdin_NMT & co\t1200\t1\n"
-        "1-2\t70.0\t0.040\tOnline-A\t1210\t1\n"
-        "3\t60.0\t-0.090\tHUMAN #1\t1190\t2\n"
+        "#\tAve %\tAve z\tSystem\tn\tCluster\tSegments\n"
+        "1-2\t70.0\t0.050\tUEdin_NMT & co\t1200\t1\t600\n"
+        "1-2\t70.0\t0.040\tOnline-A\t1210\t1\t605\n"
+        "3\t60.0\t-0.090\tHUMAN #1\t1190\t2\t595\n"
     )
 
 
@@ -492,8 +493,9 @@ def test_da_systems_latex(client, users, da_campaign):
         "\\bottomrule\n"
         "\\end{tabular}\n"
         "\\caption{WMT24 de→en: News! (de-en, direct assessment, adequacy), reliable workers "
-        "only: systems by mean standardised score (Ave z); Ave \\% is the mean raw score, \\# "
-        "the rank range; rules separate significance clusters.}\n"
+        "only: systems by mean standardised score (Ave z); Ave \\% is the mean raw score (means "
+        "of segment means, as WMT), \\# the rank range (WMT's: 1 + systems significantly better "
+        "to n - systems significantly worse); rules separate significance clusters.}\n"
         "\\end{table}\n"
     )
 
@@ -501,28 +503,33 @@ def test_da_systems_latex(client, users, da_campaign):
 def test_da_tables_of_a_recomputed_campaign_show_the_careful_workers_means(client, users):
     """End to end: the small campaign of tests/analytics/test_actions.py, recomputed. Only
     the careful worker is reliable; system A's outputs and repeats score 80 84 77 82 79 85
-    83 79 86 (mean 81.67), B's 40 45 38 42 36 44 41 37 43 (mean 40.67); z over all 26 of the
-    careful worker's scores."""
+    83 79 86, B's 40 45 38 42 36 44 41 37 43; z over all 26 of the careful worker's scores.
+    WMT's Ave raw averages each segment first (segments 4-6 were judged twice: output and
+    repeat): A (80 + 84 + 77 + 82.5 + 79 + 85.5) / 6 = 81.33 (the flat mean was 81.67), B
+    (40 + 45 + 38 + 41.5 + 36.5 + 43.5) / 6 = 40.75 (flat 40.67)."""
     small = build_small_campaign()
     share(small.campaign, users)
     actions.recompute_campaign(small.campaign)
     mean, sd = statistics.mean(CAREFUL), statistics.stdev(CAREFUL)
-    a = [80, 84, 77, 82, 79, 85, 83, 79, 86]
-    b = [40, 45, 38, 42, 36, 44, 41, 37, 43]
+    a = [80, 84, 77, 82.5, 79, 85.5]
+    b = [40, 45, 38, 41.5, 36.5, 43.5]
     z_a = statistics.mean((x - mean) / sd for x in a)
     z_b = statistics.mean((x - mean) / sd for x in b)
-    assert (round(statistics.mean(a), 1), round(statistics.mean(b), 1)) == (81.7, 40.7)
+    assert (round(statistics.mean(a), 2), round(statistics.mean(b), 2)) == (81.33, 40.75)
     response = client.get(url(small.campaign, "systems.tsv"), **token_header(users["analyst"]))
     assert response.content.decode() == (
-        "#\tAve %\tAve z\tSystem\tn\tCluster\n"
-        f"1\t81.7\t{z_a:.3f}\tA\t9\t1\n"
-        f"2\t40.7\t{z_b:.3f}\tB\t9\t2\n"
+        "#\tAve %\tAve z\tSystem\tn\tCluster\tSegments\n"
+        f"1\t81.3\t{z_a:.3f}\tA\t9\t1\t6\n"
+        f"2\t40.8\t{z_b:.3f}\tB\t9\t2\t6\n"
     )
     response = client.get(url(small.campaign, "systems.csv"), **token_header(users["analyst"]))
     rows = list(csv.DictReader(io.StringIO(response.content.decode(), newline="")))
-    assert [(r["system"], float(r["mean_raw"]), float(r["mean_z"]), r["n"]) for r in rows] == [
-        ("A", pytest.approx(sum(a) / 9, abs=1e-9), pytest.approx(z_a, abs=1e-9), "9"),
-        ("B", pytest.approx(sum(b) / 9, abs=1e-9), pytest.approx(z_b, abs=1e-9), "9"),
+    assert [
+        (r["system"], float(r["mean_raw"]), float(r["mean_z"]), r["n"], r["n_segments"])
+        for r in rows
+    ] == [
+        ("A", pytest.approx(sum(a) / 6, abs=1e-9), pytest.approx(z_a, abs=1e-9), "9", "6"),
+        ("B", pytest.approx(sum(b) / 6, abs=1e-9), pytest.approx(z_b, abs=1e-9), "9", "6"),
     ]
 
 

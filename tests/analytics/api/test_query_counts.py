@@ -24,7 +24,7 @@ from analytics.actions import recompute_campaign
 from analytics.models import RankingMethod, RankingScore, RankingWorkerStat, SystemScore
 from campaigns.models import HitSlot, HitTask, MTurkHit, SlotRole, TaskKind
 from judgments.models import AssignmentStatus, Bonus, BonusStatus, Judgment
-from tests.analytics.api.test_endpoints import get, per_segment, per_system
+from tests.analytics.api.test_endpoints import get, per_segment, wmt_per_system
 from tests.analytics.kinds.direct_assessment.test_actions import CAREFUL
 from tests.factories import (
     AssignmentFactory,
@@ -378,16 +378,17 @@ def test_a_recompute_changes_the_segment_scores_served(cast, small):
     assert after[:3] == ("A", 1, 100.0)
     assert after[3] != pytest.approx(before[3])
     assert segment_1() == ("A", 1, 100.0, pytest.approx(after[3], abs=1e-12))
-    # ... and agrees with the new stored system score (n-weighted mean of its segments).
+    # ... and agrees with the new stored system score (WMT's Ave z: the plain mean of its
+    # segment means).
     rows = get(cast, f"/api/campaigns/{cast.campaign.pk}/segments/?page_size=100")["results"]
     a = [row for row in rows if row["system"] == "A"]
     stored = get(cast, f"/api/campaigns/{cast.campaign.pk}/systems/")["results"][0]
     assert stored["name"] == "A"
-    assert sum(r["n"] * r["mean_z"] for r in a) / sum(r["n"] for r in a) == pytest.approx(
+    assert sum(r["mean_z"] for r in a) / len(a) == pytest.approx(
         stored["direct_assessment"]["mean_z"], abs=1e-12
     )
     assert stored["direct_assessment"]["mean_z"] == pytest.approx(
-        per_system([changed])["A"][2], abs=1e-12
+        wmt_per_system([changed])["A"][3], abs=1e-12
     )
 
 

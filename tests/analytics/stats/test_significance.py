@@ -14,7 +14,9 @@ from analytics.stats.significance import (
     pairwise_rank_sum,
     rank_ranges,
     significance_marks,
+    system_rank_ranges,
     wmt_clusters,
+    wmt_rank_ranges,
 )
 
 # Every warning of the statistics (scipy's small-sample and division warnings) is an error here;
@@ -78,9 +80,14 @@ def test_wmt_clusters_on_a_hand_made_matrix() -> None:
     scores = [0.5, 0.4, 0.1, 0.0, -0.3]
     beats = [(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 4), (3, 4)]
     p = p_matrix(5, beats)
-    assert wmt_clusters(scores, p).tolist() == [1, 1, 2, 2, 3]
+    assert wmt_clusters(scores, p, method="separating").tolist() == [1, 1, 2, 2, 3]
     assert wmt_clusters(scores, p, method="unbeaten").tolist() == [1, 1, 2, 2, 3]
     best, worst = rank_ranges([1, 1, 2, 2, 3])
+    assert best.tolist() == [1, 1, 3, 3, 5] and worst.tolist() == [2, 2, 4, 4, 5]
+    # WMT's official rule gives the same here: 0 and 1 are beaten by none and beat 3 (1-2);
+    # 2 and 3 are beaten by 2 and beat 1 (3-4); 4 is beaten by 4 (5-5).  Ranges end at 2, 4, 5.
+    assert wmt_clusters(scores, p).tolist() == [1, 1, 2, 2, 3]
+    best, worst = wmt_rank_ranges(scores, p)
     assert best.tolist() == [1, 1, 3, 3, 5] and worst.tolist() == [2, 2, 4, 4, 5]
 
 
@@ -88,27 +95,42 @@ def test_a_boundary_needs_every_system_above_to_beat_every_system_below() -> Non
     # 0 beats everyone; 1 beats 3 only; 2 beats 3.  After 0: 0 beats 1, 2, 3 -> boundary.
     # After 1: 1 does not beat 2 -> none.  After 2: 0, 1, 2 all beat 3 -> boundary.
     p = p_matrix(4, [(0, 1), (0, 2), (0, 3), (1, 3), (2, 3)])
+    assert wmt_clusters([4.0, 3.0, 2.0, 1.0], p, method="separating").tolist() == [1, 2, 2, 3]
+    # WMT: 0: 1-1; 1: beaten by 0, beats 3 -> 2-3; 2: beaten by 0, beats 3 -> 2-3; 3: 4-4.
+    # Ranges end at 1, 3, 3, 4: lines after positions 1 and 3, the same clusters.
     assert wmt_clusters([4.0, 3.0, 2.0, 1.0], p).tolist() == [1, 2, 2, 3]
+    best, worst = wmt_rank_ranges([4.0, 3.0, 2.0, 1.0], p)
+    assert best.tolist() == [1, 2, 2, 4] and worst.tolist() == [1, 3, 3, 4]
 
 
-def test_wmt_and_unbeaten_differ_when_significance_is_not_transitive() -> None:
-    # A > B > C by score; only A beats C.  "wmt": no boundary below A (A does not beat B) nor
-    # below B (B does not beat C) -> one cluster.  "unbeaten": A and B are beaten by nobody,
-    # C by A -> {A, B}, {C}.
+def test_separating_and_unbeaten_differ_when_significance_is_not_transitive() -> None:
+    # A > B > C by score; only A beats C.  "separating": no boundary below A (A does not beat
+    # B) nor below B (B does not beat C) -> one cluster.  "unbeaten": A and B are beaten by
+    # nobody, C by A -> {A, B}, {C}.
     p = p_matrix(3, [(0, 2)])
-    assert wmt_clusters([3.0, 2.0, 1.0], p).tolist() == [1, 1, 1]
+    assert wmt_clusters([3.0, 2.0, 1.0], p, method="separating").tolist() == [1, 1, 1]
     assert wmt_clusters([3.0, 2.0, 1.0], p, method="unbeaten").tolist() == [1, 1, 2]
+    # WMT: A 1-2 (beats C only), B 1-3, C 2-3; ranges end at 2, 3, 3: no line ends at its
+    # position before the last -> one cluster.
+    assert wmt_clusters([3.0, 2.0, 1.0], p).tolist() == [1, 1, 1]
+    assert [r.tolist() for r in wmt_rank_ranges([3.0, 2.0, 1.0], p)] == [[1, 1, 2], [2, 3, 3]]
     # "unbeaten" can also jump the score order: A beats B, nobody beats C -> {A, C}, {B}.
     p = p_matrix(3, [(0, 1)])
-    assert wmt_clusters([3.0, 2.0, 1.0], p).tolist() == [1, 1, 1]
+    assert wmt_clusters([3.0, 2.0, 1.0], p, method="separating").tolist() == [1, 1, 1]
     assert wmt_clusters([3.0, 2.0, 1.0], p, method="unbeaten").tolist() == [1, 2, 1]
+    # WMT: A 1-2, B 2-3, C 1-3: ranges end at 2, 3, 3 -> one cluster.
+    assert wmt_clusters([3.0, 2.0, 1.0], p).tolist() == [1, 1, 1]
 
 
 def test_cyclic_significance_gives_one_cluster() -> None:
     # 0 beats 1, 1 beats 2, 2 beats 0: every system is beaten by some other.
     p = p_matrix(3, [(0, 1), (1, 2), (2, 0)])
-    assert wmt_clusters([3.0, 2.0, 1.0], p).tolist() == [1, 1, 1]
+    assert wmt_clusters([3.0, 2.0, 1.0], p, method="separating").tolist() == [1, 1, 1]
     assert wmt_clusters([3.0, 2.0, 1.0], p, method="unbeaten").tolist() == [1, 1, 1]
+    # WMT's rule counts wins and losses only: each system is beaten once and beats once, so
+    # every range is 2-2; the range at position 2 ends there -> a line after B.
+    assert wmt_clusters([3.0, 2.0, 1.0], p).tolist() == [1, 1, 2]
+    assert [r.tolist() for r in wmt_rank_ranges([3.0, 2.0, 1.0], p)] == [[2, 2, 2], [2, 2, 2]]
 
 
 def test_clusters_follow_the_input_order_not_a_sorted_one() -> None:
@@ -116,10 +138,13 @@ def test_clusters_follow_the_input_order_not_a_sorted_one() -> None:
     beats = [(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 4), (3, 4)]
     p = p_matrix(5, beats)
     perm = np.array([3, 0, 4, 2, 1])  # shuffled input
-    clusters = wmt_clusters(scores[perm], p[np.ix_(perm, perm)])
-    assert clusters.tolist() == [2, 1, 3, 2, 1]
-    best, worst = rank_ranges(clusters)
-    assert best.tolist() == [3, 1, 5, 3, 1] and worst.tolist() == [4, 2, 5, 4, 2]
+    for method in ("wmt", "separating"):
+        clusters = wmt_clusters(scores[perm], p[np.ix_(perm, perm)], method=method)
+        assert clusters.tolist() == [2, 1, 3, 2, 1]
+        best, worst = system_rank_ranges(
+            scores[perm], p[np.ix_(perm, perm)], clusters, method=method
+        )
+        assert best.tolist() == [3, 1, 5, 3, 1] and worst.tolist() == [4, 2, 5, 4, 2]
 
 
 def test_alpha_nan_and_ties_in_scores() -> None:
@@ -127,12 +152,20 @@ def test_alpha_nan_and_ties_in_scores() -> None:
     # Boundary after 0 iff 0 beats 1 (p 0.03) and 2 (p 0.001); after 1 iff 0 and 1 beat 2,
     # but 1 vs 2 is NaN.
     p = np.array([[np.nan, 0.03, 0.001], [0.9, np.nan, np.nan], [0.9, 0.9, np.nan]])
+    assert wmt_clusters([2.0, 1.0, 0.0], p, method="separating").tolist() == [1, 2, 2]
+    assert wmt_clusters([2.0, 1.0, 0.0], p, alpha=0.01, method="separating").tolist() == [1, 1, 1]
+    # WMT: 0 beats both (1-1); 1 and 2 are beaten by 0 (2-3 each): the same clusters.  At
+    # alpha 0.01, 0 beats 2 only (1-2), 1 is 1-3, 2 is 2-3: one cluster.
     assert wmt_clusters([2.0, 1.0, 0.0], p).tolist() == [1, 2, 2]
     assert wmt_clusters([2.0, 1.0, 0.0], p, alpha=0.01).tolist() == [1, 1, 1]
     # Equal scores keep the caller's order (significance does not reorder them): 0 sorts above
     # 1, so 1 beating 0 cannot open a boundary between them; 0 and 1 both beat 2.
     p = p_matrix(3, [(1, 0), (1, 2), (0, 2)])
-    assert wmt_clusters([1.0, 1.0, 0.0], p).tolist() == [1, 1, 2]
+    assert wmt_clusters([1.0, 1.0, 0.0], p, method="separating").tolist() == [1, 1, 2]
+    # WMT: 0 is beaten by 1 and beats 2 -> 2-2; 1 beats both -> 1-1; 2 -> 3-3.  Ranges end at
+    # 2, 1, 3 by position: no line after position 1 (range ends at 2) nor after position 2
+    # (the system there, 1, has a range ending at 1): one cluster.
+    assert wmt_clusters([1.0, 1.0, 0.0], p).tolist() == [1, 1, 1]
 
 
 @settings(max_examples=200, deadline=None)
@@ -150,7 +183,7 @@ def test_wmt_cluster_invariants(case: tuple[list[float], list[bool]]) -> None:
     beats = np.array(flat).reshape(m, m)
     np.fill_diagonal(beats, False)
     p = np.where(beats, SIG, NOT)
-    clusters = wmt_clusters(scores, p)
+    clusters = wmt_clusters(scores, p, method="separating")
     order = np.argsort(-np.asarray(scores), kind="stable")
     c = clusters[order]
     # Numbered 1, 2, ... without gaps, contiguous and non-decreasing in score order.

@@ -3,6 +3,7 @@ rejections are left out of the scores; stores replace a campaign's rows as a who
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from datetime import timedelta
@@ -11,6 +12,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 from django.core.cache import cache
+from scipy import stats as scipy_stats
 
 from analytics import actions
 from analytics.kinds.direct_assessment import actions as da_actions
@@ -192,8 +194,13 @@ def test_recompute_stores_the_figures_of_the_pure_statistics(small):
     assert careful.mean_seconds == 8.0
     random_stat = WorkerStat.objects.get(worker=small.random.worker)
     assert random_stat.p_value == pytest.approx(0.953125)
-    # Unreliable and fast (1 s < half of the reliable median 8 s): clear random clicking.
+    # Unreliable and fast (1 s < half of the reliable median 8 s): clear random clicking; 1 s
+    # per item is also below the absolute floor of 2 s, which is the reason given first.
     assert (careful.recommendation, random_stat.recommendation) == ("approve", "reject")
+    assert (careful.recommendation_reason, random_stat.recommendation_reason) == (
+        "",
+        "too fast: 1.0 s per item on average, below the floor of 2 s",
+    )
 
     for include, report in expected.items():
         s = report.systems
@@ -223,17 +230,51 @@ def test_recompute_stores_the_figures_of_the_pure_statistics(small):
     )
     details = result.details["reliable"]
     assert details["systems"] == [small.systems["A"], small.systems["B"]]
-    assert details["marks"] == [["", "***"], ["", ""]]
+    # WMT's test on segment means: A's 6 segment means all lie above B's 6, so the exact
+    # one-sided p is 1 / C(12, 6) = 1/924 = 0.00108: "**" (per judgment, 9 against 9, it
+    # was 1 / C(18, 9) = 1/48620: "***", see the test below).
+    assert details["marks"] == [["", "**"], ["", ""]]
+    assert details["p_greater"][0][1] == pytest.approx(1 / 924, rel=1e-9)
+    assert (details["averaging"], details["significance_unit"]) == ("segments", "segments")
     assert details["p_greater"][0][0] is None  # NaN diagonal stored as null
     assert details["p_greater"][0][1] == pytest.approx(expected[False].p_greater[0, 1])
     assert details["n_workers_included"] == 1
     assert result.details["all"]["n_workers_included"] == 2
 
 
-def test_reliable_system_scores_are_the_careful_workers_means_worked_by_hand(small):
+def test_reliable_system_scores_are_the_careful_workers_segment_means_worked_by_hand(small):
     actions.recompute_campaign(small.campaign)
 
-    # Only the careful worker is reliable. Outputs and repeats count; QC items do not.
+    # Only the careful worker is reliable. Outputs and repeats count; QC items do not. WMT's
+    # Ave raw: segments 4-6 of A were judged twice (output and repeat), so their mean counts
+    # once: A = (80 + 84 + 77 + (82+83)/2 + (79+79)/2 + (85+86)/2) / 6 = 488 / 6 = 81.333.
+    a_segments = CAREFUL[0:3] + [(CAREFUL[3 + i] + CAREFUL[18 + i]) / 2 for i in range(3)]
+    b_segments = CAREFUL[6:9] + [(CAREFUL[9 + i] + CAREFUL[21 + i]) / 2 for i in range(3)]
+    mean, sd = statistics.mean(CAREFUL), statistics.stdev(CAREFUL)  # over all 26, n - 1
+
+    def mean_z(scores):
+        return statistics.mean((x - mean) / sd for x in scores)
+
+    assert stored_systems(small.campaign, False) == [
+        (small.systems["A"], 9, pytest.approx(statistics.mean(a_segments), abs=1e-9),
+         pytest.approx(mean_z(a_segments), abs=1e-9), 1, 1),
+        (small.systems["B"], 9, pytest.approx(statistics.mean(b_segments), abs=1e-9),
+         pytest.approx(mean_z(b_segments), abs=1e-9), 2, 2),
+    ]  # fmt: skip
+    assert statistics.mean(a_segments) == pytest.approx(488 / 6, abs=1e-9)
+    assert list(
+        SystemScore.objects.filter(campaign=small.campaign).values_list("n_segments", flat=True)
+    ) == [6, 6, 6, 6]
+
+
+def test_the_flat_mean_over_judgments_stays_an_option(small):
+    DirectAssessmentSettings.objects.filter(campaign=small.campaign).update(
+        score_averaging="judgments", significance_unit="judgments"
+    )
+    small.campaign.refresh_from_db()
+    result = actions.recompute_campaign(small.campaign)
+
+    # The 2014 paper's flat mean over the 9 judgments (6 outputs and 3 repeats) per system.
     a_scores = CAREFUL[0:6] + CAREFUL[18:21]
     b_scores = CAREFUL[6:12] + CAREFUL[21:24]
     mean, sd = statistics.mean(CAREFUL), statistics.stdev(CAREFUL)  # over all 26, n - 1
@@ -241,6 +282,14 @@ def test_reliable_system_scores_are_the_careful_workers_means_worked_by_hand(sma
     def mean_z(scores):
         return statistics.mean((x - mean) / sd for x in scores)
 
+    # The per-judgment test: 9 against 9, all of A's above all of B's (U = 81), but A has 79
+    # twice, so scipy uses the tie-corrected normal approximation: sigma^2 = 9*9/12 * (19 -
+    # (2^3 - 2) / (18*17)), z = (81 - 40.5 - 0.5) / sigma = 3.534, p = 0.000205: "***".
+    sigma = math.sqrt(81 / 12 * (19 - 6 / 306))
+    assert result.details["reliable"]["marks"] == [["", "***"], ["", ""]]
+    assert result.details["reliable"]["p_greater"][0][1] == pytest.approx(
+        scipy_stats.norm.sf(40 / sigma), rel=1e-9
+    )
     assert stored_systems(small.campaign, False) == [
         (small.systems["A"], 9, pytest.approx(statistics.mean(a_scores), abs=1e-9),
          pytest.approx(mean_z(a_scores), abs=1e-9), 1, 1),
@@ -258,8 +307,13 @@ def test_scores_over_all_workers_include_the_random_clicker(small):
         [(small.systems["B"], 18), (small.systems["A"], 18)],
     )
     a_raw = {system: raw for system, _, raw, *_ in rows}[small.systems["A"]]
-    a_scores = CAREFUL[0:6] + CAREFUL[18:21] + RANDOM[0:6] + RANDOM[18:21]
-    assert a_raw == pytest.approx(statistics.mean(a_scores), abs=1e-9)
+    # Segments 1-3 of A: two judgments each (one per worker); 4-6: four (each worker's output
+    # and repeat). Each segment's mean counts once: 67.333 (the flat mean would be 65.278).
+    a_segments = [(CAREFUL[i] + RANDOM[i]) / 2 for i in range(3)] + [
+        (CAREFUL[i] + CAREFUL[i + 15] + RANDOM[i] + RANDOM[i + 15]) / 4 for i in range(3, 6)
+    ]
+    assert a_raw == pytest.approx(statistics.mean(a_segments), abs=1e-9)
+    assert a_raw == pytest.approx(67.333333333333, abs=1e-9)
 
 
 def test_excluded_workers_stay_in_the_worker_table_and_leave_every_score(small):

@@ -98,6 +98,7 @@ def system_rows(small, report):
                 names[int(s.system[i])],
                 f"{s.mean_z[i]:+.3f}",
                 f"{s.mean_score[i]:.2f}",
+                str(s.n_segments[i]),
                 str(s.n[i]),
                 str(report.clusters[i]),
             ]
@@ -121,9 +122,15 @@ def test_the_panel_shows_progress_freshness_and_the_reliable_system_table(admin_
 
     got = tables(response)
     assert got["da-systems"][1:] == system_rows(small, expected_report(small, False))
-    # Exactly: system A first, mean raw of the careful worker's 9 A judgments.
+    # Exactly: system A first, WMT's Ave raw of the careful worker's 9 A judgments: the mean
+    # of its 6 segment means (segments 4-6 judged twice: output and repeat), 488 / 6.
+    assert got["da-systems"][0] == [
+        "Rank", "System", "Ave z", "Ave raw", "Segments", "Judgments", "Cluster"
+    ]  # fmt: skip
     assert got["da-systems"][1][:2] == ["1", "A"]
-    assert got["da-systems"][1][3] == f"{np.mean(CAREFUL[0:6] + CAREFUL[18:21]):.2f}" == "81.67"
+    a_segments = CAREFUL[0:3] + [(CAREFUL[3 + i] + CAREFUL[18 + i]) / 2 for i in range(3)]
+    assert got["da-systems"][1][3] == f"{np.mean(a_segments):.2f}" == "81.33"
+    assert got["da-systems"][1][4:6] == ["6", "9"]
     assert 'href="?include_unreliable=1"' in html
     assert "Systems: reliable workers only" in html
 
@@ -158,7 +165,8 @@ def test_the_worker_table_shows_each_workers_quality_control(admin_client, small
             "1.0",
             "no",
             "no",
-            "Consider rejecting (unreliable and fast: clear random clicking)",
+            "Consider rejecting (clearly not working): too fast: 1.0 s per item on average, "
+            "below the floor of 2 s",
         ],
         [
             "",
@@ -183,7 +191,9 @@ def test_the_switch_shows_system_scores_over_all_workers(admin_client, small):
     assert tables(response)["da-systems"][1:] == system_rows(small, expected_report(small, True))
     assert "Systems: all workers" in html
     assert '<a class="da-variant-switch" href="?">' in html
-    assert sum(int(row[4]) for row in tables(response)["da-systems"][1:]) == 36
+    # 36 judgments (both workers' 9 per system) of 12 segments (6 per system).
+    assert sum(int(row[5]) for row in tables(response)["da-systems"][1:]) == 36
+    assert sum(int(row[4]) for row in tables(response)["da-systems"][1:]) == 12
     # The exclusion form remembers the variant, so the redirect comes back to it.
     assert '<input type="hidden" name="include_unreliable" value="1">' in html
 
