@@ -535,7 +535,8 @@ def stale_ranking_campaigns() -> QuerySet[Campaign]:
     """Ranking campaigns whose stored results no longer match their data: rankings but no
     result; another number of ranked outputs, or one newer than the result; another number
     in rejected assignments; a worker excluded, re-admitted, marked untrusted or trusted
-    again since; other gold settings; references edited since. One query."""
+    again since; other gold settings; references edited since; scores stored before WMT12's
+    win ratio was. One query."""
     ranked = Judgment.objects.filter(campaign=OuterRef("pk"), rank__isnull=False).order_by()
     per_campaign = ranked.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
@@ -552,6 +553,11 @@ def stale_ranking_campaigns() -> QuerySet[Campaign]:
         ),
         0,
     )
+    # Results stored before WMT12's win ratio was (issue 12): scores without its rows.
+    has_scores = Exists(RankingScore.objects.filter(campaign=OuterRef("pk")))
+    has_wmt12 = Exists(
+        RankingScore.objects.filter(campaign=OuterRef("pk"), method=RankingMethod.WIN_RATIO_WMT12)
+    )
     references_edited = Exists(
         RankingReference.objects.filter(
             campaign=OuterRef("pk"), updated_at__gt=OuterRef("ranking_result__computed_at")
@@ -566,6 +572,8 @@ def stale_ranking_campaigns() -> QuerySet[Campaign]:
             exclusion_changed=_membership_changed(RankingWorkerStat, "excluded", "excluded"),
             trust_changed=_membership_changed(RankingWorkerStat, "flagged", "untrusted"),
             references_edited=references_edited,
+            has_scores=has_scores,
+            has_wmt12=has_wmt12,
         )
         .filter(
             Q(ranking_result__isnull=True, n_now__gt=0)
@@ -577,6 +585,7 @@ def stale_ranking_campaigns() -> QuerySet[Campaign]:
                 | Q(exclusion_changed=True)
                 | Q(trust_changed=True)
                 | Q(references_edited=True)
+                | Q(has_scores=True, has_wmt12=False)
                 | ~Q(ranking_result__gold_scheme=F("ranking_settings__gold_scheme"))
                 | ~Q(ranking_result__trust_min_gold=F("ranking_settings__trust_min_gold"))
                 | ~Q(ranking_result__trust_min_accuracy=F("ranking_settings__trust_min_accuracy"))

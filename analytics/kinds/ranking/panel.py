@@ -96,12 +96,13 @@ def _ranking_score_row(score: RankingScore, spec: str) -> dict[str, Any]:
 
 
 def _method_tables(scores: list[RankingScore], variant: dict, rank_by: str) -> list[dict[str, Any]]:
-    """One table per method, the campaign's chosen score first (it ranks the systems)."""
+    """One table per method, in their declared order; the campaign's chosen score (it ranks
+    the systems) is marked."""
     by_method: dict[str, list[RankingScore]] = {}
     for score in scores:
         by_method.setdefault(score.method, []).append(score)
     tables = []
-    for method in sorted(RankingMethod, key=lambda m: m != rank_by):
+    for method in RankingMethod:
         label, spec, note = METHOD_DISPLAY[method]
         rho = variant.get("spearman", {}).get(method.value)
         tables.append(
