@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from campaigns.importers.judgments.columns import AssignmentRows, JudgmentColumns
 from campaigns.importers.judgments.languages import pair_matches
 from campaigns.importers.problems import ProblemList
 from campaigns.importers.records import Origin
@@ -120,14 +121,15 @@ class ParsedJudgments:
     segments: dict[SegmentKey, Origin] = field(default_factory=dict)
     systems: dict[str, Origin] = field(default_factory=dict)
     hits: dict[str, HitRecord] = field(default_factory=dict)
-    judgments: list[JudgmentRecord] = field(default_factory=list)
+    # By column (columns.py): a file of millions of rows in bounded memory (issue 11 item 6).
+    judgments: JudgmentColumns = field(default_factory=lambda: JudgmentColumns(JudgmentRecord))
     language_pairs: dict[tuple[str, ...], tuple[Origin, int]] = field(default_factory=dict)
     modes: dict[str, Origin] = field(default_factory=dict)
     ignored: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
-    # (worker, HIT) -> slot -> the judgment (its file and line): the duplicate check. Nested,
-    # so that a row costs one entry of its assignment's dict, not a key tuple of its own.
-    judged: dict[tuple[str, str], dict[SlotKey, JudgmentRecord]] = field(default_factory=dict)
+    # (worker, HIT) -> the slot positions judged (a bit each) and the rows: the duplicate
+    # check, at a bit per row rather than a dict entry (columns.AssignmentRows).
+    judged: dict[tuple[str, str], AssignmentRows] = field(default_factory=dict)
     slot_keys: dict[SlotKey, SlotKey] = field(default_factory=dict)
     standardised: bool = False
     # Judgments whose time was too long to store (kept, without a time).
@@ -140,6 +142,9 @@ class ParsedJudgments:
     # The reference system the importer names (ImportOptions.reference_system); the kind's
     # checks say which system is the reference (ranking: this, or WMT's "_ref" / "ref").
     reference_system: str = ""
+    # Whose judgments the system table counts (ImportOptions.workers_counted; "" = not said):
+    # the kind's checks decide (direct assessment: campaigns/kinds/direct_assessment/imports.py).
+    workers_counted: str = ""
 
     def hit(
         self,
@@ -179,10 +184,14 @@ class ParsedJudgments:
         problem names both lines); True if added."""
         judged = self.judged.get((record.worker, record.hit))
         if judged is None:
-            judged = self.judged[(record.worker, record.hit)] = {}
-        previous = judged.get(record.slot)
-        if previous is not None:
+            judged = self.judged[(record.worker, record.hit)] = AssignmentRows()
+        position = hit.slots.get(record.slot)
+        if position is None:
+            record.slot = hit.slot(record.slot)
+            position = hit.slots[record.slot]
+        if judged.judged(position):
             role, system, _, segment = record.slot
+            previous = self.judgments.record(self.judgments.row_of_slot(judged.rows, record.slot))
             where = f"line {previous.line}"
             if previous.file != record.file:
                 where = f"{previous.file} {where}"
@@ -195,19 +204,18 @@ class ParsedJudgments:
                 f"{hit.label} on {where}; a worker judges each item of a HIT once",
             )
             return False
-        judged[record.slot] = record
         if record.seconds is not None and record.seconds * 1000 > MAX_DURATION_MS:
             record.seconds = None
             self.too_long += 1
-        self.judgments.append(record)
+        judged.mark(position, self.judgments.append(record))
         return True
 
     def workers(self) -> list[str]:
-        return list(dict.fromkeys(record.worker for record in self.judgments))
+        return self.judgments.workers()
 
     def assignments(self) -> list[tuple[str, str]]:
         """(worker, HIT) pairs in first-appearance order."""
-        return list(dict.fromkeys((record.worker, record.hit) for record in self.judgments))
+        return list(self.judged)
 
 
 _ROLE_WORDS = {

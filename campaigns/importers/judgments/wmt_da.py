@@ -74,8 +74,9 @@ def parse_wmt_da(
         return
     check = Checker(name, problems)
     width = len(columns.names)
-    # (worker, HIT) -> (seconds of the whole HIT, line first given, judgments).
-    hit_times: dict[tuple[str, str], tuple[float | None, int, list[JudgmentRecord]]] = {}
+    # (worker, HIT) -> (seconds of the whole HIT, line first given, where this file's rows
+    # start among the assignment's rows: parsed.judged[key].rows[start:]).
+    hit_times: dict[tuple[str, str], tuple[float | None, int, int]] = {}
     for line, row in table.rest():
         if len(row) != width:
             problems.add(
@@ -92,7 +93,7 @@ def parse_wmt_da(
         key = (record.worker, record.hit)
         first = hit_times.get(key)
         if first is None:
-            hit_times[key] = (seconds, line, [record])
+            hit_times[key] = (seconds, line, len(parsed.judged[key].rows) - 1)
         else:
             if first[0] != seconds:
                 shown = "empty" if seconds is None else f"{seconds:g}"
@@ -104,12 +105,10 @@ def parse_wmt_da(
                     "worker and HIT; WMT's time is the seconds spent on the whole HIT, the "
                     "same on each of its rows",
                 )
-            first[2].append(record)
-    for seconds, _, records in hit_times.values():
+    for key, (seconds, _, start) in hit_times.items():
         if seconds is not None:
-            share = seconds / len(records)  # one float for the HIT's judgments
-            for record in records:
-                record.seconds = share
+            rows = parsed.judged[key].rows[start:]
+            parsed.judgments.set_seconds(rows, seconds / len(rows))  # shared by the HIT's rows
 
 
 def _row(
