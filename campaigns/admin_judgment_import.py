@@ -90,6 +90,17 @@ class ImportJudgmentsForm(forms.Form):
         help_text="For a file holding several language pairs (e.g. de-en): import only this "
         "pair's rows; also gives a new campaign's language codes.",
     )
+    workers_counted = forms.ChoiceField(
+        choices=[
+            ("", "Decide from the file (everyone when it holds no bad references)"),
+            ("reliable", "Reliable workers only: test each worker on the bad references"),
+            ("everyone", "Every worker: the file was filtered (WMT's good files) or has no QC"),
+        ],
+        required=False,
+        label="Workers counted",
+        help_text="Direct assessment: whose judgments the system table counts. Choose every "
+        "worker for judgments filtered before import, so they are not filtered again.",
+    )
     reference_system = forms.CharField(
         max_length=200,
         required=False,
@@ -133,6 +144,7 @@ class ImportJudgmentsForm(forms.Form):
             standardised=bool(data.get("standardised")),
             language_pair=(data.get("language_pair") or "").strip(),
             reference_system=(data.get("reference_system") or "").strip(),
+            workers_counted=data.get("workers_counted") or "",
             owner=owner,
             appendable=appendable,
             visible=visible,

@@ -141,6 +141,16 @@ class JudgmentImportSerializer(serializers.Serializer):
         help_text="Ranking files: the system that is the human reference, left out of the "
         "scores as WMT does (default: the system named _ref or ref, if any).",
     )
+    workers_counted = serializers.ChoiceField(
+        choices=["reliable", "everyone"],
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="Direct assessment: whose judgments the system table counts: reliable "
+        "(test each worker on the bad references) or everyone (the file was filtered before, "
+        "as WMT's good files, or holds no quality control). Empty: decided from the file "
+        "(everyone when it holds no bad reference, which the summary notes).",
+    )
     dry_run = serializers.BooleanField(
         required=False, default=False, help_text="Check everything and write nothing."
     )
@@ -386,6 +396,7 @@ class JudgmentImportView(APIView):
             standardised=data["standardised"],
             language_pair=data["language_pair"].strip(),
             reference_system=data["reference_system"].strip(),
+            workers_counted=data["workers_counted"],
             owner=user,
             appendable=writable,
             visible=visible_campaigns(user),

@@ -185,3 +185,18 @@ def test_a_user_who_may_only_add_is_not_told_of_a_campaign_they_cannot_see(clien
     assert response.status_code == 200
     assert [problem.field for problem in response.context["problems"]] == ["name"]
     assert Campaign.objects.count() == 1
+
+
+def test_the_form_says_whose_judgments_count(client, staff):
+    # Issue 12: WMT's filtered ("good") files are imported with every worker counted.
+    response = client.post(
+        URL,
+        {
+            "files": upload(WMT_DA_RAW),
+            "format": "wmt-da",
+            "name": "WMT21 good",
+            "workers_counted": "everyone",
+        },
+    )
+    assert response.status_code == 302
+    assert Campaign.objects.get().da_settings.workers_counted == "everyone"

@@ -145,6 +145,10 @@ def test_times_too_long_to_store_are_dropped_and_said():
     summary = run(text)
     assert summary.notes == (
         "1 judgment took longer than 24 days by the file's times; stored without a time",
+        # Issue 12: a file without bad references makes a campaign that counts every worker.
+        "the files hold no bad-reference item, so no worker can be tested for reliability: "
+        'the new campaign counts every worker\'s judgments (workers counted "everyone", as for '
+        "files filtered before import)",
     )
     assert sorted(
         Judgment.objects.values_list("score", "client_duration_ms"), key=lambda row: row[0]

@@ -99,3 +99,11 @@ def test_missing_files_names_and_owners_are_refused(da_path):
         run("--format", "wmt-da", da_path)
     with pytest.raises(CommandError, match="No user 'nobody' to own the campaign."):
         run("--format", "wmt-da", da_path, "--name", "x", "--owner", "nobody")
+
+
+def test_workers_counted_sets_whose_judgments_the_table_counts(da_path):
+    # Issue 12: a file filtered before import is not filtered again.
+    run("--format", "wmt-da", da_path, "--name", "WMT21 good", "--workers-counted", "everyone")
+    assert Campaign.objects.get().da_settings.workers_counted == "everyone"
+    with pytest.raises(CommandError):
+        run("--format", "wmt-da", da_path, "--name", "x", "--workers-counted", "some")

@@ -4,6 +4,7 @@ checked against figures worked by hand; every problem reported with its line, no
 
 import io
 import math
+import statistics
 
 import pytest
 
@@ -167,17 +168,19 @@ def test_raw_file_gets_the_statistics_worked_by_hand():
         (True, "B"): (12, 42.5, pytest.approx(-Z), 2),
     }
 
-    # Significance, reliable variant: A's six z-scores all beat B's six, U = 36; with the two
-    # tie groups of 6 the normal approximation has mean 18 and variance
-    # 36/12 * (13 - 2 * (6^3 - 6) / (12 * 11)) = 29.4545..., so z = (36 - 18 - 0.5) /
-    # 5.42720 = 3.22450 and p = 0.000631: "***". The reverse test: z = -3.22450, p = 0.99967.
+    # Significance, reliable variant, WMT's test on segment means: A's five segment-mean
+    # z-scores (all +Z) all beat B's five (all -Z), U = 25; with the two tie groups of 5 the
+    # normal approximation has mean 12.5 and variance 25/12 * (11 - 2 * (5^3 - 5) / (10 * 9))
+    # = 17.3611, sd 4.16667, so z = (25 - 12.5 - 0.5) / 4.16667 = 2.88 and p = 0.001988: "**".
+    # The reverse test: z = -3.12, p = 0.99910. (On the six per-judgment z-scores, the old
+    # default, it was U = 36, z = 3.22450, p = 0.000631, "***".)
     result = CampaignResult.objects.get(campaign=campaign)
     reliable = result.details["reliable"]
     names = dict(System.objects.values_list("pk", "name"))
     assert [names[pk] for pk in reliable["systems"]] == ["A", "B"]
-    assert reliable["p_greater"][0][1] == pytest.approx(0.000631, abs=5e-7)
-    assert reliable["p_greater"][1][0] == pytest.approx(0.99967, abs=5e-6)
-    assert reliable["marks"][0][1] == "***"
+    assert reliable["p_greater"][0][1] == pytest.approx(0.0019884, abs=5e-8)
+    assert reliable["p_greater"][1][0] == pytest.approx(0.9990957, abs=5e-8)
+    assert reliable["marks"][0][1] == "**"
     assert reliable["clusters"] == [1, 2]
     assert (result.n_judgments, result.n_workers, result.n_unmatched_controls) == (44, 2, 0)
     assert not stale_campaigns().filter(pk=campaign.pk).exists()  # the sweep leaves it alone
@@ -274,7 +277,10 @@ def test_appending_adds_new_hits_and_refuses_hits_already_imported():
     assert summary.created is False
     assert summary.message == (
         "Imported 2 judgments (1 worker, 1 assignment, 1 HIT, 2 systems, 1 segment) from "
-        'more.tsv into campaign "WMT21 cs-en".'
+        'more.tsv into campaign "WMT21 cs-en". The files hold no bad-reference item and '
+        'campaign "WMT21 cs-en" counts reliable workers only: their workers cannot be tested '
+        'and count in the every-worker table only (set the campaign\'s "Workers counted" to '
+        "everyone if the files were filtered)."
     )
     assert (summary.counts["new_workers"], summary.counts["new_systems"]) == (0, 1)
     assert Judgment.objects.filter(campaign=campaign).count() == 46
@@ -369,3 +375,118 @@ def test_languages_come_from_the_options_when_given():
         'field "source_language": give the source and target language codes (e.g. cs and en): '
         "the file does not name its languages"
     ]
+
+
+# --- Whose judgments count: filtered files and files without bad references (issue 12) ------
+
+# The raw file without its bad references: nothing for the reliability test to compare.
+WMT_DA_NO_BAD_REF = (
+    "\n".join(line for line in WMT_DA_RAW.splitlines() if "\tBAD_REF\t" not in line) + "\n"
+)
+
+
+def default_table(campaign) -> dict[str, tuple]:
+    """The default (include_unreliable=False) system table: name -> (n, n_segments, raw, z)."""
+    return {
+        score.system.name: (score.n, score.n_segments, score.mean_score, score.mean_z)
+        for score in SystemScore.objects.filter(
+            campaign=campaign, include_unreliable=False
+        ).select_related("system")
+    }
+
+
+def test_a_filtered_file_counts_every_worker_when_the_option_says_so():
+    # WMT's "good" files were filtered by WMT: filtering again here (W2 fails our test with
+    # p = 1/4) would drop a worker WMT counted. With workers counted "everyone" the default
+    # table holds both workers: A's segments average 75 (W1) and 90 (W2), i.e. 82.5 (the
+    # same figures as the every-worker table of test_raw_file_gets_the_statistics_...).
+    run(WMT_DA_RAW, workers_counted="everyone")
+    campaign = Campaign.objects.get()
+    assert campaign.da_settings.workers_counted == "everyone"
+    assert default_table(campaign) == {
+        "A": (12, 5, 82.5, pytest.approx(Z)),
+        "B": (12, 5, 42.5, pytest.approx(-Z)),
+    }
+    result = CampaignResult.objects.get(campaign=campaign)
+    assert result.workers_counted == "everyone"
+    assert result.details["reliable"]["n_workers_included"] == 2
+    # The worker table still tests each worker (for the requester's review).
+    assert WorkerStat.objects.get(worker__external_id="W2").reliable is False
+    assert not stale_campaigns().filter(pk=campaign.pk).exists()
+
+
+def test_without_the_option_a_file_with_bad_references_counts_reliable_workers():
+    run(WMT_DA_RAW)
+    campaign = Campaign.objects.get()
+    assert campaign.da_settings.workers_counted == "reliable"
+    assert default_table(campaign) == {
+        "A": (6, 5, 75.0, pytest.approx(Z)),
+        "B": (6, 5, 25.0, pytest.approx(-Z)),
+    }
+
+
+def test_a_file_without_bad_references_counts_everyone_and_says_so():
+    # No bad reference: no worker can be tested, so "reliable only" would be an empty table.
+    summary = run(WMT_DA_NO_BAD_REF)
+    campaign = Campaign.objects.get()
+    assert campaign.da_settings.workers_counted == "everyone"
+    assert summary.notes == (
+        "the files hold no bad-reference item, so no worker can be tested for reliability: the "
+        'new campaign counts every worker\'s judgments (workers counted "everyone", as for '
+        "files filtered before import)",
+    )
+    assert summary.message.endswith("as for files filtered before import).")
+    # Without the bad references each worker is standardised over their 17 remaining scores
+    # (statistics.stdev: n - 1); WMT's Ave z averages each segment's z over both workers,
+    # then the 5 segments of the system.
+    rows = [line.split("\t") for line in WMT_DA_NO_BAD_REF.splitlines()[1:]]
+    by_worker: dict[str, list[float]] = {}
+    for row in rows:
+        by_worker.setdefault(row[1], []).append(float(row[10]))
+    norm = {w: (statistics.mean(v), statistics.stdev(v)) for w, v in by_worker.items()}
+    segments: dict[tuple[str, str], list[float]] = {}
+    for row in rows:
+        if row[8] in ("SYSTEM", "REPEAT"):
+            mean, sd = norm[row[1]]
+            segments.setdefault((row[6], row[9]), []).append((float(row[10]) - mean) / sd)
+    ave_z = {
+        system: statistics.mean(
+            statistics.mean(zs) for (s, _), zs in segments.items() if s == system
+        )
+        for system in "AB"
+    }
+    assert default_table(campaign) == {
+        "A": (12, 5, 82.5, pytest.approx(ave_z["A"], abs=1e-12)),
+        "B": (12, 5, 42.5, pytest.approx(ave_z["B"], abs=1e-12)),
+    }
+    assert set(WorkerStat.objects.values_list("recommendation", flat=True)) == {"wait"}
+
+
+def test_reliable_only_is_refused_for_a_file_without_bad_references_naming_the_option():
+    with pytest.raises(ImportFailed) as failure:
+        run(WMT_DA_NO_BAD_REF, workers_counted="reliable")
+    assert failure.value.lines() == [
+        'field "workers_counted": workers counted "reliable" needs bad-reference items, which '
+        "the reliability test compares with their outputs, and the files hold none: no worker "
+        "could pass and the system table would be empty; import with workers counted "
+        '"everyone" (the files were filtered or carry no quality control)'
+    ]
+    assert Campaign.objects.count() == 0
+    with pytest.raises(ImportFailed) as failure:
+        run(WMT_DA_RAW, workers_counted="some")
+    assert failure.value.lines() == [
+        'field "workers_counted": workers counted must be "reliable" or "everyone", not "some"'
+    ]
+
+
+def test_an_existing_campaign_keeps_its_own_setting():
+    run(WMT_DA_RAW)
+    more = da_file(da_row("H3", "W3", "A", "SYSTEM", "6", "80"))
+    with pytest.raises(ImportFailed) as failure:
+        run(more, file="more.tsv", workers_counted="everyone")
+    assert failure.value.lines() == [
+        'field "workers_counted": campaign "WMT21 cs-en" counts reliable workers only (the '
+        'judgments carry quality-control items); change its setting "Workers counted" first, '
+        'or import without workers counted "everyone"'
+    ]
+    assert Judgment.objects.count() == 44

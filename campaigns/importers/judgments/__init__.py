@@ -274,6 +274,7 @@ def check_judgment_import(
         standardised=options.standardised,
         selected_pair=selected_pair(options, problems),
         reference_system=options.reference_system.strip(),
+        workers_counted=options.workers_counted.strip(),
     )
     if options.standardised and not fmt.standardised:
         problems.add(

@@ -46,6 +46,10 @@ class ImportOptions:
     from a file holding several (rows of the others are skipped); it also gives a new
     campaign's language codes. ``reference_system``: the system of a ranking file that is
     the human reference (default: the one named ``_ref`` or ``ref``, if any).
+    ``workers_counted`` (direct assessment; issue 12): "everyone" for judgments that were
+    filtered before (WMT's "good" files) or carry no quality-control items, so that every
+    worker counts in the system table; "reliable" to test each worker; "" (default) lets the
+    kind decide from the files (direct assessment: everyone when they hold no bad reference).
     """
 
     fmt: str
@@ -60,6 +64,7 @@ class ImportOptions:
     may_create: bool = True
     language_pair: str = ""
     reference_system: str = ""
+    workers_counted: str = ""
 
     def may_add_to(self, campaign: Campaign) -> bool:
         return self.appendable is None or self.appendable.filter(pk=campaign.pk).exists()

@@ -1,7 +1,20 @@
 """Direct assessment's judgment imports (campaigns/importers/judgments/kinds.py): WMT's
 direct-assessment TSV and Appraise's score export; one assessment mode per import and per
 campaign; raw and standardised scores never mixed in one campaign; a new campaign's
-assessment mode from the files."""
+assessment mode from the files, and whose judgments its system table counts (the option
+``workers_counted``, issue 12).
+
+Whose judgments count. The reliability test needs bad-reference items; WMT publishes files
+that were filtered already (its "good" files: only workers who passed) and files without
+quality-control items. Filtering those again (by a different test, or by one that cannot
+run) would empty the default table or drop workers WMT counted, so the importer says so with
+``workers_counted``: "everyone" (the file was filtered, or holds no QC items) or "reliable"
+(test each worker). When the option is not given and the files hold no bad reference, the
+new campaign counts everyone and the summary says so: no worker could be tested, so "reliable
+only" would always give an empty table, and "everyone" is the only reading under which the
+file means anything; an explicit "reliable" for such files is refused, naming the option.
+Files with bad references keep the default "reliable" unless the option says otherwise
+(whether a file was filtered cannot be seen in it)."""
 
 from __future__ import annotations
 
@@ -14,7 +27,8 @@ from campaigns.importers.judgments.target import ImportOptions
 from campaigns.importers.judgments.validation import check_one_mode, note_unpaired_controls
 from campaigns.importers.judgments.wmt_da import parse_wmt_da
 from campaigns.importers.problems import ProblemList
-from campaigns.models import AssessmentMode, Campaign, TaskKind
+from campaigns.kinds.direct_assessment.models import WorkersCounted
+from campaigns.models import AssessmentMode, Campaign, SlotRole, TaskKind
 from judgments.models import Judgment
 
 WMT_DA = JudgmentFormat(
@@ -46,6 +60,7 @@ class DirectAssessmentImport(JudgmentImportKind):
     def check_parsed(self, parsed: ParsedJudgments, problems: ProblemList) -> None:
         check_one_mode(parsed, problems)
         note_unpaired_controls(parsed)
+        check_workers_counted(parsed, problems)
 
     def check_target(
         self,
@@ -56,6 +71,7 @@ class DirectAssessmentImport(JudgmentImportKind):
     ) -> bool:
         label = f'campaign "{campaign.name}"'
         ok = check_same_scale(campaign, options.standardised, problems)
+        ok = check_counted_in(campaign, parsed, problems) and ok
         if len(parsed.modes) == 1:
             mode = next(iter(parsed.modes))
             if mode != campaign.da_settings.assessment_mode:
@@ -77,7 +93,22 @@ class DirectAssessmentImport(JudgmentImportKind):
         check_same_scale(campaign, parsed.standardised, problems)
 
     def new_campaign_settings(self, parsed: ParsedJudgments) -> dict[str, Any]:
-        return {"assessment_mode": next(iter(parsed.modes), AssessmentMode.ADEQUACY.value)}
+        counted = parsed.workers_counted
+        if counted not in WorkersCounted.values:  # "" or a wrong value (check_parsed said so)
+            counted = ""
+        if not counted:
+            counted = WorkersCounted.RELIABLE.value
+            if not has_bad_references(parsed):
+                counted = WorkersCounted.EVERYONE.value
+                parsed.notes.append(
+                    "the files hold no bad-reference item, so no worker can be tested for "
+                    "reliability: the new campaign counts every worker's judgments (workers "
+                    'counted "everyone", as for files filtered before import)'
+                )
+        return {
+            "assessment_mode": next(iter(parsed.modes), AssessmentMode.ADEQUACY.value),
+            "workers_counted": counted,
+        }
 
     def describe(self, standardised: bool) -> str:
         scale = "standardised scores" if standardised else "raw 0-100 scores"
@@ -85,6 +116,62 @@ class DirectAssessmentImport(JudgmentImportKind):
 
 
 judgment_import = DirectAssessmentImport()
+
+
+def has_bad_references(parsed: ParsedJudgments) -> bool:
+    """Whether any HIT of the files holds a bad-reference item (one step per distinct slot)."""
+    bad = SlotRole.BAD_REFERENCE.value
+    return any(key[0] == bad for hit in parsed.hits.values() for key in hit.slots)
+
+
+def check_workers_counted(parsed: ParsedJudgments, problems: ProblemList) -> None:
+    """The option's value, and "reliable" only for files the reliability test can run on."""
+    counted = parsed.workers_counted
+    if not counted:
+        return
+    if counted not in WorkersCounted.values:
+        problems.add(
+            None,
+            None,
+            "workers_counted",
+            f'workers counted must be "reliable" or "everyone", not "{counted}"',
+        )
+    elif counted == WorkersCounted.RELIABLE and parsed.hits and not has_bad_references(parsed):
+        problems.add(
+            None,
+            None,
+            "workers_counted",
+            'workers counted "reliable" needs bad-reference items, which the reliability '
+            "test compares with their outputs, and the files hold none: no worker could pass "
+            'and the system table would be empty; import with workers counted "everyone" '
+            "(the files were filtered or carry no quality control)",
+        )
+
+
+def check_counted_in(campaign: Campaign, parsed: ParsedJudgments, problems: ProblemList) -> bool:
+    """An existing campaign keeps its own setting: an option that contradicts it is refused
+    (changing whose judgments count is the requester's decision on the campaign's page); files
+    without bad references added to a campaign counting reliable workers get a note."""
+    stored = campaign.da_settings.workers_counted
+    counted = parsed.workers_counted
+    if counted and counted in WorkersCounted.values and counted != stored:
+        problems.add(
+            None,
+            None,
+            "workers_counted",
+            f'campaign "{campaign.name}" counts {WorkersCounted(stored).label[0].lower()}'
+            f'{WorkersCounted(stored).label[1:]}; change its setting "Workers counted" '
+            f'first, or import without workers counted "{counted}"',
+        )
+        return False
+    if not counted and stored == WorkersCounted.RELIABLE and not has_bad_references(parsed):
+        parsed.notes.append(
+            f'the files hold no bad-reference item and campaign "{campaign.name}" counts '
+            "reliable workers only: their workers cannot be tested and count in the "
+            'every-worker table only (set the campaign\'s "Workers counted" to everyone if '
+            "the files were filtered)"
+        )
+    return True
 
 
 def check_same_scale(campaign: Campaign, standardised: bool, problems: ProblemList) -> bool:

@@ -79,6 +79,15 @@ class Command(BaseCommand):
             "scores as WMT does (default: the system named _ref or ref, if any).",
         )
         parser.add_argument(
+            "--workers-counted",
+            default="",
+            choices=["reliable", "everyone"],
+            help="Direct assessment: whose judgments the system table counts: reliable (test "
+            "each worker on the bad references) or everyone (the file was filtered before, as "
+            "WMT's good files, or holds no quality control). Default: decided from the file "
+            "(everyone when it holds no bad reference, as the summary says).",
+        )
+        parser.add_argument(
             "--owner", metavar="USERNAME", help="The requester who owns a new campaign."
         )
         parser.add_argument("--dry-run", action="store_true", help="Check, write nothing.")
@@ -97,6 +106,7 @@ class Command(BaseCommand):
             standardised=options["standardised"],
             language_pair=options["language_pair"],
             reference_system=options["reference_system"],
+            workers_counted=options["workers_counted"],
             owner=self._owner(options["owner"]),
         )
         enabled = options["verbosity"] > 0

@@ -301,6 +301,7 @@ def test_the_schema_describes_the_request_and_both_answers():
         "standardised",
         "language_pair",
         "reference_system",
+        "workers_counted",
         "dry_run",
     }
     assert request["required"] == ["file", "format"]
@@ -308,3 +309,25 @@ def test_the_schema_describes_the_request_and_both_answers():
     assert set(operation["responses"]) >= {"200", "201", "400", "403"}
     problems = operation["responses"]["400"]["content"]["application/json"]["schema"]["$ref"]
     assert problems.endswith("/ImportProblems")
+
+
+def test_workers_counted_is_an_import_option():
+    # Issue 12: "everyone" for WMT's filtered files; anything else than the two values is a 400.
+    client, _ = client_for("analyst", may_create=True)
+    response = client.post(
+        URL,
+        {
+            "file": upload(WMT_DA_RAW),
+            "format": "wmt-da",
+            "name": "WMT21 good",
+            "workers_counted": "everyone",
+        },
+    )
+    assert response.status_code == 201
+    assert Campaign.objects.get().da_settings.workers_counted == "everyone"
+    response = client.post(
+        URL,
+        {"file": upload(WMT_DA_RAW), "format": "wmt-da", "name": "x", "workers_counted": "all"},
+    )
+    assert response.status_code == 400
+    assert Campaign.objects.count() == 1
