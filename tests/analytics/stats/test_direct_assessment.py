@@ -652,3 +652,116 @@ def test_empty_campaign() -> None:
     assert len(report.systems) == 0 and report.reliability.records() == []
     assert math.isnan(report.reliability.assumption_a_share)
     assert report.agreement_all.same_judge.n_pairs == 0
+
+
+# ------------------------------------------------------------------ WMT's scores (issue 12)
+def _given_z_judgments(rows: list[tuple[int, int, int, float]]) -> DAJudgments:
+    """(worker, system, item, z) system-output rows whose z-scores are given (imports), so
+    the z that the statistics see is exactly the one written here."""
+    n = len(rows)
+    return DAJudgments(
+        worker=[r[0] for r in rows],
+        assignment=[r[0] for r in rows],
+        slot=list(range(1, n + 1)),
+        role=["system"] * n,
+        system=[r[1] for r in rows],
+        item=[r[2] for r in rows],
+        pair_slot=[-1] * n,
+        score=[np.nan] * n,
+        seconds=[np.nan] * n,
+        given_z=[r[3] for r in rows],
+    )
+
+
+def test_ave_raw_and_ave_z_average_segments_first_unlike_the_flat_mean() -> None:
+    # System 1: segment (output) 101 judged three times: worker 1 gives 90 and, on its
+    # repeat, 80; worker 2 gives 70: segment mean 80. Segment 102 judged once: 20. A bad
+    # reference (5) and a reference (100) of worker 1 are QC items and never count.
+    # WMT's Ave raw = (80 + 20) / 2 = 50; the flat mean = (90 + 80 + 70 + 20) / 4 = 65.
+    # System 2: segments 201 (60) and 202 (40) judged once each: 50 either way.
+    b = Builder()
+    s = b.add(1, "system", 90.0, system=1, item=101)
+    b.add(1, "repeat", 80.0, system=1, item=101, pair=s)
+    b.add(1, "bad_reference", 5.0, item=101, pair=s)
+    b.add(1, "reference", 100.0)
+    b.add(1, "system", 20.0, system=1, item=102)
+    b.add(2, "system", 70.0, system=1, item=101)
+    b.add(2, "system", 60.0, system=2, item=201)
+    b.add(2, "system", 40.0, system=2, item=202)
+    j = b.build()
+    z = j.score / 10.0  # any per-row z: averaged exactly like the raw scores
+    wmt = system_scores(j, z)
+    assert wmt.system.tolist() == [1, 2]  # Ave z 5.0 = 5.0: ties go to the lower id
+    assert wmt.n.tolist() == [4, 2] and wmt.n_segments.tolist() == [2, 2]
+    assert wmt.mean_score.tolist() == [50.0, 50.0]
+    assert wmt.mean_z == pytest.approx([5.0, 5.0], rel=REL)
+    flat = system_scores(j, z, averaging="judgments")
+    assert flat.system.tolist() == [1, 2]
+    assert flat.mean_score.tolist() == [65.0, 50.0]
+    assert flat.mean_z == pytest.approx([6.5, 5.0], rel=REL)
+    assert (flat.n.tolist(), flat.n_segments.tolist()) == ([4, 2], [2, 2])
+    with pytest.raises(ValueError, match="averaging"):
+        system_scores(j, z, averaging="systems")  # type: ignore[arg-type]
+
+
+def test_the_significance_test_compares_segment_mean_z_one_sided() -> None:
+    # System 1: segments 11 (z 3.0), 12 (2.0), 13 (judged twice: 1.0 and 2.0, mean 1.5).
+    # System 2: segments 21 (1.0), 22 (0.5). Segment means: {3, 2, 1.5} all above {1, 0.5}:
+    # U = 6, the largest of the C(5, 2) = 10 equally likely rank splits: p = 1/10 exactly;
+    # the other way U = 0, p = 1.
+    j = _given_z_judgments(
+        [
+            (1, 1, 11, 3.0),
+            (1, 1, 12, 2.0),
+            (1, 1, 13, 1.0),
+            (2, 1, 13, 2.0),
+            (2, 2, 21, 1.0),
+            (1, 2, 22, 0.5),
+        ]
+    )
+    report = analyse_campaign(j, DAConfig(include_unreliable=True))
+    assert report.systems.system.tolist() == [1, 2]
+    assert report.systems.mean_z == pytest.approx([6.5 / 3, 0.75], rel=REL)
+    assert report.p_greater[0, 1] == pytest.approx(1 / 10, rel=REL)
+    assert report.p_greater[1, 0] == pytest.approx(1.0, rel=REL)
+    assert report.p_greater[0, 1] == pytest.approx(
+        stats.mannwhitneyu([3.0, 2.0, 1.5], [1.0, 0.5], alternative="greater").pvalue, rel=REL
+    )
+    # Per judgment (the option): {3, 2, 1, 2} against {1, 0.5} has ties (1 twice, 2 twice),
+    # so scipy uses its tie-corrected normal approximation.
+    per_judgment = analyse_campaign(
+        j, DAConfig(include_unreliable=True, significance_unit="judgments")
+    )
+    assert per_judgment.p_greater[0, 1] == pytest.approx(
+        stats.mannwhitneyu([3.0, 2.0, 1.0, 2.0], [1.0, 0.5], alternative="greater").pvalue,
+        rel=REL,
+    )
+    # U by hand: 3 and 2 and 2 beat both (2 each = 6), 1 beats 0.5 and ties 1 (1.5): 7.5 of
+    # 8; mu = 4, ties {1, 1} and {2, 2}: sigma^2 = 8/12 * (7 - (6 + 6) / 30) = 4.4, and
+    # p = P(Z > (7.5 - 4 - 0.5) / sqrt(4.4)).
+    assert per_judgment.p_greater[0, 1] == pytest.approx(
+        stats.norm.sf(3 / math.sqrt(4.4)), rel=1e-9
+    )
+    samples = system_samples(j, j.given_z, np.array([1, 2]))
+    assert [s.tolist() for s in samples] == [[3.0, 2.0, 1.5], [1.0, 0.5]]
+
+
+def test_score_spread_is_each_workers_sample_sd_over_every_role() -> None:
+    from analytics.stats.direct_assessment.effort import score_spread
+
+    # Worker 1: 70 everywhere (system, bad reference, reference): sd exactly 0.  Worker 2:
+    # 69, 71 (sd sqrt(2)), worker 3 one score (no sd), worker 4 given z only (no raw score).
+    b = Builder()
+    s = b.add(1, "system", 70.0, system=1)
+    b.add(1, "bad_reference", 70.0, pair=s)
+    b.add(1, "reference", 70.0)
+    b.add(2, "system", 69.0, system=1)
+    b.add(2, "system", 71.0, system=1)
+    b.add(3, "system", 50.0, system=1)
+    spread = score_spread(b.build())
+    assert spread.n.tolist() == [3, 2, 1]
+    assert spread.sd[:2].tolist() == [0.0, pytest.approx(math.sqrt(2), rel=REL)]
+    assert math.isnan(spread.sd[2])
+    assert spread.mean.tolist() == [70.0, 70.0, 50.0]
+    given = score_spread(_given_z_judgments([(4, 1, 1, 0.5), (4, 1, 2, -0.5)]))
+    assert given.n.tolist() == [0] and math.isnan(given.sd[0])

@@ -207,3 +207,71 @@ def test_invalid_cluster_inputs() -> None:
         wmt_clusters([1.0], np.zeros((1, 1)), method="bootstrap")  # type: ignore[arg-type]
     assert wmt_clusters([], np.zeros((0, 0))).tolist() == []
     assert [r.tolist() for r in rank_ranges([])] == [[], []]
+
+
+# ------------------------------------------------------- WMT's official rule (issue 12)
+def test_wmt_draws_no_line_where_a_lower_system_beats_a_higher_one() -> None:
+    # Three systems' samples (z-scores, say).  A has the highest mean (13.375) because of one
+    # outlier, but B's eight 2s lie above seven of A's eight 1s: B beats A significantly
+    # (U = 56 of 64), though its mean (2) is lower.  Both beat C (all 0).
+    a = [100.0] + [1.0] * 7
+    b = [2.0] * 8
+    c = [0.0] * 8
+    scores = [np.mean(a), np.mean(b), np.mean(c)]
+    p = pairwise_rank_sum([a, b, c])
+    beats = p < 0.05
+    np.fill_diagonal(beats, False)
+    assert beats.tolist() == [[False, False, True], [True, False, True], [False, False, False]]
+    # WMT: A is beaten by B (best 2) and beats C (worst 3 - 1 = 2): 2-2.  B beats both: 1-1.
+    # C is beaten by both: 3-3.  Ranges end at 2, 1, 3 by position: no range ends at its own
+    # position before the last, so WMT draws no line: one cluster.
+    best, worst = wmt_rank_ranges(scores, p)
+    assert (best.tolist(), worst.tolist()) == ([2, 1, 3], [2, 1, 3])
+    assert wmt_clusters(scores, p).tolist() == [1, 1, 1]
+    # The old default ("separating") split C off: A and B both beat C.
+    assert wmt_clusters(scores, p, method="separating").tolist() == [1, 1, 2]
+
+
+def test_a_wmt_shaped_table_from_the_rule() -> None:
+    # Six systems by Ave z, as a WMT findings table lays them out: S0 and S1 beat S2..S5
+    # but not each other; S2 beats S3..S5; S3, S4, S5 beat nobody.  Ranges: S0, S1 1-2 (no
+    # loss; 4 wins: 6 - 4 = 2); S2 3-3 (2 losses, 3 wins); S3..S5 4-6 (3 losses, no win).
+    # Lines after positions 2 and 3, where the ranges end: "1-2 1-2 | 3 | 4-6 4-6 4-6".
+    beats = [(i, j) for i in (0, 1) for j in range(2, 6)] + [(2, j) for j in range(3, 6)]
+    p = p_matrix(6, beats)
+    scores = [0.30, 0.25, 0.10, -0.05, -0.10, -0.20]
+    best, worst = wmt_rank_ranges(scores, p)
+    assert best.tolist() == [1, 1, 3, 4, 4, 4]
+    assert worst.tolist() == [2, 2, 3, 6, 6, 6]
+    assert wmt_clusters(scores, p).tolist() == [1, 1, 2, 3, 3, 3]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=7).flatmap(
+        lambda m: st.tuples(
+            st.lists(st.floats(-3, 3), min_size=m, max_size=m),
+            st.lists(st.booleans(), min_size=m * m, max_size=m * m),
+        )
+    )
+)
+def test_wmt_rule_invariants(case: tuple[list[float], list[bool]]) -> None:
+    scores, flat = case
+    m = len(scores)
+    beats = np.array(flat).reshape(m, m)
+    np.fill_diagonal(beats, False)
+    beats &= ~beats.T | np.triu(np.ones((m, m), dtype=bool))  # never both ways
+    p = np.where(beats, SIG, NOT)
+    best, worst = wmt_rank_ranges(scores, p)
+    # The definition, and best <= worst (losses + wins <= m - 1).
+    assert best.tolist() == (1 + beats.sum(axis=0)).tolist()
+    assert worst.tolist() == (m - beats.sum(axis=1)).tolist()
+    assert np.all(best <= worst)
+    clusters = wmt_clusters(scores, p)
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    c = clusters[order]
+    # Numbered 1, 2, ... without gaps, contiguous in score order.
+    assert c[0] == 1 and np.all(np.diff(c) >= 0) and np.all(np.diff(c) <= 1)
+    # A line after sorted position i (1-based) exactly when the range there ends at i.
+    for i in range(1, m):
+        assert (c[i] > c[i - 1]) == (worst[order[i - 1]] == i)

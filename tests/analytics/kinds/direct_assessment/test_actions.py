@@ -19,6 +19,7 @@ from analytics.kinds.direct_assessment import actions as da_actions
 from analytics.kinds.direct_assessment.loading import load_da_judgments
 from analytics.models import CampaignResult, Recommendation, SystemScore, WorkerStat
 from analytics.stats.direct_assessment import DAConfig, DAJudgments, WorkerQC, analyse_campaign
+from analytics.stats.direct_assessment.effort import ScoreSpread
 from campaigns.models import Campaign, DirectAssessmentSettings, HitSlot, SlotRole, TaskKind
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
 from tests.factories import (
@@ -490,3 +491,95 @@ def test_only_unreliable_and_fast_workers_are_recommended_for_rejection():
 def test_without_timed_reliable_workers_fast_means_under_three_seconds():
     records = [qc(1, False, 2.9), qc(2, False, 3.0)]
     assert da_actions.recommend(records, min_pairs=5) == ["reject", "pay"]
+
+
+# --- Clearly not working: constant scores, too fast (issue 12, item 5) -------------------------
+
+
+def spread(n, sd, mean):
+    return ScoreSpread(
+        n=np.array(n, dtype=np.int64),
+        sd=np.array(sd, dtype=float),
+        mean=np.array(mean, dtype=float),
+    )
+
+
+def test_constant_and_too_fast_workers_are_recommended_for_rejection_with_the_reason():
+    records = [
+        qc(1, True, 10.0, p_value=0.001),
+        qc(2, False, 9.0),  # the same score everywhere: sd 0 over 100 items
+        qc(3, False, 9.0),  # hardly varies: sd 0.8 < 1
+        qc(4, False, 1.5),  # 1.5 s per item: below the 2 s floor
+        qc(5, True, 1.9, p_value=0.001),  # too fast even though the test passed
+        qc(6, False, 9.0, p_value=None, n_pairs=3),  # few pairs, but 20 identical scores
+        qc(7, False, 9.0),  # sd 1.0 is not below 1: unreliable, paid
+        qc(8, False, 9.0),  # only 9 scores: too few to judge their spread
+    ]
+    values, reasons = da_actions.recommendations(
+        records,
+        5,
+        spread(
+            [100, 100, 100, 100, 100, 20, 100, 9],
+            [20.0, 0.0, 0.8, 25.0, 22.0, 0.0, 1.0, 0.0],
+            [60.0, 70.0, 70.2, 50.0, 55.0, 100.0, 69.0, 40.0],
+        ),
+        DAConfig(),
+    )
+    assert values == ["approve", "reject", "reject", "reject", "reject", "reject", "pay", "pay"]
+    assert reasons == [
+        "",
+        "the same score (70) on all 100 items",
+        "scores hardly vary: sd 0.80 over 100 items, below 1",
+        "too fast: 1.5 s per item on average, below the floor of 2 s",
+        "too fast: 1.9 s per item on average, below the floor of 2 s",
+        "the same score (100) on all 20 items",
+        "",
+        "",
+    ]
+    # Settings of 0 turn both checks off: the reliability test's recommendation alone.
+    off = DAConfig(min_score_sd=0.0, min_seconds_per_item=0.0)
+    values, _ = da_actions.recommendations(
+        records, 5, spread([100] * 8, [0.0] * 8, [70.0] * 8), off
+    )
+    assert values == da_actions.recommend(records, min_pairs=5)
+    assert values == ["approve", "pay", "pay", "reject", "approve", "wait", "pay", "pay"]
+
+
+def test_a_worker_who_gives_70_to_every_item_is_recommended_for_rejection(small):
+    # The random clicker becomes a worker who leaves the slider at 70 and takes 8 s per item,
+    # as long as the careful worker: not fast by any rule. Before issue 12 such a worker was
+    # "pay" (unreliable, but not clearly random); now "reject", with the reason.
+    Judgment.objects.filter(assignment=small.random).update(score=70.0, client_duration_ms=8000)
+    actions.recompute_campaign(small.campaign)
+    stat = WorkerStat.objects.get(worker=small.random.worker)
+    assert (stat.reliable, stat.p_value) == (False, 1.0)  # all differences zero: p = 1
+    assert (stat.recommendation, stat.recommendation_reason) == (
+        "reject",
+        "the same score (70) on all 26 items",
+    )
+    assert da_actions.recommend([qc(1, True, 8.0, 0.01), qc(2, False, 8.0, 1.0)], 5) == [
+        "approve",
+        "pay",
+    ]  # the reliability test's recommendation alone, as before
+
+
+def test_the_absolute_speed_floor_is_a_campaign_setting(small):
+    # Random clicks at 1 s per item; with a floor of 0.5 s the reason is the relative rule.
+    actions.recompute_campaign(small.campaign)
+    assert not da_actions.stale_da_campaigns().filter(pk=small.campaign.pk).exists()
+    DirectAssessmentSettings.objects.filter(campaign=small.campaign).update(
+        min_seconds_per_item=Decimal("0.5")
+    )
+    # Changed behind the admin's back: the sweep sees the stored result as stale.
+    assert da_actions.stale_da_campaigns().filter(pk=small.campaign.pk).exists()
+    small.campaign.refresh_from_db()
+    actions.recompute_campaign(small.campaign)
+    assert not da_actions.stale_da_campaigns().filter(pk=small.campaign.pk).exists()
+    stat = WorkerStat.objects.get(worker=small.random.worker)
+    assert (stat.recommendation, stat.recommendation_reason) == (
+        "reject",
+        "unreliable (p = 0.953) and fast: 1.0 s per item, under half the reliable workers' "
+        "median of 8.0 s",
+    )
+    result = CampaignResult.objects.get(campaign=small.campaign)
+    assert (result.min_seconds_per_item, result.min_score_sd) == (Decimal("0.5"), Decimal("1"))
