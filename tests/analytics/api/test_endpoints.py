@@ -167,6 +167,9 @@ def test_a_campaign_with_its_progress_cost_and_results(cast, paid):
         "status": "active",
         "status_reason": "",
         "assessment_mode": "adequacy",
+        # Ranking's fields (issue 12), empty for other kinds.
+        "rank_by": "",
+        "reference_system": "",
         "source_language": "de",
         "target_language": "en",
         "owner": "requester",

@@ -653,11 +653,12 @@ def ranking_campaign(users):
 def test_ranking_tsv_lists_methods_in_their_declared_order(client, users, ranking_campaign):
     response = client.get(url(ranking_campaign, "systems.tsv"), **token_header(users["owner"]))
     assert response.content.decode() == (
-        "Method\t#\tScore\tCI low\tCI high\tSigma\tSystem\tn\tCluster\n"
-        "expected_wins\t1\t0.600\t0.550\t0.650\t\tCU-Bojar\t20\t1\n"
-        "expected_wins\t2\t0.400\t0.350\t0.450\t\tonline_B\t20\t2\n"
-        "trueskill\t1\t0.610\t\t\t0.800\tonline_B\t20\t\n"
-        "trueskill\t2\t-0.610\t\t\t0.810\tCU-Bojar\t20\t\n"
+        # Issue 12: each score's counts (wins, ties, losses; these stored rows have none).
+        "Method\t#\tScore\tCI low\tCI high\tSigma\tSystem\tn\tWins\tTies\tLosses\tCluster\n"
+        "expected_wins\t1\t0.600\t0.550\t0.650\t\tCU-Bojar\t20\t0\t0\t0\t1\n"
+        "expected_wins\t2\t0.400\t0.350\t0.450\t\tonline_B\t20\t0\t0\t0\t2\n"
+        "trueskill\t1\t0.610\t\t\t0.800\tonline_B\t20\t0\t0\t0\t\n"
+        "trueskill\t2\t-0.610\t\t\t0.810\tCU-Bojar\t20\t0\t0\t0\t\n"
     )
 
 
