@@ -182,7 +182,7 @@ def run_job(job_id: int, *, background: bool = False) -> ImportJob | None:
             if job.kind == ImportJobKind.SEGMENTS:
                 _run_segments(job, progress)
             else:
-                _run_judgments(job, progress)
+                _run_judgments(job, progress, background=background)
     except ImportFailed as failure:
         _fail(job, problem_dicts(failure.problems), failure.total)
     except Exception:
@@ -232,7 +232,7 @@ def _run_segments(job: ImportJob, progress: JobProgress) -> None:
         _finish(job, result, campaign_id=campaign.pk, progress=progress)
 
 
-def _run_judgments(job: ImportJob, progress: JobProgress) -> None:
+def _run_judgments(job: ImportJob, progress: JobProgress, *, background: bool) -> None:
     stored = dict(job.options)
     dry_run = bool(stored.pop("dry_run", False))
     if stored.pop("campaign", None) is not None and job.campaign is None:
@@ -253,6 +253,9 @@ def _run_judgments(job: ImportJob, progress: JobProgress) -> None:
         progress=progress.callback(WRITING),
         parse_progress=progress.callback(READING),
         dry_run=dry_run,
+        # In a worker the statistics go to the recompute task rather than this job's process
+        # (issue 11 item 6: the import's memory is the import's alone).
+        background_statistics=background,
     )
     _finish(job, summary.as_dict(), campaign_id=summary.campaign_id, progress=progress)
 

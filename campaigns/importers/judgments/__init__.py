@@ -36,7 +36,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analytics.actions import recompute_campaign
+from django.db import transaction
+
+from analytics.actions import recompute_campaign, schedule_recompute
 from campaigns.importers.context import Progress
 from campaigns.importers.judgments.kinds import (
     JudgmentFormat,
@@ -365,9 +367,15 @@ def _batch_summary(
 
 
 def write_checked_judgments(
-    checked: CheckedJudgmentImport, *, progress: Progress | None = None
+    checked: CheckedJudgmentImport,
+    *,
+    progress: Progress | None = None,
+    background_statistics: bool = False,
 ) -> JudgmentImportSummary:
-    """Write a checked import in one transaction, then compute the campaign's statistics."""
+    """Write a checked import in one transaction, then compute the campaign's statistics:
+    here, or with ``background_statistics`` by the recompute task (an import job in a Celery
+    worker: the import's memory is then the import's alone, issue 11 item 6, and the
+    statistics of millions of judgments run as every recompute does)."""
     planned = checked.summary
     if checked.plan is not None:
         write_mturk_batch(checked.plan)
@@ -390,7 +398,15 @@ def write_checked_judgments(
                 },
             }
         )
-    failure = _recompute(checked.campaign)
+    if background_statistics:
+        campaign_id = checked.campaign.pk
+        transaction.on_commit(lambda: schedule_recompute(campaign_id))
+        failure = (
+            "the campaign's statistics are being computed by a background task: its results "
+            "appear on the campaign page within a minute or two"
+        )
+    else:
+        failure = _recompute(checked.campaign)
     if failure:
         summary = JudgmentImportSummary(**{**summary.__dict__, "notes": (*summary.notes, failure)})
     return summary
@@ -418,13 +434,17 @@ def import_judgments(
     progress: Progress | None = None,
     parse_progress: Progress | None = None,
     dry_run: bool = False,
+    background_statistics: bool = False,
 ) -> JudgmentImportSummary:
-    """Check ``files`` and, unless ``dry_run``, write them and compute the statistics.
-    Raises ImportFailed, writing nothing."""
+    """Check ``files`` and, unless ``dry_run``, write them and compute the statistics (see
+    :func:`write_checked_judgments` for ``background_statistics``). Raises ImportFailed,
+    writing nothing."""
     checked = check_judgment_import(files, options, parse_progress=parse_progress)
     if dry_run:
         return checked.summary
-    return write_checked_judgments(checked, progress=progress)
+    return write_checked_judgments(
+        checked, progress=progress, background_statistics=background_statistics
+    )
 
 
 def upload_limit_problem(size: int, what: str = "the upload") -> str | None:

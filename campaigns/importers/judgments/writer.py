@@ -11,8 +11,10 @@ texts are stored empty.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
@@ -45,6 +47,28 @@ from judgments.models import (
 )
 
 BATCH_SIZE = 2000
+
+
+class SlotPks:
+    """The pk of every slot of an import, in one array: HIT ``key``'s slot at ``position`` is
+    at ``offsets[key] + position - 1`` (8 bytes a slot instead of a dict entry and its key)."""
+
+    def __init__(self, parsed: ParsedJudgments, offsets: dict[str, int], total: int) -> None:
+        self.parsed = parsed
+        self.offsets = offsets
+        self.pks = array("q", bytes(8 * total))  # 0: not written (yet)
+
+    @classmethod
+    def for_hits(cls, parsed: ParsedJudgments) -> SlotPks:
+        offsets: dict[str, int] = {}
+        total = 0
+        for key, hit in parsed.hits.items():
+            offsets[key] = total
+            total += len(hit.slots)
+        return cls(parsed, offsets, total)
+
+    def pk(self, hit: str, slot: SlotKey) -> int:
+        return self.pks[self.offsets[hit] + self.parsed.hits[hit].slots[slot] - 1]
 
 
 @dataclass(frozen=True)
@@ -304,56 +328,64 @@ class _Writer:
         hits: dict[str, int],
         segments: dict[tuple[str, str], int],
         outputs: dict[tuple[int, int], int],
-    ) -> dict[tuple[str, SlotKey], int]:
-        """Slot pk by (HIT key, slot key). System slots first, then the quality-control slots
-        with ``controls`` pointing at the system slot of the same HIT, system and segment."""
+    ) -> SlotPks:
+        """Slot pks (:class:`SlotPks`). System slots first, then the quality-control slots
+        with ``controls`` pointing at the system slot of the same HIT, system and segment.
+
+        Rows are generated while they are inserted and their pks land in one array indexed by
+        HIT and position (issue 11 item 6: a 200 MB WMT file has 2.2 million slots; a dict
+        keyed by (HIT, slot) and a list of all rows took hundreds of MB)."""
         systems = dict(System.objects.filter(campaign=self.campaign).values_list("name", "pk"))
-        created: dict[tuple[str, SlotKey], int] = {}
+        pks = SlotPks.for_hits(self.parsed)
+        base_by_pk = {hits[key]: base for key, base in pks.offsets.items()}
         shown = _prepared(HitSlot, "shown_text", "")
         group = _prepared(HitSlot, "group", 0)
-        for controls_pass in (False, True):
-            rows: list[tuple] = []
-            keys: dict[tuple[int, int], tuple[str, SlotKey]] = {}
+        system_role = SlotRole.SYSTEM.value
+
+        def rows(controls_pass: bool) -> Iterable[tuple]:
             for hit_key, hit in self.parsed.hits.items():
-                hit_pk = hits[hit_key]
+                hit_pk, base = hits[hit_key], pks.offsets[hit_key]
                 for slot, position in hit.slots.items():
                     role, system, document, segment = slot
-                    if (role != SlotRole.SYSTEM) != controls_pass:
+                    if (role != system_role) != controls_pass:
                         continue
                     segment_pk = segments[(document, segment)]
                     controls = None
                     if controls_pass:
-                        controls = created.get((hit_key, (SlotRole.SYSTEM.value, *slot[1:])))
-                    rows.append(
-                        (
-                            hit_pk,
-                            position,
-                            group,
-                            role,
-                            segment_pk,
-                            outputs[(systems[system], segment_pk)],
-                            shown,
-                            controls,
-                        )
+                        controlled = hit.slots.get((system_role, *slot[1:]))
+                        if controlled is not None:
+                            controls = pks.pks[base + controlled - 1] or None
+                    yield (
+                        hit_pk,
+                        position,
+                        group,
+                        role,
+                        segment_pk,
+                        outputs[(systems[system], segment_pk)],
+                        shown,
+                        controls,
                     )
-                    keys[(hit_pk, position)] = (hit_key, slot)
+
+        for controls_pass in (False, True):
             _insert(
                 HitSlot,
                 ("hit", "position", "group", "role", "segment", "output", "shown_text", "controls"),
-                rows,
+                rows(controls_pass),
             )
             for hit_pk, position, pk in self._new_rows(HitSlot, "hit_id", "position"):
-                key = keys.get((hit_pk, position))
-                if key is not None:
-                    created[key] = pk
-        return created
+                base = base_by_pk.get(hit_pk)
+                if base is not None:
+                    pks.pks[base + position - 1] = pk
+        return pks
 
-    def _new_rows(self, model, *fields: str) -> list[tuple]:
-        """(fields..., pk) of the rows of ``model`` on this import's HITs (one query)."""
-        return list(
+    def _new_rows(self, model, *fields: str) -> Iterator[tuple]:
+        """(fields..., pk) of the rows of ``model`` on this import's HITs (one query, read in
+        chunks rather than as one list)."""
+        return (
             model.objects.filter(hit__campaign=self.campaign, hit__number__gt=self.top_hit)
             .order_by()
             .values_list(*fields, "pk")
+            .iterator(chunk_size=BATCH_SIZE)
         )
 
     def assignments(
@@ -409,7 +441,7 @@ class _Writer:
     def judgments(
         self,
         assignments: dict[tuple[str, str], int],
-        slots: dict[tuple[str, SlotKey], int],
+        slots: SlotPks,
         workers: dict[str, int],
     ) -> None:
         campaign = self.campaign.pk
@@ -438,7 +470,7 @@ class _Writer:
                     campaign,
                     workers[record.worker],
                     assignments[(record.worker, record.hit)],
-                    slots[(record.hit, record.slot)],
+                    slots.pk(record.hit, record.slot),
                     record.score,
                     record.given_z,
                     record.rank,
@@ -470,7 +502,7 @@ def _prepared(model, field: str, value: Any) -> Any:
     return model._meta.get_field(field).get_db_prep_save(value, connection)
 
 
-def _insert(model, fields: tuple[str, ...], rows: list[tuple]) -> None:
+def _insert(model, fields: tuple[str, ...], rows: Iterable[tuple]) -> None:
     """INSERT the rows (values already as the database takes them) in batches.
 
     The large tables of an import (slots, assignments, judgments: a WMT file has up to a
@@ -478,10 +510,9 @@ def _insert(model, fields: tuple[str, ...], rows: list[tuple]) -> None:
     its time building and preparing every field of every model instance in Python, work the
     values here do not need (200,000 WMT judgments: 62 s with bulk_create, 12 s so, on
     SQLite). One statement per batch, nothing row by row; table and column names come from
-    the model's meta, the values are parameters.
+    the model's meta, the values are parameters. ``rows`` may be a generator: only one
+    statement's rows are held at a time.
     """
-    if not rows:
-        return
     quote = connection.ops.quote_name
     meta = model._meta
     columns = ", ".join(quote(meta.get_field(name).column) for name in fields)
@@ -490,10 +521,10 @@ def _insert(model, fields: tuple[str, ...], rows: list[tuple]) -> None:
     # never more than SQLite's 500 rows of one compound statement.
     limit = connection.features.max_query_params
     per_statement = BATCH_SIZE if limit is None else max(1, min(500, limit // len(fields)))
+    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES "  # noqa: S608
+    rows = iter(rows)
     with connection.cursor() as cursor:
-        for start in range(0, len(rows), per_statement):
-            batch = rows[start : start + per_statement]
-            sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES "  # noqa: S608
+        while batch := list(islice(rows, per_statement)):
             cursor.execute(sql + ", ".join([row] * len(batch)), [v for r in batch for v in r])
 
 
