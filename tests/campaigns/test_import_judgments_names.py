@@ -46,8 +46,10 @@ def test_a_name_in_use_by_a_campaign_the_importer_cannot_see_is_answered_as_a_fr
     assert checked.message == (
         "Checked ad-csen.tsv: no problems. Importing would add 1 judgment (1 worker, 1 "
         'assignment, 1 HIT, 1 system, 1 segment) to new campaign "WMT21" (direct '
-        "assessment, raw 0-100 scores); nothing was written."
-    )
+        "assessment, raw 0-100 scores); nothing was written. The files hold no bad-reference "
+        "item, so no worker can be tested for reliability: the new campaign counts every "
+        'worker\'s judgments (workers counted "everyone", as for files filtered before import).'
+    )  # issue 12: a file without bad references counts every worker, and says so
     assert Campaign.objects.count() == 2
 
     # Writing needs the name, which is not free: refused, nothing written.

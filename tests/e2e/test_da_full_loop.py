@@ -109,13 +109,14 @@ def test_two_workers_then_the_requester_sees_live_results(browser, live_server, 
     expected = expected_reliable_systems(careful.worker_id)
     rows = [cells(row) for row in panel.locator("#da-systems tbody tr").all()]
     assert [row[1] for row in rows] == list(QUALITY)
-    for _rank, name, mean_z, mean_raw, n, _cluster in rows:
+    for _rank, name, mean_z, mean_raw, _segments, n, _cluster in rows:
         want_n, want_raw, want_z = expected[name]
         assert (n, mean_raw, mean_z) == (str(want_n), f"{want_raw:.2f}", f"{want_z:+.3f}")
-    assert sum(int(row[4]) for row in rows) == 80  # 70 outputs and 10 repeats
+    assert sum(int(row[5]) for row in rows) == 80  # 70 outputs and 10 repeats
+    assert sum(int(row[4]) for row in rows) == 70  # the repeats' segments counted once
 
     # The switch: every worker's scores, the clicker's included.
     panel.get_by_role("link", name="Show scores from all workers").click()
     expect(page.locator("#da-results h3").first).to_have_text("Systems: all workers")
     rows = [cells(row) for row in page.locator("#da-systems tbody tr").all()]
-    assert sum(int(row[4]) for row in rows) == 160
+    assert sum(int(row[5]) for row in rows) == 160

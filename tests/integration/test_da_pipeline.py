@@ -102,22 +102,31 @@ def random_scores(seed: int = RANDOM_SEED):
 
 
 def expected_reliable_systems(worker_id: int) -> dict[str, tuple[int, float, float]]:
-    """(n, mean raw, mean z) per system over one worker's outputs and repeats, worked out with
-    the statistics module: z over all of the worker's scores, sample sd (n - 1)."""
+    """(n, Ave raw, Ave z) per system over one worker's outputs and repeats, worked out with
+    the statistics module: z over all of the worker's scores, sample sd (n - 1); WMT's Ave
+    (issue 12): each segment's (output's: a repeat shows the output it repeats) judgments
+    averaged first, then the segment means."""
     rows = list(
         Judgment.objects.filter(worker_id=worker_id).values_list(
-            "score", "slot__role", "slot__output__system__name"
+            "score", "slot__role", "slot__output__system__name", "slot__output_id"
         )
     )
-    scores = [score for score, _, _ in rows]
+    scores = [score for score, _, _, _ in rows]
     mean, sd = statistics.mean(scores), statistics.stdev(scores)
-    by_system = defaultdict(list)
-    for score, role, system in rows:
+    by_segment = defaultdict(list)
+    for score, role, system, output in rows:
         if role in (SlotRole.SYSTEM, SlotRole.REPEAT):
-            by_system[system].append(score)
+            by_segment[system, output].append(score)
+    by_system = defaultdict(list)
+    for (system, _), s in by_segment.items():
+        by_system[system].append(s)
     return {
-        system: (len(s), statistics.mean(s), statistics.mean((x - mean) / sd for x in s))
-        for system, s in by_system.items()
+        system: (
+            sum(len(s) for s in segments),
+            statistics.mean(statistics.mean(s) for s in segments),
+            statistics.mean(statistics.mean((x - mean) / sd for x in s) for s in segments),
+        )
+        for system, segments in by_system.items()
     }
 
 
