@@ -220,6 +220,62 @@ def _without_ranking_issue_12(url: str, got, client: APIClient):
     return "\n".join(kept)
 
 
+OLD_DA_TEST = "one-sided Wilcoxon rank-sum (Mann-Whitney U) on z-scores"
+OLD_DA_CAPTION = r"Ave \% is the mean raw score, \# the rank range; rules"
+NEW_DA_CAPTION = (
+    r"Ave \% is the mean raw score (flat means over judgments), \# the rank range (WMT's: 1 + "
+    r"systems significantly better to n - systems significantly worse); rules"
+)
+
+
+def _without_da_issue_12(url: str, got):
+    """What issue 12 added to the direct-assessment answers, checked and taken out: results
+    stored before it are said to be flat means tested per judgment (the sweep recomputes them
+    the WMT way, see test_results_stored_before_issue_12_are_stale), their systems'
+    ``n_segments`` are 0 (not counted then), workers' ``recommendation_reason`` is empty, and
+    the CSV and TSV tables end with the segments column."""
+    if not url.startswith("/api/campaigns/1/"):
+        return got
+    if isinstance(got, dict):
+        if (
+            got.get("test")
+            == "one-sided Wilcoxon rank-sum (Mann-Whitney U) on per-judgment z-scores"
+        ):
+            got["test"] = OLD_DA_TEST
+        for row in got.get("results", [got]):
+            score = row.get("direct_assessment") if isinstance(row, dict) else None
+            if score:
+                assert score.pop("n_segments") == 0, url
+            reliability = row.get("reliability") if isinstance(row, dict) else None
+            if reliability:
+                assert reliability.pop("recommendation_reason") == "", url
+        return got
+    if "systems.csv" in url:
+        lines = got.split("\r\n")
+        assert lines[0].endswith(",n_segments"), url
+        return "\r\n".join(line.rsplit(",", 1)[0] if line else line for line in lines)
+    if "systems.tsv" in url:
+        lines = got.split("\n")
+        assert lines[0].endswith("\tSegments"), url
+        return "\n".join(line.rsplit("\t", 1)[0] if line else line for line in lines)
+    if "systems.tex" in url:
+        assert got.count(NEW_DA_CAPTION) == 1, url
+        return got.replace(NEW_DA_CAPTION, OLD_DA_CAPTION)
+    return got
+
+
+def test_results_stored_before_issue_12_are_stale(migrated_recording):
+    # Stored as flat means with the per-judgment test and no effort checks: the sweep
+    # recomputes them with the campaign's (WMT) settings.
+    from analytics.kinds.direct_assessment.actions import stale_da_campaigns
+    from analytics.models import CampaignResult
+
+    result = CampaignResult.objects.get(campaign_id=1)
+    assert (result.score_averaging, result.significance_unit) == ("judgments", "judgments")
+    assert (result.min_score_sd, result.min_seconds_per_item) == (0, 0)
+    assert list(stale_da_campaigns().values_list("pk", flat=True)) == [1]
+
+
 def test_the_api_answers_exactly_as_before(migrated_recording):
     expected = json.loads((FIXTURES / "expected.json").read_text())
     client = APIClient()
@@ -237,6 +293,7 @@ def test_the_api_answers_exactly_as_before(migrated_recording):
         else:
             got = response.json()
         got = _without_ranking_issue_12(url, got, client)
+        got = _without_da_issue_12(url, got)
         if got != body:
             different.append(url)
     assert different == []
@@ -255,6 +312,39 @@ WMT12_TABLE = (
 )
 
 
+def _da_panel_without_issue_12(panel: str) -> str:
+    """Issue 12 in the DA panel: WMT's column names, a Segments column (0 for results stored
+    before it), the scoring said in words, the test's unit and the rejection label."""
+    scoring = (
+        '    <p class="da-scoring">Mean z and mean raw score over all judgments (the 2014 '
+        "paper&#x27;s flat mean); rank ranges: 1 + the systems that significantly beat the "
+        "system to n - the systems it significantly beats (WMT).</p>\n"
+    )
+    assert panel.count(scoring) == 1
+    panel = panel.replace(scoring, "")
+    new_head = (
+        '<th class="num">Ave z</th><th class="num">Ave raw</th>\n        <th class="num">'
+        'Segments</th><th class="num">Judgments</th><th class="num">Cluster</th>'
+    )
+    old_head = (
+        '<th class="num">Mean z</th><th class="num">Mean raw</th>\n        <th class="num">n'
+        '</th><th class="num">Cluster</th>'
+    )
+    assert panel.count(new_head) == 1
+    panel = panel.replace(new_head, old_head)
+    panel = re.sub(
+        r'<td class="num n-segments">0</td><td class="num n">(\d+)</td>\n\s+<td class="num '
+        r'cluster">',
+        r'<td class="num n">\1</td><td class="num cluster">',
+        panel,
+    )
+    panel = panel.replace("rank-sum on per-judgment z-scores:", "rank-sum on z:")
+    return panel.replace(
+        "Consider rejecting (clearly not working)",
+        "Consider rejecting (unreliable and fast: clear random clicking)",
+    )
+
+
 def _ranking_panel_without_issue_12(panel: str) -> str:
     assert panel.count(f"<h4>Expected Wins (WMT13){CHOSEN_MARK}</h4>") == 1
     assert panel.count(WMT12_TABLE) == 1
@@ -271,4 +361,6 @@ def test_the_admin_results_panels_read_as_before(migrated_recording):
         got = _panel(html, section)
         if section == "ranking-results":
             got = _ranking_panel_without_issue_12(got)
+        else:
+            got = _da_panel_without_issue_12(got)
         assert got == panel, url

@@ -288,7 +288,8 @@ def da_significance(campaign: Campaign, *, include_unreliable: bool) -> StoredSi
     if result is None:
         return StoredSignificance(variant=variant, test=DA_TEST)
     details = result.variant(include_unreliable)
-    test = DA_TESTS.get(details.get("significance_unit", "segments"), DA_TEST)
+    # Results stored before issue 12 carry no unit: they tested per-judgment z.
+    test = DA_TESTS.get(details.get("significance_unit", "judgments"), DA_TEST)
     ids = [int(pk) for pk in details.get("systems", [])]
     scores = dict(
         SystemScore.objects.filter(campaign=campaign, include_unreliable=include_unreliable)
@@ -332,12 +333,17 @@ WRITERS = {
 }
 
 
-def _da_rows(campaign: Campaign, include_unreliable: bool) -> list[formats.DASystemRow]:
-    if not CampaignResult.objects.filter(campaign=campaign).exists():
+def _stored_result(campaign: Campaign) -> CampaignResult:
+    result = CampaignResult.objects.filter(campaign=campaign).first()
+    if result is None:
         raise NotComputed(
             f"The statistics of campaign {campaign.pk} have not been computed yet: it has no "
             "scored judgment, or the first computation is still queued."
         )
+    return result
+
+
+def _da_rows(campaign: Campaign, include_unreliable: bool) -> list[formats.DASystemRow]:
     scores = SystemScore.objects.filter(campaign=campaign, include_unreliable=include_unreliable)
     return [
         formats.DASystemRow(*values)
@@ -350,12 +356,15 @@ def da_system_table(campaign: Campaign, options: dict[str, Any], fmt: str) -> tu
     the file name's suffix ("-all" for every worker)."""
     include = options["include_unreliable"]
     pair = f"{campaign.source_language}-{campaign.target_language}"
+    # How the stored table was averaged (results stored before issue 12 say nothing: flat).
+    result = _stored_result(campaign)
+    averaging = result.variant(include).get("averaging", "judgments")
     text = WRITERS[fmt](
         _da_rows(campaign, include),
         f"{campaign.name} ({pair}, direct assessment, "
         f"{campaign.da_settings.assessment_mode}), "
         f"{DA_VARIANTS[include]}: systems by mean standardised score (Ave z); Ave % is "
-        f"the mean raw score ({AVERAGING_WORDS[campaign.da_settings.score_averaging]}), # the "
+        f"the mean raw score ({AVERAGING_WORDS[averaging]}), # the "
         "rank range (WMT's: 1 + systems significantly better to n - systems significantly "
         "worse); rules separate significance clusters.",
     )

@@ -28,7 +28,9 @@ SIGNIFICANCE_UNIT_WORDS = {
 
 def scoring_text(variant: dict[str, Any]) -> str:
     """How the stored table was scored and ranked, in words (from the stored variant)."""
-    averaging = variant.get("averaging", "segments")
+    # Results stored before issue 12 carry no "averaging": they were flat means (the sweep
+    # recomputes them, since their CampaignResult.score_averaging is "judgments").
+    averaging = variant.get("averaging", "judgments")
     how = (
         "Ave z and Ave raw: the mean of each segment's judgments, then of the segment means "
         "(WMT's official scores)"
@@ -126,7 +128,9 @@ def da_results_context(campaign: Campaign, include_unreliable: bool) -> dict[str
         "significance": _significance_matrix(result, include_unreliable, names) if result else None,
         "scoring": scoring_text(result.variant(include_unreliable) if result else {}),
         "significance_unit": SIGNIFICANCE_UNIT_WORDS.get(
-            (result.variant(include_unreliable) if result else {}).get("significance_unit"),
+            (result.variant(include_unreliable) if result else {}).get(
+                "significance_unit", "judgments"
+            ),
             "z-scores",
         ),
         "workers_url": workers_url(campaign),

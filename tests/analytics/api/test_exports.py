@@ -102,6 +102,8 @@ def store_da_results(campaign, rows: dict[bool, list[tuple]]) -> None:
         n_workers=2,
         reliability_test="wilcoxon",
         reliability_alpha=Decimal("0.05"),
+        # As a result stored now says it was averaged (issue 12: WMT's segment means).
+        details={"reliable": {"averaging": "segments"}, "all": {"averaging": "segments"}},
     )
     SystemScore.objects.bulk_create(
         SystemScore(
