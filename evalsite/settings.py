@@ -221,7 +221,8 @@ STORAGES = {
 # documentation with their session. Nobody anonymous sees anything.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        # DRF's token authentication with failed attempts throttled per address (guessing).
+        "analytics.api.throttling.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -248,6 +249,8 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Ranking's scoring methods appear as ?method=, rank_by and a score's method: one enum.
+    "ENUM_NAME_OVERRIDES": {"RankingMethodEnum": "campaigns.kinds.ranking.models.RankingMethod"},
     # The schema and its documentation page need a token or an admin session, like the API.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # The documentation page's JavaScript and CSS come from drf-spectacular-sidecar's static

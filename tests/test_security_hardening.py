@@ -8,6 +8,7 @@ needs fresh interpreters with DEBUG off.)
 from __future__ import annotations
 
 import re
+import secrets
 from datetime import timedelta
 from html.parser import HTMLParser
 from pathlib import Path
@@ -316,6 +317,30 @@ def test_a_token_over_its_rate_gets_429_and_other_tokens_do_not():
     assert refused.json()["detail"].startswith("Request was throttled.")
     # Another token has its own budget.
     assert token_client("other").get("/api/campaigns/").status_code == 200
+
+
+@override_settings(API_THROTTLE_RATES={"user": "3/minute", "anon": "2/minute"})
+def test_guessing_tokens_gets_429_past_the_anonymous_rate_and_good_tokens_go_on():
+    """Replayed: 200 random tokens from one address were 200 x 401 (DRF authenticates before
+    it throttles). Failed attempts now count per address."""
+    from django.core.cache import cache
+
+    cache.clear()
+    guesser = APIClient(REMOTE_ADDR="203.0.113.9")
+    statuses = []
+    for _ in range(4):
+        guesser.credentials(HTTP_AUTHORIZATION=f"Token {secrets.token_hex(20)}")
+        statuses.append(guesser.get("/api/campaigns/").status_code)
+    assert statuses == [401, 401, 429, 429]
+    refused = guesser.get("/api/campaigns/")
+    assert 0 < int(refused["Retry-After"]) <= 60
+    # A good token from the same address is not held back; another address may still fail.
+    user = get_user_model().objects.create_user("same-address")
+    guesser.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    assert guesser.get("/api/campaigns/").status_code == 200
+    other = APIClient(REMOTE_ADDR="203.0.113.10")
+    other.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    assert other.get("/api/campaigns/").status_code == 401
 
 
 def test_the_default_rates_are_documented_and_generous(settings):

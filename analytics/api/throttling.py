@@ -15,7 +15,9 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed, Throttled
+from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
 log = logging.getLogger(__name__)
 
@@ -44,3 +46,34 @@ class ApiUserRateThrottle(_SettingsRate, UserRateThrottle):
 
 class ApiAnonRateThrottle(_SettingsRate, AnonRateThrottle):
     """Requests of one anonymous client address, ``API_THROTTLE_RATES["anon"]``."""
+
+
+class FailedTokenThrottle(_SettingsRate, SimpleRateThrottle):
+    """Failed token attempts of one client address, ``API_THROTTLE_RATES["anon"]``.
+
+    DRF authenticates before it checks permissions and throttles, so a request with a wrong
+    token is answered 401 before any throttle runs: the anonymous rate alone would never slow
+    down someone guessing tokens (issue 11 item 9, found by replaying the attack). This one is
+    counted by the authentication itself (:class:`ThrottledTokenAuthentication`), on failures
+    only: a client with a good token is never held back by it. The address is the one the
+    other throttles use (``REST_FRAMEWORK["NUM_PROXIES"]``, from TRUSTED_PROXY_COUNT)."""
+
+    scope = "anon"
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": "failed-token", "ident": self.get_ident(request)}
+
+
+class ThrottledTokenAuthentication(TokenAuthentication):
+    """DRF's token authentication, with failed attempts throttled per address: past the rate,
+    429 with ``Retry-After`` instead of 401, whatever token is tried."""
+
+    def authenticate(self, request):
+        try:
+            return super().authenticate(request)
+        except AuthenticationFailed:
+            throttle = FailedTokenThrottle()
+            if not throttle.allow_request(request, None):
+                log.warning("API token attempts throttled for %s", throttle.get_ident(request))
+                raise Throttled(throttle.wait()) from None
+            raise
