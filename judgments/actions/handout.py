@@ -49,6 +49,10 @@ class NoWorkReason(models.TextChoices):
         "finished in time come back: please try again later.",
     )
     ALL_DONE = "all_done", "You have done every task available to you, thank you!"
+    ON_MTURK = (
+        "on_mturk",
+        "This campaign's tasks are offered on Amazon Mechanical Turk: please take them there.",
+    )
 
 
 CLOSED_CAMPAIGN_REASONS = {
@@ -239,9 +243,14 @@ def _regular_hand_out(
     now: datetime,
 ) -> HandOut:
     regular = Hit.objects.filter(campaign=campaign, is_qualification=False)
+    # A HIT published on MTurk is MTurk's to hand out (its MaxAssignments places, counted in
+    # judgments.actions.platform): handing it out here too put 7 live assignments on a HIT of
+    # redundancy 5 when the attacks of issue 11 were replayed (4 by direct link, 3 on MTurk).
+    # Direct links and Prolific take the HITs that were not published there.
+    offered_here = regular.filter(mturk__isnull=True)
     mine_on_hit = mine.filter(hit=OuterRef("pk"))
     # HITs the worker may still get: never held, or held and let expire.
-    eligible = regular.filter(~Exists(mine_on_hit.exclude(status=AssignmentStatus.EXPIRED)))
+    eligible = offered_here.filter(~Exists(mine_on_hit.exclude(status=AssignmentStatus.EXPIRED)))
     hit = (
         eligible.annotate(
             live=Count("assignments", filter=Q(assignments__status__in=LIVE_ASSIGNMENT_STATUSES)),
@@ -254,8 +263,10 @@ def _regular_hand_out(
     if hit is None:
         if eligible.exists():
             return HandOut(None, reason=NoWorkReason.ALL_TAKEN)
-        if regular.exists():
+        if offered_here.exists():
             return HandOut(None, reason=NoWorkReason.ALL_DONE)
+        if regular.exists():
+            return HandOut(None, reason=NoWorkReason.ON_MTURK)
         return HandOut(None, reason=NoWorkReason.NO_TASKS)
 
     if hit.mine_expired:

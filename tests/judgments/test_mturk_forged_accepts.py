@@ -28,7 +28,12 @@ from analytics.loading import held_back_assignment_ids
 from analytics.models import CampaignResult
 from campaigns.platforms import review
 from campaigns.platforms.models import MTurkHit
-from judgments.actions import MTurkAcceptRefused, accept_mturk_assignment
+from judgments.actions import (
+    MTurkAcceptRefused,
+    NoWorkReason,
+    accept_mturk_assignment,
+    next_assignment_for,
+)
 from judgments.models import (
     Assignment,
     AssignmentStatus,
@@ -41,6 +46,7 @@ from tests.analytics.kinds.direct_assessment.test_actions import RANDOM, build_s
 from tests.analytics.kinds.ranking.test_loading import build_ranking_campaign
 from tests.campaigns.platforms import review_support as review_fixtures
 from tests.campaigns.platforms.review_support import list_response, remote_item
+from tests.factories import CampaignFactory, HitFactory, HitSlotFactory, WorkerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -302,3 +308,34 @@ def test_judgments_of_other_platforms_are_not_held_back():
     Assignment.objects.filter(pk=small.random.pk).update(platform_assignment_id="3BATCH1")
     assert len(held_back_assignment_ids(small.campaign.pk)) == 0
     assert int(load_da_judgments(small.campaign.pk).scored.sum()) == 52
+
+
+# --- Direct links and Prolific leave MTurk's HITs to MTurk ---------------------------------------
+
+
+def test_a_hit_published_on_mturk_is_not_handed_out_by_direct_link():
+    """Replayed live: 4 direct-link and 3 MTurk assignments on one HIT of redundancy 5. A HIT
+    published on MTurk is MTurk's to hand out; direct links take the others."""
+    campaign = CampaignFactory(redundancy=5, status="active")
+    published = HitFactory(campaign=campaign, number=1)
+    HitSlotFactory(hit=published, position=1)
+    publish(published, places=3)
+    unpublished = HitFactory(campaign=campaign, number=2)
+    HitSlotFactory(hit=unpublished, position=1)
+    hand_outs = [next_assignment_for(WorkerFactory(), campaign) for _ in range(6)]
+    assert [h.assignment.hit_id for h in hand_outs[:5]] == [unpublished.pk] * 5
+    assert hand_outs[5].assignment is None
+    assert hand_outs[5].reason == NoWorkReason.ALL_TAKEN
+    assert not published.assignments.exists()
+
+
+def test_a_campaign_published_whole_on_mturk_sends_direct_visitors_there():
+    campaign = CampaignFactory(redundancy=5, status="active")
+    hit = HitFactory(campaign=campaign, number=1)
+    HitSlotFactory(hit=hit, position=1)
+    publish(hit, places=5)
+    hand_out = next_assignment_for(WorkerFactory(), campaign)
+    assert (hand_out.assignment, hand_out.reason) == (None, NoWorkReason.ON_MTURK)
+    assert NoWorkReason.ON_MTURK.label == (
+        "This campaign's tasks are offered on Amazon Mechanical Turk: please take them there."
+    )
