@@ -24,6 +24,8 @@ Routes (under /api/, authenticated like every endpoint; a campaign the user may 
   campaign and the last row written, and the response is aborted (the generator raises: under
   gunicorn an HTTP/1.1 response is chunked and the connection closes without its last chunk,
   which curl, requests and browsers report as an error; an HTTP/1.0 client has the error line).
+- ``campaigns/<id>/export/systems-spreadsheet.csv``: systems.csv defused the same way (a system
+  name from an imported file is a text cell like any other); numbers stay numbers.
 - ``campaigns/<id>/export/systems.csv``, ``.tsv`` and ``.tex``: the stored system scores
   (direct assessment: rank range, mean z, mean raw score, n, cluster; ranking: the same per
   scoring method), reliable (trusted) workers only unless ``?include_unreliable=1``
@@ -39,6 +41,8 @@ always picks JSON, since a CSV renderer has nothing sensible to say about an err
 
 from __future__ import annotations
 
+import csv
+import io
 import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -355,6 +359,7 @@ class SystemTableView(ExportView):
     extension = ""
     content_type = ""
     table_format = ""
+    name_suffix = ""  # after "-systems" in the file's name
 
     @property
     def query_parameters(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -375,7 +380,10 @@ class SystemTableView(ExportView):
             )
         rows, suffix = statistics.system_table(campaign, query.validated_data, self.table_format)
         response = HttpResponse(rows, content_type=self.content_type)
-        return _attachment(response, f"{self.file_stem(campaign)}-systems{suffix}.{self.extension}")
+        return _attachment(
+            response,
+            f"{self.file_stem(campaign)}-systems{suffix}{self.name_suffix}.{self.extension}",
+        )
 
 
 def _table_schema(operation_id: str, summary: str, media_type: str, description: str):
@@ -417,6 +425,43 @@ class SystemsCSV(SystemTableView):
     )
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         return super().get(request, campaign_id)
+
+
+def spreadsheet_safe_csv(text: str) -> str:
+    """A CSV text defused for spreadsheets: every cell that is not a number and starts with
+    = + - @, a tab or a return gets a leading apostrophe (``campaigns.links.safe_cell``); the
+    text starts with a UTF-8 byte order mark, as judgments-spreadsheet.csv."""
+
+    def cell(value: str) -> str:
+        try:
+            float(value)
+        except ValueError:
+            return safe_cell(value)
+        return value  # -0.613 is a number, not a formula
+
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    for row in csv.reader(io.StringIO(text, newline="")):
+        writer.writerow([cell(value) for value in row])
+    return "\ufeff" + out.getvalue()
+
+
+class SystemsSpreadsheetCSV(SystemsCSV):
+    name_suffix = "-spreadsheet"
+
+    @_table_schema(
+        "campaign_export_systems_spreadsheet_csv",
+        "System table as CSV for spreadsheets (defused cells)",
+        "text/csv",
+        "As systems.csv, for opening in a spreadsheet: a text cell starting with =, +, -, @, a "
+        "tab or a carriage return (a system name =HYPERLINK(...) from an imported file) gets a "
+        "leading apostrophe; numbers are unchanged; the file starts with a UTF-8 byte order "
+        "mark. systems.csv is the exact data.",
+    )
+    def get(self, request: Request, campaign_id: int) -> HttpResponse:
+        response = super().get(request, campaign_id)
+        response.content = spreadsheet_safe_csv(response.content.decode()).encode()
+        return response
 
 
 class SystemsTSV(SystemTableView):
@@ -475,6 +520,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/export/systems.csv",
         SystemsCSV.as_view(),
         name="export-systems-csv",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/export/systems-spreadsheet.csv",
+        SystemsSpreadsheetCSV.as_view(),
+        name="export-systems-spreadsheet-csv",
     ),
     path(
         "campaigns/<int:campaign_id>/export/systems.tsv",

@@ -354,3 +354,31 @@ def test_the_spreadsheet_csv_is_guarded_like_the_other_exports(django_user_model
     assert outsider.get(f"{url}?spreadsheet=1").json() == {
         "spreadsheet": ["Unknown parameter; this export takes no query parameters."]
     }
+
+
+def test_the_system_table_has_a_spreadsheet_copy_too(admin, formulas):
+    exact = export(admin, formulas, "systems.csv").content.decode()
+    response = export(admin, formulas, "systems-spreadsheet.csv")
+    assert response["Content-Disposition"] == (
+        'attachment; filename="formulas-systems-spreadsheet.csv"'
+    )
+    safe = response.content
+    assert safe.startswith(b"\xef\xbb\xbf")
+    exact_rows = list(csv.reader(io.StringIO(exact)))
+    safe_rows = list(csv.reader(io.StringIO(safe.decode("utf-8-sig"))))
+    system = exact_rows[0].index("system")
+    assert {row[system] for row in exact_rows[1:]} == {SAFE_SYSTEM, "+sys"}
+    # Only the system names change: every number (a negative z too) is as in systems.csv.
+    assert safe_rows == [
+        [("'" + value if value in (SAFE_SYSTEM, "+sys") else value) for value in row]
+        for row in exact_rows
+    ]
+
+
+def test_defusing_a_table_keeps_numbers_and_quoting():
+    from analytics.api.exports import spreadsheet_safe_csv
+
+    text = 'system,mean_z,note\n"=SUM(1,2)",-0.613,"a ""quoted"", text"\n-sys,-1e-05,@x\n'
+    assert spreadsheet_safe_csv(text) == (
+        '\ufeffsystem,mean_z,note\n"\'=SUM(1,2)",-0.613,"a ""quoted"", text"\n\'-sys,-1e-05,\'@x\n'
+    )
