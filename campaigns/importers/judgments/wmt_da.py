@@ -1,7 +1,8 @@
 """WMT's direct-assessment files (the ``ad-*.csv`` files of the WMT findings' human evaluation).
 
 One row per judgment, tab-separated; the header line names the columns (WMT's own files
-separate the header by spaces and the rows by tabs; both are read):
+separate the header by spaces and the rows by tabs, some rows by spaces and tabs, and quote
+some system names; all are read, see :func:`fields_of`):
 
     HITId WorkerId Input.src Input.trg Input.item hit sys_id rid type sid score time
 
@@ -54,6 +55,24 @@ def split_header(line: str) -> list[str]:
     return line.split("\t") if "\t" in line else line.split()
 
 
+def fields_of(tabbed: list[str], width: int) -> list[str]:
+    """A row's fields. WMT's rows are tab-separated, but some published files separate a few
+    fields by spaces, or by spaces and tabs (issue 12: e.g. ``HITId WorkerId\tcs\ten ...``),
+    and quote some system names (``"online-B"``). No field of the format holds a space, so a
+    row that does not split into the header's columns on tabs is split on any white space, as
+    WMT's own scripts read these files (``line.split()``); a tab-separated row keeps its empty
+    fields (an empty time). Surrounding double quotes are removed from every field."""
+    row = tabbed if len(tabbed) == width else "\t".join(tabbed).split()
+    return [_unquoted(field) for field in row]
+
+
+def _unquoted(field: str) -> str:
+    text = field.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1]
+    return field
+
+
 def parse_wmt_da(
     input_file: InputFile,
     parsed: ParsedJudgments,
@@ -77,13 +96,15 @@ def parse_wmt_da(
     # (worker, HIT) -> (seconds of the whole HIT, line first given, where this file's rows
     # start among the assignment's rows: parsed.judged[key].rows[start:]).
     hit_times: dict[tuple[str, str], tuple[float | None, int, int]] = {}
-    for line, row in table.rest():
+    for line, tabbed in table.rest():
+        row = fields_of(tabbed, width)
         if len(row) != width:
             problems.add(
                 name,
                 line,
                 None,
-                f"{len(row)} tab-separated fields, but the header has {width} columns",
+                f"{len(row)} fields (separated by tabs or spaces), but the header has "
+                f"{width} columns",
             )
             continue
         record = _row(check, columns, line, row, parsed)
