@@ -232,8 +232,16 @@ def test_a_celery_worker_cuts_off_a_worker_who_fails_gold_and_pauses_the_campaig
 
     # Every method's scores, in both variants; the trusted ones are the careful workers'.
     worker.wait_until(reflects_everything, RESULTS_TIMEOUT, "results over every ranking")
-    assert RankingScore.objects.filter(campaign=campaign).count() == 5 * 4 * 2
-    for method in ("win_ratio_geq", "win_ratio_gt", "expected_wins", "bradley_terry", "trueskill"):
+    # Six methods (issue 12 added WMT12's "> others", win_ratio_wmt12), four systems, two variants.
+    assert RankingScore.objects.filter(campaign=campaign).count() == 6 * 4 * 2
+    for method in (
+        "win_ratio_geq",
+        "win_ratio_gt",
+        "win_ratio_wmt12",
+        "expected_wins",
+        "bradley_terry",
+        "trueskill",
+    ):
         ranked = list(
             RankingScore.objects.filter(campaign=campaign, method=method, include_untrusted=False)
             .order_by("position")

@@ -23,10 +23,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# With DEBUG off HTTPS is on (issue 11 item 9): plain HTTP is redirected, so the requests come
+# as the TLS proxy in front of gunicorn forwards them.
+FROM_THE_TLS_PROXY = {"X-Forwarded-Proto": "https"}
+
+
 def fetch(url: str) -> tuple[int, dict[str, str], bytes]:
-    """GET without following redirects; errors are answers too."""
+    """GET as the TLS proxy forwards it; errors are answers too."""
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        request = urllib.request.Request(url, headers=FROM_THE_TLS_PROXY)
+        with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
@@ -88,7 +94,9 @@ def test_web_entrypoint_serves_health_admin_and_hashed_static_files(
     assert b"body" in body
 
     # An unknown host is refused (ALLOWED_HOSTS applies with DEBUG off).
-    request = urllib.request.Request(f"{base}/healthz", headers={"Host": "evil.example"})
+    request = urllib.request.Request(
+        f"{base}/healthz", headers={"Host": "evil.example", **FROM_THE_TLS_PROXY}
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 400
