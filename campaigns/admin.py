@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
@@ -57,6 +58,54 @@ from campaigns.models import (
     Segment,
     System,
 )
+from campaigns.names import same_owner_campaign
+
+
+class CampaignForm(forms.ModelForm):
+    """The campaign's add and change form. Names are unique per owner, not site-wide (issue 11
+    item 8): a name the campaign's owner already uses is refused on the form, never an
+    IntegrityError; other owners' campaigns never matter. ``creator`` (set per request by
+    ``CampaignAdmin.get_form``) owns a new campaign whose owner is not chosen."""
+
+    creator: Any = None
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        adding = self.instance.pk is None
+        if "owner" in self.fields:
+            if adding and data.get("owner") is None:
+                data["owner"] = self.creator  # as save_model does; validated with it
+            owner = data.get("owner")
+        else:
+            if adding and self.instance.owner_id is None:
+                self.instance.owner = self.creator
+            owner = self.instance.owner
+        name = data.get("name")
+        if not name or self.has_error("name"):
+            return data
+        clash = same_owner_campaign(name, owner, exclude_pk=self.instance.pk)
+        if clash is None:
+            pass
+        elif owner is None:
+            self.add_error(
+                "name",
+                f"Campaign {clash.pk} (no owner) is named this already; choose another name.",
+            )
+        elif self.creator is not None and owner.pk == self.creator.pk:
+            self.add_error(
+                "name",
+                f"You already have a campaign of this name (campaign {clash.pk}); campaign "
+                "names are unique among each owner's campaigns: choose another name.",
+            )
+        else:
+            # Only the owner's and superusers' pages reach here (others cannot pick the
+            # owner); a collaborator renaming a shared campaign is not given the other one.
+            self.add_error(
+                "name",
+                "The campaign's owner already has a campaign of this name; campaign names are "
+                "unique among each owner's campaigns: choose another name.",
+            )
+        return data
 
 
 def _count_of(model, field: str = "campaign") -> Coalesce:
@@ -144,6 +193,7 @@ class CampaignAdmin(
         "prolific_study_link",
     )
     inlines = [SystemInline, CampaignAccessInline]
+    form = CampaignForm
     campaign_path = ""  # the rows are the campaigns (admin_access.CampaignRowsAdminMixin)
     actions = [
         "activate",
@@ -260,6 +310,17 @@ class CampaignAdmin(
     def get_inlines(self, request: HttpRequest, obj: Campaign | None):
         # The kind's settings first, then its own inlines (e.g. ranking's reference ranking).
         return [*self.settings_inlines(request, obj), *self.inlines]
+
+    def get_form(self, request: HttpRequest, obj: Campaign | None = None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        form.creator = request.user  # a class made for this request (modelform_factory)
+        return form
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Campaign | None = None):
+        # Only superusers choose a campaign's owner: names are unique per owner (issue 11
+        # item 8), so creating one for another user would tell whether they use a name.
+        fields = tuple(super().get_readonly_fields(request, obj))
+        return fields if request.user.is_superuser else (*fields, "owner")
 
     def save_model(self, request: HttpRequest, obj: Campaign, form, change: bool) -> None:
         changed = form.changed_data

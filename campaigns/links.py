@@ -27,6 +27,7 @@ from django.db import transaction
 from django.urls import reverse
 from django_countries import countries
 
+from campaigns import names
 from campaigns.models import Campaign, CampaignStatus
 from judgments.actions import FINISHED_ASSIGNMENT_STATUSES
 from judgments.actions.membership import pseudonymous_external_id
@@ -56,13 +57,10 @@ def absolute_url(path: str) -> str:
 
 
 def campaign_by_name_or_id(value: str) -> Campaign:
-    """A campaign named ``value``, else numbered ``value``; Campaign.DoesNotExist if none."""
-    campaign = Campaign.objects.filter(name=value).first()
-    if campaign is None and value.strip().isdigit():
-        campaign = Campaign.objects.filter(pk=int(value)).first()
-    if campaign is None:
-        raise Campaign.DoesNotExist(f'No campaign named or numbered "{value}".')
-    return campaign
+    """A campaign named ``value``, else numbered ``value``; Campaign.DoesNotExist if none,
+    Campaign.MultipleObjectsReturned (listing their ids and owners) if several campaigns have
+    the name: names are unique per owner only (issue 11 item 8)."""
+    return names.campaign_by_name_or_id(value)
 
 
 def open_output(

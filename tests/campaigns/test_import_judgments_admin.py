@@ -162,8 +162,9 @@ def test_an_upload_over_the_limit_is_a_bad_request_naming_the_limit(client, staf
 def test_a_user_who_may_only_add_is_not_told_of_a_campaign_they_cannot_see(client, staff):
     # Issue 11, item 8: the check used to answer with a free name ("WMT21 cs-en (2)"; "the
     # name is in use"), which confirmed the hidden campaign. It now answers as for a free
-    # name; the write, which needs the name, is refused and writes nothing.
-    CampaignFactory(name="WMT21 cs-en", imported_from="wmt-da")
+    # name, and so does the import: names are unique per owner (the write used to refuse the
+    # name, site-wide unique then), so the user gets a new campaign of their own.
+    hidden = CampaignFactory(name="WMT21 cs-en", imported_from="wmt-da")
     staff.user_permissions.set(Permission.objects.filter(codename="add_campaign"))
     checked = {}
     for name in ("WMT21 cs-en", "free name"):
@@ -182,9 +183,13 @@ def test_a_user_who_may_only_add_is_not_told_of_a_campaign_they_cannot_see(clien
     response = client.post(
         URL, {"files": upload(WMT_DA_RAW), "format": "wmt-da", "name": "WMT21 cs-en"}
     )
-    assert response.status_code == 200
-    assert [problem.field for problem in response.context["problems"]] == ["name"]
-    assert Campaign.objects.count() == 1
+    mine = Campaign.objects.exclude(pk=hidden.pk).get()
+    assert (response.status_code, response["Location"]) == (
+        302,
+        f"/admin/campaigns/campaign/{mine.pk}/change/",
+    )
+    assert (mine.name, mine.owner) == ("WMT21 cs-en", staff)
+    assert (Campaign.objects.get(pk=hidden.pk).owner, hidden.judgments.count()) == (None, 0)
 
 
 def test_the_form_says_whose_judgments_count(client, staff):

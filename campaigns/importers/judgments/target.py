@@ -5,10 +5,14 @@ status finished: nothing is handed out) or, when it names one, adds to an existi
 campaign of the same kind that the importer may change. Collected campaigns are never
 imported into: their judgments come from their own task pages.
 
-A name is looked up among the campaigns the importer may change only. A name taken by a
-campaign the importer cannot see is not revealed as one: the new campaign gets a free name
-derived from it ("WMT21 (2)"), which the summary gives. Only a campaign the importer can see
-but not change is named as taken.
+Names are unique per owner, not site-wide (issue 11 item 8; ``campaigns.names``). A name is
+looked up among the campaigns the importer may change: their own campaign of that name first,
+else the one campaign of that name they may change; several (other owners' campaigns shared
+with them, or every campaign for a superuser or a command) are refused, listing their ids and
+owners, and the campaign is chosen by its id instead. A name used only by campaigns the
+importer cannot see is simply free for them: the new campaign is theirs and named as asked,
+whether the dry run or the import, exactly as for a name nobody uses. A campaign the importer
+can see but not change (or their own, when they may not change it) is named as taken.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
-from campaigns import kinds
+from campaigns import kinds, names
 from campaigns.importers.judgments.kinds import judgment_import, kind_label
 from campaigns.importers.judgments.languages import language_code
 from campaigns.importers.judgments.records import ParsedJudgments
@@ -99,11 +103,25 @@ def resolve_campaign(
     if not name:
         problems.add(None, None, "name", "give the new campaign a name")
         return None
-    existing = options.changeable().filter(name=name).first()
+    changeable = names.named(name, options.changeable())
+    existing = _meant(changeable, options.owner)
     if existing is not None:
         return existing if check_existing(existing, options, parsed, problems) else None
-    taken = Campaign.objects.filter(name=name).first()
-    if taken is not None and options.may_see(taken):
+    if changeable:
+        problems.add(
+            None, None, "name", names.ambiguity(name, changeable, whose=" you may import into")
+        )
+        return None
+    # The name space of the new campaign (its owner's campaigns: the unique constraint), and
+    # the campaigns the importer may see. Other owners' campaigns they cannot see do not count.
+    taken = None
+    if options.owner is not None:
+        taken = names.same_owner_campaign(name, options.owner)
+    if taken is None and options.visible is not None:
+        taken = options.visible.filter(name=name).first()
+    elif taken is None:
+        taken = Campaign.objects.filter(name=name).first()
+    if taken is not None:
         problems.add(
             None,
             None,
@@ -115,15 +133,28 @@ def resolve_campaign(
     if not options.may_create:
         problems.add(None, None, "name", cannot_create_message(name))
         return None
-    # A name taken only by campaigns the importer cannot see is answered exactly as a free
-    # name (issue 11, item 8): renaming it here ("X (2)", renamed_from) told a dry run that
-    # such a campaign exists. The write step, which holds the unique constraint, refuses the
-    # name then (ImportFailed on "name", nothing written).
+    # A name used only by campaigns the importer cannot see is free for them (issue 11, item
+    # 8): names are unique per owner, so the new campaign, theirs, gets it in the dry run and
+    # in the import alike. (Renaming it, "X (2)" with renamed_from, and later refusing it at
+    # the write told them that such a campaign exists.)
     return new_campaign(options, parsed, problems, name)
 
 
+def _meant(campaigns: list[Campaign], owner: Any) -> Campaign | None:
+    """Which of the changeable ``campaigns`` of one name the name means: the owner's own, else
+    the only one; None for none or several."""
+    owner_pk = getattr(owner, "pk", None)
+    own = [c for c in campaigns if owner_pk is not None and c.owner_id == owner_pk]
+    if own:
+        return own[0]
+    return campaigns[0] if len(campaigns) == 1 else None
+
+
 def free_name(name: str) -> str:
-    """``name`` with the first free number: "WMT21 (2)", "WMT21 (3)", ... (one query)."""
+    """``name`` with the first free number: "WMT21 (2)", "WMT21 (3)", ... (one query).
+
+    No longer used by the importers (names are unique per owner, issue 11 item 8: a new
+    campaign gets the name asked for); kept for callers that want a numbered free name."""
     limit = Campaign._meta.get_field("name").max_length
     # Every candidate starts with this much of the name (a suffix is at most 12 characters).
     stem = name[: limit - 12]

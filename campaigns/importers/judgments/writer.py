@@ -110,8 +110,10 @@ def write_judgments(
                                 None,
                                 None,
                                 "name",
-                                f'a campaign named "{campaign.name}" was created meanwhile; '
-                                "choose another name",
+                                # Names are unique per owner (issue 11 item 8): only
+                                # the same owner's campaign can clash here.
+                                f'a campaign of the same owner named "{campaign.name}" was '
+                                "created meanwhile; choose another name",
                             )
                         ]
                     ) from None

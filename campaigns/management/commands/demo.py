@@ -281,7 +281,9 @@ class Command(BaseCommand):
         with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as tmp:
             segments_only = segments_only_tsv(SAMPLE_PATH, Path(tmp) / "demo-segments.tsv")
             for spec in DEMO_CAMPAIGNS:
-                existing = Campaign.objects.filter(name=spec.name).first()
+                # The admin's own demo campaign: names are unique per owner (issue 11 item 8),
+                # so another requester's campaign of the same name is not the demo's.
+                existing = Campaign.objects.filter(name=spec.name, owner=owner).first()
                 if existing is not None:
                     self.stdout.write(f"{spec.name}: already loaded (campaign {existing.pk}).")
                     campaigns.append(existing)

@@ -24,6 +24,7 @@ from campaigns.importers.judgments import (
     write_checked_judgments,
 )
 from campaigns.management.progress import ProgressBar
+from campaigns.models import Campaign
 
 NEXT_STEP = (
     "Nothing was imported. Fix the problems listed above and run the command again (add "
@@ -50,6 +51,13 @@ class Command(BaseCommand):
             default="",
             help="The campaign: a new name, or an existing imported campaign of the same kind "
             "to add to. Not needed for mturk-batch (the assignments say which campaign).",
+        )
+        parser.add_argument(
+            "--campaign",
+            type=int,
+            metavar="ID",
+            help="An existing imported campaign to add to, by id: for a name several "
+            "campaigns share (names are unique per owner only).",
         )
         parser.add_argument(
             "--source-language",
@@ -96,11 +104,19 @@ class Command(BaseCommand):
         missing = [path for path in options["files"] if not os.path.isfile(path)]
         if missing:
             raise CommandError("No such file: " + ", ".join(missing))
-        if options["fmt"] != MTURK_BATCH and not options["name"].strip():
-            raise CommandError("Give the campaign a name with --name.")
+        campaign = None
+        if options["campaign"] is not None:
+            if options["name"].strip():
+                raise CommandError("Give --name or --campaign, not both.")
+            campaign = Campaign.objects.filter(pk=options["campaign"]).first()
+            if campaign is None:
+                raise CommandError(f"No campaign numbered {options['campaign']}.")
+        elif options["fmt"] != MTURK_BATCH and not options["name"].strip():
+            raise CommandError("Give the campaign a name with --name (or an id with --campaign).")
         import_options = ImportOptions(
             fmt=options["fmt"],
             name=options["name"],
+            campaign=campaign,
             source_language=options["source_language"],
             target_language=options["target_language"],
             standardised=options["standardised"],

@@ -19,6 +19,7 @@ from campaigns.importers import (
 from campaigns.kinds import new_campaign
 from campaigns.management.progress import ProgressBar
 from campaigns.models import AssessmentMode, Campaign, TaskKind
+from campaigns.names import campaign_by_name_or_id, same_owner_campaign
 
 NEXT_STEP = (
     "Nothing was imported. Fix the problems listed above in the files and run the command "
@@ -119,13 +120,16 @@ class Command(BaseCommand):
     def campaign(self, options) -> Campaign:
         if options["campaign"]:
             value = options["campaign"]
-            campaign = Campaign.objects.filter(name=value).first()
-            if campaign is None and value.isdigit():
-                campaign = Campaign.objects.filter(pk=int(value)).first()
-            if campaign is None:
+            try:
+                # Names are unique per owner only (issue 11 item 8): a name several campaigns
+                # share is refused, listing their ids and owners.
+                campaign = campaign_by_name_or_id(value)
+            except Campaign.MultipleObjectsReturned as error:
+                raise CommandError(str(error)) from None
+            except Campaign.DoesNotExist:
                 raise CommandError(
                     f'No campaign named or numbered "{value}". Use --create NAME to make one.'
-                )
+                ) from None
             for option in ("kind", "source_language", "target_language", "assessment_mode"):
                 if options[option]:
                     flag = "--" + option.replace("_", "-")
@@ -153,6 +157,15 @@ class Command(BaseCommand):
         except (TypeError, ValueError) as error:  # a setting the kind does not have
             raise CommandError(f"Cannot create the campaign: {error}") from None
         campaign = created.campaign
+        # A campaign created here has no owner: its name must be free among the campaigns
+        # without owner (those of other owners do not matter; issue 11 item 8).
+        clash = same_owner_campaign(campaign.name, None)
+        if clash is not None:
+            raise CommandError(
+                f"Cannot create the campaign: campaign {clash.pk} (no owner) is named "
+                f'"{campaign.name}" already; choose another name, or add to it with '
+                f"--campaign {clash.pk}."
+            )
         try:
             created.full_clean()
         except ValidationError as error:

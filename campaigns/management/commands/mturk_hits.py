@@ -73,7 +73,7 @@ class Command(BaseCommand):
     def find_campaign(self, value: str) -> Campaign:
         try:
             return links.campaign_by_name_or_id(value)
-        except Campaign.DoesNotExist as error:
+        except (Campaign.DoesNotExist, Campaign.MultipleObjectsReturned) as error:
             raise CommandError(str(error)) from None
 
     def hit_ids(self, campaign: Campaign, text: str) -> list[int] | None:

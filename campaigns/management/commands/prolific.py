@@ -49,7 +49,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         try:
             campaign = links.campaign_by_name_or_id(options["campaign"])
-        except Campaign.DoesNotExist as error:
+        except (Campaign.DoesNotExist, Campaign.MultipleObjectsReturned) as error:
             raise CommandError(str(error)) from error
         if options["subcommand"] == "study-url":
             self.stdout.write(links.prolific_study_url(campaign))

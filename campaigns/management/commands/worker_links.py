@@ -48,7 +48,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         try:
             campaign = links.campaign_by_name_or_id(options["campaign"])
-        except Campaign.DoesNotExist as error:
+        except (Campaign.DoesNotExist, Campaign.MultipleObjectsReturned) as error:
             raise CommandError(str(error)) from error
         labels = self._read_labels(options["labels"]) if options["labels"] else []
         try:

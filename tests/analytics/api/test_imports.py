@@ -174,8 +174,9 @@ def test_adding_to_a_campaign_needs_the_right_to_change_it():
     assert (response.status_code, response.json()) == (403, forbidden("owned"))
     # One who may create campaigns, but cannot see "owned", is never added to it. Issue 11,
     # item 8: a dry run answers as for a free name (it used to rename: "owned (2)",
-    # renamed_from "owned", which confirmed the hidden campaign); the write, which holds the
-    # unique name, refuses the name and writes nothing.
+    # renamed_from "owned", which confirmed the hidden campaign), and so does the import:
+    # names are unique per owner, so the creator gets a new campaign "owned" of their own (the
+    # write used to refuse the name, unique site-wide then: 400 on "name").
     response = creator_client.post(
         URL, {"file": upload(text), "format": "wmt-da", "name": "owned", "dry_run": "true"}
     )
@@ -186,14 +187,18 @@ def test_adding_to_a_campaign_needs_the_right_to_change_it():
         "renamed_from": None,
     }
     response = creator_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
-    assert response.status_code == 400
-    assert [problem["field"] for problem in response.json()["problems"]] == ["name"]
-    assert Campaign.objects.filter(owner=creator).count() == 0
+    assert response.status_code == 201
+    theirs = Campaign.objects.get(owner=creator)
+    assert (response.json()["campaign"], response.json()["created"], theirs.name) == (
+        theirs.pk,
+        True,
+        "owned",
+    )
     # The owner adds to their own campaign without the add permission.
     response = owner_client.post(URL, {"file": upload(text), "format": "wmt-da", "name": "owned"})
     assert response.status_code == 201
     assert (response.json()["created"], response.json()["campaign_name"]) == (False, "owned")
-    assert Judgment.objects.filter(campaign__name="owned").count() == 1
+    assert Judgment.objects.filter(campaign__name="owned", campaign__owner=owner).count() == 1
 
 
 def test_an_upload_over_the_limit_answers_400_naming_the_limit(monkeypatch):

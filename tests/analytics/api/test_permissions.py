@@ -324,16 +324,22 @@ def test_only_the_owner_and_superusers_may_import_into_a_campaign(cast):
 
     # With the add permission: one who cannot see the campaign is not told of it (issue 11,
     # item 8: a dry run answers exactly as for a free name, where it used to rename to
-    # "WMT21 cs-en (2)" and so confirm the hidden campaign; the write, which holds the unique
-    # name, refuses the name and writes nothing); one who reads it is told the name is taken.
+    # "WMT21 cs-en (2)" and so confirm the hidden campaign; and so does the import: names are
+    # unique per owner, so the outsider gets a new campaign of their own, where the write used
+    # to refuse the name, unique site-wide then); one who reads it is told the name is taken.
     for role in ("analyst", "outsider"):
         cast.users[role].user_permissions.add(add_campaign)
     taken, free = dry_run("outsider", "WMT21 cs-en"), dry_run("outsider", "free name")
     assert taken == free
     assert (taken[0], json.loads(taken[1])["renamed_from"]) == (200, None)
     response = add("outsider")
-    assert response.status_code == 400, response.content
-    assert [problem["field"] for problem in response.json()["problems"]] == ["name"]
+    assert response.status_code == 201, response.content
+    theirs = Campaign.objects.get(owner=cast.users["outsider"])
+    assert (response.json()["campaign"], response.json()["created"], theirs.name) == (
+        theirs.pk,
+        True,
+        "WMT21 cs-en",
+    )
     response = add("analyst")
     assert (response.status_code, response.json()["problems"]) == (
         400,
@@ -348,7 +354,10 @@ def test_only_the_owner_and_superusers_may_import_into_a_campaign(cast):
         ],
     )
     assert Judgment.objects.filter(campaign=imported).count() == 3
-    assert Campaign.objects.filter(name__startswith="WMT21 cs-en").count() == 1
+    # The owner's campaign and the outsider's own (no "WMT21 cs-en (2)").
+    assert set(
+        Campaign.objects.filter(name__startswith="WMT21 cs-en").values_list("owner", flat=True)
+    ) == {cast.users["owner"].pk, cast.users["outsider"].pk}
 
 
 def test_model_permissions_come_on_top_of_what_is_shared(cast):
