@@ -10,9 +10,11 @@ A multipart request with one or more ``file`` parts and the options. Who may do 
 - adding to an existing imported campaign, or reconciling an MTurk batch, needs the right to
   change that campaign (its owner or a collaborator with change access, and the
   ``campaigns.change_campaign`` permission: ``analytics.access.changeable_campaigns``).
-  A ``name`` is looked up among those campaigns only: one the user cannot see is not revealed
-  (a dry run answers exactly as for a free name), and one the user can read but not change is
-  answered as taken.
+  A ``name`` is looked up among those campaigns only (the user's own first; names are unique
+  per owner, not site-wide: issue 11 item 8): one the user cannot see is simply free for them
+  (the dry run and the import answer exactly as for a name nobody uses, and the new campaign
+  is theirs), a name several of them share is refused listing their ids, and one the user
+  can read but not change is answered as taken.
 
 Uploads hold at most ``MAX_UPLOAD_BYTES`` (400 naming the limit; the request's
 Content-Length is checked before the body is read); bigger files go through the command.
@@ -174,8 +176,8 @@ class ImportSummarySerializer(serializers.Serializer):
     standardised = serializers.BooleanField()
     renamed_from = serializers.CharField(
         allow_null=True,
-        help_text="The name asked for, when it was in use and the new campaign got a free name "
-        "derived from it (campaign_name); null otherwise.",
+        help_text="Always null: names are unique per owner (issue 11 item 8), so a new "
+        "campaign gets the name asked for. Kept for clients that read it.",
     )
     counts = serializers.DictField(
         child=serializers.IntegerField(),

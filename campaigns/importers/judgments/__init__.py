@@ -168,7 +168,8 @@ class JudgmentImportSummary:
     ignored: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     standardised: bool = False
-    # The name asked for, when it was in use and the new campaign got a free one instead.
+    # The name asked for, when the new campaign got another one: never since names are unique
+    # per owner (issue 11 item 8); kept (always "", null in the API) for clients that read it.
     renamed_from: str = ""
 
     @property
