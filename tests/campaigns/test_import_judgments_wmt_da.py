@@ -228,8 +228,7 @@ def test_every_problem_is_listed_with_its_line_and_nothing_is_written():
         "worker and HIT; WMT's time is the seconds spent on the whole HIT, the same on each "
         "of its rows",
         'ad-csen.tsv line 8, field "WorkerId": empty WorkerId',
-        "ad-csen.tsv line 9: 4 fields (separated by tabs or spaces), but the header has 12 "
-        "columns",
+        "ad-csen.tsv line 9: 4 fields (separated by tabs or spaces), but the header has 12 columns",
     ]
     assert written() == (0, 0, 0, 0, 0, 0, 0, 0)
     assert Worker.objects.count() == 0
