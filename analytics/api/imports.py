@@ -111,6 +111,14 @@ class JudgmentImportSerializer(serializers.Serializer):
         "permission), or an imported campaign you may change, of the "
         "same kind, to add to. Not needed for mturk-batch.",
     )
+    campaign = serializers.IntegerField(
+        required=False,
+        default=None,
+        allow_null=True,
+        min_value=1,
+        help_text="Instead of name: the id of an imported campaign you may change, to add to "
+        "(for a name that several campaigns you may change share).",
+    )
     source_language = serializers.CharField(
         max_length=16,
         required=False,
@@ -158,8 +166,18 @@ class JudgmentImportSerializer(serializers.Serializer):
     )
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
-        if data["format"] != "mturk-batch" and not data["name"].strip():
-            raise serializers.ValidationError({"name": "Give the campaign a name."})
+        if data["campaign"] is not None and data["name"].strip():
+            raise serializers.ValidationError(
+                {"campaign": "Give either a name or a campaign id, not both."}
+            )
+        if (
+            data["format"] != "mturk-batch"
+            and not data["name"].strip()
+            and data["campaign"] is None
+        ):
+            raise serializers.ValidationError(
+                {"name": "Give the campaign a name (or, to add to one, its id as campaign)."}
+            )
         return data
 
 
@@ -380,7 +398,24 @@ class JudgmentImportView(APIView):
         name = data["name"].strip()
         writable = writable_campaigns(user)
         may_create = may_create_campaigns(user)
-        if (
+        chosen = None
+        if data["campaign"] is not None:
+            chosen = writable.filter(pk=data["campaign"]).first()
+            if chosen is None:
+                # The same words whether the id does not exist or is not the user's to change.
+                return _problems_response(
+                    ImportFailed(
+                        [
+                            ImportProblem(
+                                None,
+                                None,
+                                "campaign",
+                                f"no campaign you may import into has the id {data['campaign']}",
+                            )
+                        ]
+                    )
+                )
+        elif (
             data["format"] != MTURK_BATCH
             and not may_create
             and not writable.filter(name=name).exists()
@@ -393,6 +428,7 @@ class JudgmentImportView(APIView):
         options = ImportOptions(
             fmt=data["format"],
             name=name,
+            campaign=chosen,
             source_language=data["source_language"].strip(),
             target_language=data["target_language"].strip(),
             standardised=data["standardised"],
