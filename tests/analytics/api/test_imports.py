@@ -125,7 +125,12 @@ def test_a_bad_request_answers_in_the_same_shape():
     ]
     response = client.post(URL, {"file": upload(WMT_DA_RAW), "format": "wmt-da"})
     assert response.json()["problems"] == [
-        {"file": None, "line": None, "field": "name", "message": "Give the campaign a name."}
+        {
+            "file": None,
+            "line": None,
+            "field": "name",
+            "message": "Give the campaign a name (or, to add to one, its id as campaign).",
+        }
     ]
 
 
@@ -301,6 +306,7 @@ def test_the_schema_describes_the_request_and_both_answers():
         "file",
         "format",
         "name",
+        "campaign",
         "source_language",
         "target_language",
         "standardised",
