@@ -1,0 +1,226 @@
+"""Edit statistics of one (MT output, post-edit) pair with sacrebleu's TER, alone or in batches.
+
+HTER (Snover et al. 2006; 000 section 5.2; 003 section 2) is TER with the MT output as the
+hypothesis and its post-edited version as the reference:
+
+    TER = (insertions + deletions + substitutions + shifts) / reference length
+
+counted in words after tercom's tokenisation.  sacrebleu's :class:`sacrebleu.metrics.TER` is
+a near-exact reimplementation of tercom (its own docstring: identical results on all "sane"
+outputs); its defaults are tercom's: case-insensitive, no normalisation, punctuation kept
+(signature ``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:...``).  These
+reproduce published HTER values (/work/shared/METHODS.md section 3); case-sensitive,
+normalised and punctuation-free variants are :class:`TerOptions` flags, and every result
+carries the signature it was computed with, so that stored numbers say how they were made.
+
+What is stored per edit is the pair (edits, reference length), not the rate: segment and
+corpus HTER are ratios of sums (:mod:`analytics.stats.post_editing.hter`), so a recompute
+only aggregates.  sacrebleu returns the edit count as an integer (shifts count one each) and
+the reference length as a float (it averages over references; with the single reference used
+here it is a whole number).
+
+Speed: sacrebleu's TER is pure Python, about 1 ms for a pair of 30-word sentences on this
+machine.  :func:`edit_stats_batch` spreads chunks of pairs over worker processes
+(``concurrent.futures.ProcessPoolExecutor``); the numbers are the ones the single-process path
+gives (each pair is scored independently: no state is shared between pairs).  Exact shortcuts
+that do not change any number: pairs whose tokenised hypothesis equals the tokenised
+reference have 0 edits (an unchanged "no changes needed" edit is common in post-editing), and
+a pair repeated in the batch is scored once.  Worker processes cannot be started from a
+daemonic process (a Celery prefork worker child): call with ``processes=1`` there and
+spread the work over Celery tasks instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sacrebleu.metrics import TER
+
+__all__ = [
+    "TERCOM_DEFAULTS",
+    "EditStats",
+    "EditStatsBatch",
+    "TerOptions",
+    "edit_rate",
+    "edit_stats",
+    "edit_stats_batch",
+    "ter_signature",
+]
+
+# Pairs per task sent to a worker process: large enough that pickling and scheduling are
+# negligible next to ~1 ms of TER per pair, small enough that two processes finish together.
+DEFAULT_CHUNK_SIZE = 250
+
+
+@dataclass(frozen=True)
+class TerOptions:
+    """The sacrebleu TER settings; the defaults are tercom's (case-insensitive, no
+    normalisation, punctuation kept, no Asian-script handling)."""
+
+    case_sensitive: bool = False
+    normalized: bool = False
+    no_punct: bool = False
+    asian_support: bool = False
+
+    def metric(self) -> TER:
+        """A fresh sacrebleu TER with these settings."""
+        return TER(
+            normalized=self.normalized,
+            no_punct=self.no_punct,
+            asian_support=self.asian_support,
+            case_sensitive=self.case_sensitive,
+        )
+
+
+TERCOM_DEFAULTS = TerOptions()
+
+
+@lru_cache(maxsize=16)
+def _metric(options: TerOptions) -> TER:
+    # One TER per process and settings (the tokeniser has its own caches).
+    return options.metric()
+
+
+@lru_cache(maxsize=16)
+def ter_signature(options: TerOptions = TERCOM_DEFAULTS) -> str:
+    """sacrebleu's signature string for these settings and one reference, e.g.
+    ``nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0``."""
+    metric = options.metric()
+    # sacrebleu learns the number of references only when scoring; one reference here.
+    metric.sentence_score("a", ["a"])
+    return metric.get_signature().format()
+
+
+@dataclass(frozen=True)
+class EditStats:
+    """TER statistics of one pair: ``edits`` / ``ref_length`` (see :func:`edit_rate`)."""
+
+    edits: int
+    ref_length: float
+    signature: str
+
+    @property
+    def ter(self) -> float:
+        return float(edit_rate(self.edits, self.ref_length))
+
+
+@dataclass(frozen=True, eq=False)
+class EditStatsBatch:
+    """Edit statistics of many pairs, aligned to the input order."""
+
+    edits: NDArray[np.int64]
+    ref_length: NDArray[np.float64]
+    signature: str
+
+    def __len__(self) -> int:
+        return int(self.edits.shape[0])
+
+    @property
+    def ter(self) -> NDArray[np.float64]:
+        return edit_rate(self.edits, self.ref_length)
+
+
+def edit_rate(edits: ArrayLike, ref_length: ArrayLike) -> NDArray[np.float64]:
+    """edits / ref_length elementwise, with sacrebleu's convention for an empty reference:
+    1.0 when there are edits (a non-empty hypothesis against an empty reference), else 0.0."""
+    e = np.asarray(edits, dtype=np.float64)
+    r = np.asarray(ref_length, dtype=np.float64)
+    safe = np.where(r > 0, r, 1.0)
+    return np.where(r > 0, e / safe, np.where(e > 0, 1.0, 0.0))
+
+
+def _check_text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a string, got {type(value).__name__}")
+    return value
+
+
+def edit_stats(mt_output: str, edit: str, options: TerOptions = TERCOM_DEFAULTS) -> EditStats:
+    """Edits and reference length of one pair: hypothesis = ``mt_output``, reference = ``edit``.
+
+    Exactly ``TER(...).sentence_score(mt_output, [edit])``'s ``num_edits`` and ``ref_length``.
+    For the distance of an edit to the reference translation (worker profiles) call it with
+    ``(edit, reference)``.
+    """
+    score = _metric(options).sentence_score(
+        _check_text(mt_output, "mt_output"), [_check_text(edit, "edit")]
+    )
+    return EditStats(int(score.num_edits), float(score.ref_length), ter_signature(options))
+
+
+def _score_chunk(
+    options: TerOptions, hypotheses: Sequence[str], references: Sequence[str]
+) -> list[tuple[int, float]]:
+    """(edits, ref_length) of each pair, via sacrebleu's per-segment statistics (the numbers
+    :meth:`TER.sentence_score` and :meth:`TER.corpus_score` aggregate)."""
+    if not hypotheses:
+        return []
+    metric = _metric(options)
+    stats = metric._extract_corpus_statistics(list(hypotheses), [list(references)])
+    return [(int(e), float(r)) for e, r in stats]
+
+
+def edit_stats_batch(
+    mt_outputs: Sequence[str],
+    edits: Sequence[str],
+    options: TerOptions = TERCOM_DEFAULTS,
+    *,
+    processes: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> EditStatsBatch:
+    """:func:`edit_stats` of every (``mt_outputs[i]``, ``edits[i]``) pair, in input order.
+
+    ``processes``: worker processes (None: ``os.cpu_count()``; 1: score in this process).  The
+    pairs left after the exact shortcuts (equal after tokenisation; duplicates) are cut into
+    chunks of ``chunk_size`` and scored in a process pool; fewer pairs than two chunks are
+    scored here, since starting processes would cost more than it saves.  The numbers are
+    identical whatever ``processes`` and ``chunk_size`` are.
+    """
+    if len(mt_outputs) != len(edits):
+        raise ValueError(f"{len(mt_outputs)} MT outputs but {len(edits)} edits")
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be >= 1")
+    n_proc = (os.cpu_count() or 1) if processes is None else processes
+    if n_proc < 1:
+        raise ValueError("processes must be >= 1")
+    n = len(mt_outputs)
+    out_edits = np.zeros(n, dtype=np.int64)
+    out_ref = np.zeros(n, dtype=np.float64)
+    tokenise = _metric(options).tokenizer
+    # Distinct pairs still to score: key -> position among them; per input its key's slot.
+    todo: dict[tuple[str, str], int] = {}
+    slot = np.full(n, -1, dtype=np.int64)
+    for i, (hyp, ref) in enumerate(zip(mt_outputs, edits, strict=True)):
+        _check_text(hyp, "mt_output")
+        _check_text(ref, "edit")
+        # sacrebleu tokenises ``sent.rstrip()`` and then splits on whitespace.
+        hyp_words = tokenise(hyp.rstrip()).split()
+        ref_words = tokenise(ref.rstrip()).split()
+        if hyp_words == ref_words:
+            out_ref[i] = len(ref_words)  # 0 edits; ref_length as sacrebleu counts it
+            continue
+        slot[i] = todo.setdefault((hyp, ref), len(todo))
+    pairs = list(todo)
+    hyps = [p[0] for p in pairs]
+    refs = [p[1] for p in pairs]
+    chunks = [(s, min(s + chunk_size, len(pairs))) for s in range(0, len(pairs), chunk_size)]
+    if n_proc == 1 or len(chunks) < 2:
+        results = _score_chunk(options, hyps, refs)
+    else:
+        results = []
+        with ProcessPoolExecutor(max_workers=min(n_proc, len(chunks))) as pool:
+            futures = [pool.submit(_score_chunk, options, hyps[a:b], refs[a:b]) for a, b in chunks]
+            for future in futures:  # in submission order: the input order
+                results.extend(future.result())
+    if pairs:
+        scored = np.array(results, dtype=np.float64).reshape(-1, 2)
+        has = slot >= 0
+        out_edits[has] = scored[slot[has], 0].astype(np.int64)
+        out_ref[has] = scored[slot[has], 1]
+    return EditStatsBatch(out_edits, out_ref, ter_signature(options))
