@@ -23,8 +23,11 @@ def upload(text: str, name: str = "ad-csen-good-stnd.tsv") -> io.BytesIO:
 
 @pytest.mark.django_db
 def test_standardised_file_uses_the_given_z_scores():
+    # A "good" file counts everyone by default (WMT filtered it); this test is about the
+    # reliability test on given z-scores, so it asks for the workers to be tested again.
     summary = import_judgments(
-        [upload(WMT_DA_STANDARDISED)], ImportOptions("wmt-da", name="z", standardised=True)
+        [upload(WMT_DA_STANDARDISED)],
+        ImportOptions("wmt-da", name="z", standardised=True, workers_counted="reliable"),
     )
     campaign = Campaign.objects.get()
     assert summary.message.endswith(

@@ -13,11 +13,18 @@ run) would empty the default table or drop workers WMT counted, so the importer 
 new campaign counts everyone and the summary says so: no worker could be tested, so "reliable
 only" would always give an empty table, and "everyone" is the only reading under which the
 file means anything; an explicit "reliable" for such files is refused, naming the option.
-Files with bad references keep the default "reliable" unless the option says otherwise
-(whether a file was filtered cannot be seen in it)."""
+Files with bad references keep the default "reliable" unless the option says otherwise, or
+unless their names say WMT filtered them: WMT publishes its filtered judgments as
+``ad-<pair>-good-raw.csv`` / ``ad-<pair>-good-stnd.csv`` ("good": only workers who passed its
+own reliability test), so a file named with the word "good" counts everyone and the summary
+says how to test the workers again (``workers_counted=reliable``). Whether a file was filtered
+cannot be seen in its rows; WMT's file names are the only sign, and taking them as published
+is what issue 12 asks."""
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any
 
 from campaigns.importers.judgments.appraise_scores import parse_appraise_scores
@@ -98,12 +105,23 @@ class DirectAssessmentImport(JudgmentImportKind):
             counted = ""
         if not counted:
             counted = WorkersCounted.RELIABLE.value
+            filtered = [
+                name for name in parsed.files if FILTERED_BY_WMT.search(os.path.basename(name))
+            ]
             if not has_bad_references(parsed):
                 counted = WorkersCounted.EVERYONE.value
                 parsed.notes.append(
                     "the files hold no bad-reference item, so no worker can be tested for "
                     "reliability: the new campaign counts every worker's judgments (workers "
                     'counted "everyone", as for files filtered before import)'
+                )
+            elif filtered:
+                counted = WorkersCounted.EVERYONE.value
+                parsed.notes.append(
+                    f'{", ".join(filtered)}: the name says WMT filtered it (a "good" file: only '
+                    "workers who passed WMT's reliability test), so the new campaign counts "
+                    'every worker\'s judgments (workers counted "everyone"); import with '
+                    'workers counted "reliable" to test each worker again'
                 )
         return {
             "assessment_mode": next(iter(parsed.modes), AssessmentMode.ADEQUACY.value),
@@ -116,6 +134,11 @@ class DirectAssessmentImport(JudgmentImportKind):
 
 
 judgment_import = DirectAssessmentImport()
+
+
+# WMT's filtered files: ad-csen-good-raw.csv, ad-csen-good-stnd.csv ("good" as a word of the
+# file's name, between -, _ or . and the ends; a directory's name does not count).
+FILTERED_BY_WMT = re.compile(r"(?:^|[-_.])good(?:[-_.]|$)", re.IGNORECASE)
 
 
 def has_bad_references(parsed: ParsedJudgments) -> bool:
