@@ -85,8 +85,8 @@ class CampaignForm(forms.ModelForm):
             return data
         clash = same_owner_campaign(name, owner, exclude_pk=self.instance.pk)
         if clash is None:
-            pass
-        elif owner is None:
+            return data
+        if owner is None:
             self.add_error(
                 "name",
                 f"Campaign {clash.pk} (no owner) is named this already; choose another name.",

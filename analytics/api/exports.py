@@ -44,6 +44,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -427,17 +428,18 @@ class SystemsCSV(SystemTableView):
         return super().get(request, campaign_id)
 
 
+PLAIN_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
 def spreadsheet_safe_csv(text: str) -> str:
     """A CSV text defused for spreadsheets: every cell that is not a number and starts with
     = + - @, a tab or a return gets a leading apostrophe (``campaigns.links.safe_cell``); the
     text starts with a UTF-8 byte order mark, as judgments-spreadsheet.csv."""
 
     def cell(value: str) -> str:
-        try:
-            float(value)
-        except ValueError:
-            return safe_cell(value)
-        return value  # -0.613 is a number, not a formula
+        # -0.613 or 1e-05 is a number, not a formula; "-inf", "+1" or "NaN" (which float()
+        # reads too) are system names a spreadsheet would evaluate: defused.
+        return value if PLAIN_NUMBER.fullmatch(value) else safe_cell(value)
 
     out = io.StringIO(newline="")
     writer = csv.writer(out, lineterminator="\n")

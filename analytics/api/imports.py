@@ -116,6 +116,7 @@ class JudgmentImportSerializer(serializers.Serializer):
         default=None,
         allow_null=True,
         min_value=1,
+        max_value=2**63 - 1,  # a campaign id is a 64-bit integer
         help_text="Instead of name: the id of an imported campaign you may change, to add to "
         "(for a name that several campaigns you may change share).",
     )

@@ -34,18 +34,12 @@ def test_rows_read_back_exactly_as_given():
     assert [columns.append(record) for record in given] == [0, 1, 2, 3]
     assert (len(columns), bool(columns), bool(JudgmentColumns(JudgmentRecord))) == (4, True, False)
     assert list(columns) == given
-    assert columns[-1] == given[3] and columns[2].started_at == STARTED
+    assert columns.record(3) == given[3] and columns.record(2).started_at == STARTED
     assert columns.workers() == ["w1", "w2", "w3"]
-    assert list(columns.worker_hit_pairs()) == [
-        ("w1", "h1"),
-        ("w2", "h1"),
-        ("w1", "h2"),
-        ("w3", "h2"),
-    ]
     columns.set_seconds([0, 3], 40.0)
     assert [record.seconds for record in columns] == [40.0, None, None, 40.0]
     with pytest.raises(IndexError):
-        columns[4]
+        columns.record(4)
 
 
 def test_a_time_without_a_zone_or_two_values_on_a_row_are_refused():

@@ -10,7 +10,6 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from campaigns.importers.judgments import ImportFailed, ImportOptions, import_judgments
-from campaigns.importers.judgments.target import free_name
 from campaigns.models import Campaign
 from judgments.models import Judgment
 from tests.campaigns.test_import_judgments_data import da_file, da_row
@@ -156,15 +155,3 @@ def test_an_importer_who_may_not_create_campaigns_is_told_so_whatever_exists():
             run(name, appendable=nothing, visible=nothing, may_create=False)
         assert failure.value.lines() == [expected.format(name)]
     assert Campaign.objects.count() == 1
-
-
-def test_free_names_count_up_and_fit_the_column():
-    assert free_name("X") == "X (2)"
-    CampaignFactory(name="X (2)")
-    CampaignFactory(name="X (3)")
-    assert free_name("X") == "X (4)"
-    long = "L" * 200
-    CampaignFactory(name=long)
-    assert free_name(long) == "L" * 196 + " (2)"
-    CampaignFactory(name="L" * 196 + " (2)")
-    assert free_name(long) == "L" * 196 + " (3)"

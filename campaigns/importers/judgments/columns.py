@@ -141,13 +141,6 @@ class JudgmentColumns:
     def __iter__(self) -> Iterator[Any]:
         return (self.record(row) for row in range(len(self._line)))
 
-    def __getitem__(self, row: int) -> Any:
-        if row < 0:
-            row += len(self._line)
-        if not 0 <= row < len(self._line):
-            raise IndexError(row)
-        return self.record(row)
-
     def row_of_slot(self, rows: Iterable[int], slot: Any) -> int:
         """The first of ``rows`` (one assignment's) that judged ``slot``."""
         index = self._slots.index[slot]
@@ -157,11 +150,6 @@ class JudgmentColumns:
         value = math.nan if seconds is None else seconds
         for row in rows:
             self._seconds[row] = value
-
-    def worker_hit_pairs(self) -> Iterator[tuple[str, str]]:
-        """(worker, HIT) of every row, in row order."""
-        workers, hits = self._workers.values, self._hits.values
-        return ((workers[w], hits[h]) for w, h in zip(self._worker, self._hit, strict=True))
 
     def workers(self) -> list[str]:
         """The workers in first-appearance order."""

@@ -150,24 +150,6 @@ def _meant(campaigns: list[Campaign], owner: Any) -> Campaign | None:
     return campaigns[0] if len(campaigns) == 1 else None
 
 
-def free_name(name: str) -> str:
-    """``name`` with the first free number: "WMT21 (2)", "WMT21 (3)", ... (one query).
-
-    No longer used by the importers (names are unique per owner, issue 11 item 8: a new
-    campaign gets the name asked for); kept for callers that want a numbered free name."""
-    limit = Campaign._meta.get_field("name").max_length
-    # Every candidate starts with this much of the name (a suffix is at most 12 characters).
-    stem = name[: limit - 12]
-    taken = set(Campaign.objects.filter(name__startswith=stem).values_list("name", flat=True))
-    number = 2
-    while True:
-        suffix = f" ({number})"
-        candidate = name[: limit - len(suffix)] + suffix
-        if candidate not in taken:
-            return candidate
-        number += 1
-
-
 def check_existing(
     campaign: Campaign, options: ImportOptions, parsed: ParsedJudgments, problems: ProblemList
 ) -> bool:

@@ -382,3 +382,10 @@ def test_defusing_a_table_keeps_numbers_and_quoting():
     assert spreadsheet_safe_csv(text) == (
         '\ufeffsystem,mean_z,note\n"\'=SUM(1,2)",-0.613,"a ""quoted"", text"\n\'-sys,-1e-05,\'@x\n'
     )
+
+
+def test_only_plain_numbers_escape_defusing():
+    from analytics.api.exports import spreadsheet_safe_csv
+
+    # float() reads all of these, but a spreadsheet evaluates the first three: system names.
+    assert spreadsheet_safe_csv("-inf,+1,-NaN,12,-3.5E+2\n") == "\ufeff'-inf,'+1,'-NaN,12,-3.5E+2\n"
