@@ -500,6 +500,13 @@ class Hit(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hits")
     task = models.CharField(max_length=16, choices=HitTask.choices)
     number = models.PositiveIntegerField(help_text="1-based number of the HIT in its campaign.")
+    places = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="How many distinct workers this HIT takes; empty: the campaign's redundancy. "
+        "A post-editing campaign's verification HITs take its verifiers per edit.",
+    )
     is_qualification = models.BooleanField(
         default=False,
         help_text="A qualification test: taken once by every worker who must qualify before "
