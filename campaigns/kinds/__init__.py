@@ -23,8 +23,11 @@ from django.db import models, transaction
 from evalsite.kinds import KindNotAvailable, Registry
 
 if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
     from campaigns.importers.judgments.kinds import JudgmentImportKind
-    from campaigns.models import Campaign
+    from campaigns.models import Campaign, Hit
+    from judgments.models import Worker
 
 __all__ = [
     "CampaignKind",
@@ -105,6 +108,20 @@ class CampaignKind:
         """Build and store the campaign's HITs (the campaign row is locked and its old HITs
         deleted by the caller, campaigns.actions.build_hits); return how many were built."""
         raise HitBuildError(f"Building HITs for {self.kind} campaigns is not available yet.")
+
+    def hits_for_worker(
+        self, campaign: Campaign, worker: Worker, hits: QuerySet[Hit]
+    ) -> QuerySet[Hit]:
+        """Narrow the regular HITs the hand-out may give ``worker`` (called under the
+        campaign's lock, judgments.actions.handout): a kind's own rules of who may do what
+        (post-editing: one edit HIT per run of segments, never one's own edit to verify).
+        Default: every HIT."""
+        return hits
+
+    def hit_preference(self) -> tuple[Any, ...]:
+        """Order expressions the hand-out puts before the HIT number (after the worker's own
+        expired HITs): which HITs go out first. Default: by number only."""
+        return ()
 
     def admin_inlines(self, campaign: Campaign | None) -> list[type]:
         """Further admin inlines of a saved campaign of this kind (the settings inline is

@@ -9,9 +9,11 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import models, transaction
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from campaigns.kinds import kind_of
 from campaigns.models import Campaign, CampaignStatus, Hit
 from judgments.actions.membership import expire_abandoned_assignments
 from judgments.actions.qualification import _store_qualification
@@ -156,9 +158,11 @@ def next_assignment_for(worker: Worker, campaign: Campaign, now: datetime | None
        campaign's qualification HIT (``Hit.is_qualification``; any number of workers may
        take it, one assignment each; their own expired or returned one is started again);
     5. otherwise the regular HIT (never a qualification HIT) with room (fewer live
-       assignments, i.e. started, submitted or approved, than ``campaign.redundancy``) that
-       comes first is handed out, where the worker's own expired assignments come before
-       HITs the worker never had, and lower HIT numbers before higher ones. A HIT the worker
+       assignments, i.e. started, submitted or approved, than its ``places``, else
+       ``campaign.redundancy``), among those the kind allows the worker
+       (``CampaignKind.hits_for_worker``), that comes first is handed out, where the worker's
+       own expired assignments come before HITs the worker never had, then the kind's
+       preference (``CampaignKind.hit_preference``), then lower HIT numbers. A HIT the worker
        has held in any other status (submitted, approved, rejected, returned) is never handed
        to them again.
 
@@ -249,15 +253,22 @@ def _regular_hand_out(
     # Direct links and Prolific take the HITs that were not published there.
     offered_here = regular.filter(mturk__isnull=True)
     mine_on_hit = mine.filter(hit=OuterRef("pk"))
-    # HITs the worker may still get: never held, or held and let expire.
-    eligible = offered_here.filter(~Exists(mine_on_hit.exclude(status=AssignmentStatus.EXPIRED)))
+    # HITs the worker may still get: never held, or held and let expire; and what the kind
+    # allows this worker (post-editing: not a second HIT of a run of segments).
+    kind = kind_of(campaign)
+    eligible = kind.hits_for_worker(
+        campaign,
+        worker,
+        offered_here.filter(~Exists(mine_on_hit.exclude(status=AssignmentStatus.EXPIRED))),
+    )
     hit = (
         eligible.annotate(
             live=Count("assignments", filter=Q(assignments__status__in=LIVE_ASSIGNMENT_STATUSES)),
             mine_expired=Exists(mine_on_hit),
         )
-        .filter(live__lt=campaign.redundancy)
-        .order_by("-mine_expired", "number")
+        # A HIT's own places (a verification HIT's verifiers), else the campaign's redundancy.
+        .filter(live__lt=Coalesce("places", Value(campaign.redundancy)))
+        .order_by("-mine_expired", *kind.hit_preference(), "number")
         .first()
     )
     if hit is None:
