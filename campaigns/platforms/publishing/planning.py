@@ -367,9 +367,15 @@ def plan(campaign: Campaign, hit_ids: Sequence[int] | None = None) -> Plan:
             )
         )
 
-    skipped_tests = 0
+    skipped_tests = skipped_own_places = 0
     for hit in all_hits:
         if hasattr(hit, "mturk"):
+            continue
+        if hit.places is not None and hit.places != campaign.redundancy:
+            # One batch of regular HITs goes out with one MaxAssignments (the redundancy); a
+            # HIT with its own number of workers (a post-editing verification HIT) is handed
+            # out by direct link and Prolific instead.
+            skipped_own_places += 1
             continue
         if hit.is_qualification:
             if campaign.qualification_required:
@@ -382,6 +388,12 @@ def plan(campaign: Campaign, hit_ids: Sequence[int] | None = None) -> Plan:
         result.notes.append(
             "The campaign has a qualification-test HIT but does not require the test, so that "
             "HIT is not published."
+        )
+    if skipped_own_places:
+        result.notes.append(
+            f"{skipped_own_places} HIT(s) take their own number of workers (verification of "
+            "post-edits) and are not published to MTurk: workers reach them by direct link or "
+            "Prolific (campaign action 'Create direct worker links')."
         )
     if hit_ids is not None and all_hits and not result.hit_count and not unknown:
         result.notes.append("Every chosen HIT is already on MTurk.")
