@@ -53,6 +53,7 @@ def test_page_and_changelist_button(client, staff):
         "appraise",
         "wmt08-rr",
         "wmt10-rr",
+        "post-edits",
         "mturk-batch",
     ]
     changelist = client.get("/admin/campaigns/campaign/")

@@ -13,7 +13,7 @@ from campaigns.importers.judgments.kinds import judgment_import, kind_formats, k
 from campaigns.kinds import KindNotAvailable, registry
 from tests.factories import CampaignFactory
 
-ORDER = ("wmt-da", "appraise", "wmt08-rr", "wmt10-rr", "mturk-batch")
+ORDER = ("wmt-da", "appraise", "wmt08-rr", "wmt10-rr", "post-edits", "mturk-batch")
 
 
 def test_the_formats_are_each_kinds_then_the_mturk_batch():
@@ -24,6 +24,7 @@ def test_the_formats_are_each_kinds_then_the_mturk_batch():
         "appraise": "direct_assessment",
         "wmt08-rr": "ranking",
         "wmt10-rr": "ranking",
+        "post-edits": "post_editing",
         "mturk-batch": None,
     }
     assert [name for name, fmt in formats.items() if fmt.standardised] == ["wmt-da"]
@@ -52,13 +53,14 @@ def test_the_old_format_tables_are_still_importable():
 
 
 def test_a_kind_without_judgment_imports():
-    with pytest.raises(KindNotAvailable, match="No judgment imports for 'post_editing'"):
-        judgment_import("post_editing")
-    assert kind_label("post_editing") == "post_editing"
-    assert (kind_label("direct_assessment"), kind_label("ranking")) == (
-        "direct-assessment",
-        "ranking",
-    )
+    with pytest.raises(KindNotAvailable, match="No judgment imports for 'translation'"):
+        judgment_import("translation")
+    assert kind_label("translation") == "translation"
+    assert (
+        kind_label("direct_assessment"),
+        kind_label("ranking"),
+        kind_label("post_editing"),
+    ) == ("direct-assessment", "ranking", "post-editing")
 
 
 def test_the_formats_are_not_known_before_the_apps_are_ready(monkeypatch):

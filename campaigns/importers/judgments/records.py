@@ -26,6 +26,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, Protocol
 
 from campaigns.importers.judgments.columns import AssignmentRows, JudgmentColumns
 from campaigns.importers.judgments.languages import pair_matches
@@ -77,6 +78,9 @@ class HitRecord:
     origin: Origin
     external_id: str = ""
     key_field: str | None = None
+    # The slots' group (HitSlot.group): 0 for none; else a number within the import (a
+    # post-editing run), stored after the campaign's highest group.
+    group: int = 0
     slots: dict[SlotKey, int] = field(default_factory=dict)
     # The import's one copy of each slot key (shared by the HITs): a file of a million rows
     # then holds a key per distinct (role, system, segment), not one per row.
@@ -104,6 +108,22 @@ class JudgmentRecord:
     rank: int | None = None
     seconds: float | None = None
     started_at: datetime | None = None
+
+
+class ImportTexts(Protocol):
+    """The texts of a format that carries them (post-edits). The judgment files of the other
+    formats carry none: without this, sources, outputs, shown texts and judgment texts are
+    stored empty."""
+
+    def segment(self, key: SegmentKey) -> tuple[str, list[str]]:
+        """The segment's source and references (main reference first)."""
+
+    def output(self, system: str, segment: SegmentKey) -> str:
+        """The system's output on the segment; also the shown text of its system slots."""
+
+    def judgment(self, row: int) -> tuple[str, dict[str, Any]]:
+        """Judgment.text and Judgment.details of the import's ``row``-th judgment (in the
+        order of ``ParsedJudgments.judgments``)."""
 
 
 @dataclass
@@ -145,6 +165,8 @@ class ParsedJudgments:
     # Whose judgments the system table counts (ImportOptions.workers_counted; "" = not said):
     # the kind's checks decide (direct assessment: campaigns/kinds/direct_assessment/imports.py).
     workers_counted: str = ""
+    # The texts, for formats that carry them (post-edits); None: stored empty.
+    texts: ImportTexts | None = None
 
     def hit(
         self,

@@ -5,12 +5,14 @@ campaigns the same way (``analytics.loading``): documents and segments, systems,
 outputs, HITs and their slots (each repeat, bad reference and reference slot linked by
 ``controls`` to the system slot of the same HIT, system and segment, which is how the
 reliability tests find their pairs), workers (platform "imported"), one submitted assignment
-per worker and HIT, and the judgments. The files carry no texts: sources, outputs and shown
-texts are stored empty.
+per worker and HIT, and the judgments. The judgment files carry no texts: sources, outputs
+and shown texts are stored empty, except for a format that carries them
+(``ParsedJudgments.texts``: post-edits, with their sources, MT outputs and edits).
 """
 
 from __future__ import annotations
 
+import json
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -199,17 +201,19 @@ class _Writer:
             stored[(by_document[document_id], external_id)] = pk
             positions[document_id] = max(positions.get(document_id, 0), position)
         new_segments = []
+        texts = self.parsed.texts
         for key in sorted((k for k in self.parsed.segments if k not in stored), key=_natural):
             document_id = documents[key[0]]
             positions[document_id] = positions.get(document_id, 0) + 1
+            source, references = texts.segment(key) if texts is not None else ("", [])
             new_segments.append(
                 Segment(
                     campaign=campaign,
                     document_id=document_id,
                     external_id=key[1],
                     position=positions[document_id],
-                    source="",
-                    references=[],
+                    source=source,
+                    references=references,
                 )
             )
         Segment.objects.bulk_create(new_segments, batch_size=BATCH_SIZE)
@@ -256,13 +260,18 @@ class _Writer:
                 "pk", "system_id", "segment_id"
             )
         }
-        wanted = dict.fromkeys(
-            (systems[system], segments[(document, segment)])
-            for hit in self.parsed.hits.values()
-            for _, system, document, segment in hit.slots
-        )
+        wanted: dict[tuple[int, int], tuple[str, tuple[str, str]]] = {}
+        for hit in self.parsed.hits.values():
+            for _, system, document, segment in hit.slots:
+                key = (systems[system], segments[(document, segment)])
+                wanted.setdefault(key, (system, (document, segment)))
+        texts = self.parsed.texts
         new = [
-            Output(system_id=system, segment_id=segment, text="")
+            Output(
+                system_id=system,
+                segment_id=segment,
+                text="" if texts is None else texts.output(*wanted[(system, segment)]),
+            )
             for system, segment in wanted
             if (system, segment) not in stored
         ]
@@ -341,12 +350,22 @@ class _Writer:
         pks = SlotPks.for_hits(self.parsed)
         base_by_pk = {hits[key]: base for key, base in pks.offsets.items()}
         shown = _prepared(HitSlot, "shown_text", "")
-        group = _prepared(HitSlot, "group", 0)
+        texts = self.parsed.texts
         system_role = SlotRole.SYSTEM.value
+        # Groups of the import (post-editing runs) are numbered after the campaign's.
+        first_group = 0
+        if any(hit.group for hit in self.parsed.hits.values()):
+            first_group = (
+                HitSlot.objects.filter(hit__campaign=self.campaign).aggregate(top=Max("group"))[
+                    "top"
+                ]
+                or 0
+            )
 
         def rows(controls_pass: bool) -> Iterable[tuple]:
             for hit_key, hit in self.parsed.hits.items():
                 hit_pk, base = hits[hit_key], pks.offsets[hit_key]
+                group = first_group + hit.group if hit.group else 0
                 for slot, position in hit.slots.items():
                     role, system, document, segment = slot
                     if (role != system_role) != controls_pass:
@@ -364,7 +383,9 @@ class _Writer:
                         role,
                         segment_pk,
                         outputs[(systems[system], segment_pk)],
-                        shown,
+                        shown
+                        if texts is None or role != system_role
+                        else texts.output(system, (document, segment)),
                         controls,
                     )
 
@@ -465,8 +486,17 @@ class _Writer:
             "client_duration_ms",
             "submitted_at",
         )
+        texts = self.parsed.texts
+        # A format's details repeat a few values (post-edits: two flags): prepared once each.
+        prepared_details: dict[str, Any] = {}
         rows: list[tuple] = []
-        for record in self.parsed.judgments:
+        for row, record in enumerate(self.parsed.judgments):
+            if texts is not None:
+                text, row_details = texts.judgment(row)
+                key = json.dumps(row_details, sort_keys=True)
+                details = prepared_details.get(key)
+                if details is None:
+                    details = prepared_details[key] = _prepared(Judgment, "details", row_details)
             rows.append(
                 (
                     campaign,
