@@ -77,6 +77,7 @@ from campaigns.importers.reading import (
     scan_text,
 )
 from campaigns.importers.records import Origin
+from campaigns.kinds.post_editing.models import PostEditingSettings
 from campaigns.models import SlotRole
 
 __all__ = [
@@ -92,10 +93,9 @@ __all__ = [
 
 DEFAULT_SYSTEM = "mt"
 ANONYMOUS_EDITOR = "editor-{}"
-# Runs of imported edits: the HIT builder's default length (PostEditingSettings'
-# segments_per_hit); the runs only group the slots of an imported campaign, which hands out
-# nothing.
-SEGMENTS_PER_RUN = 10
+# Runs of imported edits: the HIT builder's default length; the runs only group the slots of
+# an imported campaign, which hands out nothing.
+SEGMENTS_PER_RUN: int = PostEditingSettings._meta.get_field("segments_per_hit").default
 PROGRESS_EVERY = 10_000
 # Added to a disagreement found on a row whose segment id is its place in the file.
 NUMBERED_ROWS_HINT = (
@@ -150,9 +150,7 @@ EDITOR = Field(
     "the editor",
 )  # fmt: skip
 PAIR = Field(("lp", "language_pair", "lang_pair", "langs", "pair"), "the language pair")
-SRC_LANG = Field(
-    ("src_lang", "source_language", "source_lang", "sl"), "the source language"
-)
+SRC_LANG = Field(("src_lang", "source_language", "source_lang", "sl"), "the source language")
 TGT_LANG = Field(
     ("tgt_lang", "target_language", "target_lang", "trglang", "tl"), "the target language"
 )
