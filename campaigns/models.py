@@ -507,6 +507,15 @@ class Hit(models.Model):
         help_text="How many distinct workers this HIT takes; empty: the campaign's redundancy. "
         "A post-editing campaign's verification HITs take its verifiers per edit.",
     )
+    # What a HIT shows as a whole, for kinds whose HIT is one document rather than a list of
+    # outputs (reading comprehension: the article, and the system whose translation of it the
+    # HIT shows; no system: the human translation). Server-side only, like slot roles.
+    document = models.ForeignKey(
+        "Document", null=True, blank=True, on_delete=models.CASCADE, related_name="hits"
+    )
+    system = models.ForeignKey(
+        "System", null=True, blank=True, on_delete=models.CASCADE, related_name="hits"
+    )
     is_qualification = models.BooleanField(
         default=False,
         help_text="A qualification test: taken once by every worker who must qualify before "

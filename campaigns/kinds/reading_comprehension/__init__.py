@@ -1,2 +1,2 @@
-"""Reading comprehension on the requester's side (kind.py); it has no settings of its own
-yet."""
+"""Reading comprehension on the requester's side: settings, questions and article stages
+(models.py) and the kind (kind.py)."""

@@ -5,6 +5,7 @@ campaigns hold segments only."""
 from __future__ import annotations
 
 from campaigns.kinds import CampaignKind, registry
+from campaigns.kinds.reading_comprehension.models import ReadingComprehensionSettings
 from campaigns.models import HitTask, TaskKind
 
 
@@ -12,3 +13,5 @@ from campaigns.models import HitTask, TaskKind
 class ReadingComprehension(CampaignKind):
     kind = TaskKind.READING_COMPREHENSION
     hit_tasks = (HitTask.RC_AUTHOR, HitTask.RC_SELECT, HitTask.RC_ANSWER, HitTask.RC_GRADE)
+    settings_model = ReadingComprehensionSettings
+    settings_accessor = "rc_settings"
