@@ -240,17 +240,17 @@ def test_the_ranking_preview_shows_the_first_set_with_disabled_rank_buttons(clie
 
 def test_another_task_kind_previews_its_instructions_only(client):
     campaign = CampaignFactory(
-        kind=TaskKind.POST_EDITING,
-        title="Correct translations",
-        instructions="Fix every error.",
+        kind=TaskKind.TRANSLATION,
+        title="Spot machine translations",
+        instructions="Say which texts a machine wrote.",
     )
-    hit = HitFactory(campaign=campaign, task=HitTask.POST_EDIT, number=1)
-    HitSlotFactory(hit=hit, position=1, shown_text="Machine text to fix.")
+    hit = HitFactory(campaign=campaign, task=HitTask.DETECT_MT, number=1)
+    HitSlotFactory(hit=hit, position=1, shown_text="Machine text to read.")
     publish(hit, MTURK_HIT_ID)
     html = client.get(mturk_url(hit, **preview_params())).content.decode()
-    assert "<p>Fix every error.</p>" in html
+    assert "<p>Say which texts a machine wrote.</p>" in html
     assert "Accept the HIT to start.</p>" in html
-    assert "Machine text to fix." not in html and "<input" not in html and "<button" not in html
+    assert "Machine text to read." not in html and "<input" not in html and "<button" not in html
 
 
 def test_the_preview_of_a_paused_campaign_says_not_to_accept(client, hit):

@@ -240,7 +240,7 @@ def test_the_entry_page_does_not_count_the_qualification_test(client, campaign):
 
 
 def test_a_task_kind_without_a_page_says_so(campaign):
-    hit = HitFactory(campaign=campaign, number=9, task=HitTask.POST_EDIT)
+    hit = HitFactory(campaign=campaign, number=9, task=HitTask.DETECT_MT)
     HitSlotFactory(hit=hit, position=1)
     assignment = AssignmentFactory(hit=hit)
     client = Client()

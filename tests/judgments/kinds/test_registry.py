@@ -24,16 +24,20 @@ from tests.factories import AssignmentFactory, CampaignFactory, HitFactory
 PAGES = [(kind, task) for kind in registry for task in kind.tasks()]
 
 
-def test_direct_assessment_and_ranking_have_their_pages():
-    assert registry.kinds() == ("direct_assessment", "ranking")
+def test_direct_assessment_ranking_and_post_editing_have_their_pages():
+    assert registry.kinds() == ("direct_assessment", "ranking", "post_editing")
     assert registry[TaskKind.DIRECT_ASSESSMENT].tasks() == (HitTask.ASSESS,)
     assert registry[TaskKind.RANKING].tasks() == (HitTask.RANK,)
+    assert registry[TaskKind.POST_EDITING].tasks() == (HitTask.POST_EDIT, HitTask.VERIFY_EDIT)
     assert task_page(HitTask.ASSESS).template == "judgments/assess.html"
     assert task_page(HitTask.RANK).template == "judgments/rank.html"
+    assert task_page(HitTask.POST_EDIT).template == "judgments/post_edit.html"
+    assert task_page(HitTask.VERIFY_EDIT).template == "judgments/verify_edit.html"
     assert task_spec(HitTask.RANK).key == "set"
+    assert task_spec(HitTask.POST_EDIT).key == task_spec(HitTask.VERIFY_EDIT).key == "position"
 
 
-@pytest.mark.parametrize("task", [HitTask.POST_EDIT, "no such task"])
+@pytest.mark.parametrize("task", [HitTask.DETECT_MT, "no such task"])
 def test_a_task_without_a_page_has_none(task):
     assert task_page(task) is None
     assert task_spec(task) is None
@@ -69,12 +73,12 @@ def test_a_pages_templates_exist_and_its_page_extends_the_shared_base(kind, task
 def test_a_kind_without_pages_has_no_quality_control_of_its_own():
     campaign = CampaignFactory(kind=TaskKind.RANKING)
     assert kind_of(campaign).qc_failures(campaign, [1, 2]) == {}
-    assert kind_of(CampaignFactory(kind=TaskKind.POST_EDITING)) is None
+    assert kind_of(CampaignFactory(kind=TaskKind.TRANSLATION)) is None
 
 
 @pytest.mark.django_db
 def test_the_messages_of_a_task_without_a_page_are_in_english():
-    campaign = CampaignFactory(kind=TaskKind.POST_EDITING, instructions_language="de")
-    assignment = AssignmentFactory(hit=HitFactory(campaign=campaign, task=HitTask.POST_EDIT))
+    campaign = CampaignFactory(kind=TaskKind.TRANSLATION, instructions_language="de")
+    assignment = AssignmentFactory(hit=HitFactory(campaign=campaign, task=HitTask.DETECT_MT))
     with worker_language(assignment) as language:
         assert language == "en"
