@@ -233,7 +233,8 @@ def test_jsonl_with_numbers_null_and_other_keys():
 
 def test_a_file_of_src_mt_pe_only_takes_the_defaults_and_keeps_quotes_as_text():
     """No system, document, segment or editor column: system "mt", document "testset",
-    segments numbered by row, one editor "editor-1"; a TSV is not quoted (quotes are words)."""
+    segments numbered by row, one editor "editor-1". A TSV's quotes are text (they are words
+    to TER), except fields quoted as pandas writes them: wrapped, inner quotes doubled."""
     summary = run("plain.tsv")
     assert summary.notes == (
         'plain.tsv: no system column, so every MT output is system "mt"',
@@ -250,6 +251,8 @@ def test_a_file_of_src_mt_pe_only_takes_the_defaults_and_keeps_quotes_as_text():
         ("editor-1", "mt", "1", '"Good" day', '"Good day."',
          {"unchanged": False, "copied_reference": False}),
         ("editor-1", "mt", "2", "until tomorrow", "see you tomorrow",
+         {"unchanged": False, "copied_reference": False}),
+        ("editor-1", "mt", "3", 'He said "yes" twice', 'He said "yes".',
          {"unchanged": False, "copied_reference": False}),
     ]  # fmt: skip
 

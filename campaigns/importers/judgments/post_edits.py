@@ -11,8 +11,11 @@ every name read, and docs/import-formats.md documents them.
 
 Which format a file is in is seen on its first line: a JSON object starts a JSONL file, a tab
 a TSV header, anything else a CSV header. TSV is read as published corpora write it: split on
-tabs, no quoting (a quote is text, and quotes count as words in TER); CSV is RFC 4180, quoted
-as spreadsheets write it; JSONL has one object per line with the same names as keys.
+tabs, quotes are text (and count as words in TER: ``"Yes," she said.`` is read as it is), except
+a field in the form pandas and spreadsheets give a text with quotes in it, wrapped in quotes
+with every inner quote doubled (``"He said ""hi"" twice"``), which is unquoted: DivEMT's TSV is
+written so, and plain text practically never looks like it. CSV is RFC 4180, quoted as
+spreadsheets write it; JSONL has one object per line with the same names as keys.
 
 What the rows become is post-editing's structure (campaigns/kinds/post_editing, SPEC of issue
 13): segments with their source and reference, one output per (system, segment) with the MT
@@ -265,7 +268,7 @@ class PostEditRows:
     ) -> None:
         name = input_file.name
         table = read_table(
-            input_file, problems, split=split_tabs if tabs else None, progress=progress
+            input_file, problems, split=_split_tsv if tabs else None, progress=progress
         )
         if table is None:
             return
@@ -661,6 +664,22 @@ def _first_line(input_file: InputFile) -> str:
             if text:
                 return text
     return ""
+
+
+def _split_tsv(line: str) -> list[str]:
+    """A TSV line's fields: split on tabs, a pandas-quoted field unquoted (module docstring)."""
+    return [_unquoted(value) if value[:1] == '"' else value for value in split_tabs(line)]
+
+
+def _unquoted(value: str) -> str:
+    """``"He said ""hi"" twice"`` -> ``He said "hi" twice``: wrapped in quotes, at least one
+    doubled quote inside and no lone one. Anything else is text as it is (``"Yes," she
+    said.``, ``"Yes."``)."""
+    inner = value[1:-1]
+    if len(value) >= 4 and value[-1] == '"' and '""' in inner:
+        if '"' not in inner.replace('""', ""):
+            return inner.replace('""', '"')
+    return value
 
 
 def _resolve_keys(keys: tuple[str, ...]) -> tuple[dict[Field, str], list[str], list[str]]:
