@@ -12,6 +12,7 @@ from django.contrib.staticfiles import finders
 from django.test import Client
 from django.urls import reverse
 
+from campaigns.actions import build_hits
 from campaigns.kinds.post_editing.models import PostEditingMode
 from campaigns.models import (
     Document,
@@ -705,3 +706,37 @@ def test_the_pages_files_hold_no_quality_control_vocabulary():
     for path in paths:
         with open(path, encoding="utf-8") as handle:
             assert not pattern.search(handle.read()), path
+
+
+def test_a_hit_the_campaigns_builder_made_is_shown_in_document_order():
+    """The page on the HITs of campaigns.actions.build_hits: a run of one document in order,
+    each segment with its reference and the MT output of the system the HIT gives it."""
+    campaign = post_editing_campaign(segments_per_hit=3, hit_seed=3)
+    systems = [System.objects.create(campaign=campaign, name=f"engine-{n}") for n in range(2)]
+    document = Document.objects.create(campaign=campaign, external_id="d1", position=1)
+    for position in (1, 2, 3):
+        row = Segment.objects.create(
+            campaign=campaign,
+            document=document,
+            external_id=str(position),
+            position=position,
+            source=f"Satz {position}.",
+            references=[f"Sentence {position}."],
+        )
+        for system in systems:
+            Output.objects.create(
+                segment=row, system=system, text=f"Sentence {position} by {system.name}."
+            )
+    build_hits(campaign)
+    hit = Hit.objects.filter(campaign=campaign, task=HitTask.POST_EDIT).order_by("number")[0]
+    assignment = AssignmentFactory(hit=hit)
+    segments = Client().get(url(assignment, "judgments:task-item")).json()["next"]["segments"]
+    slots = hit.slots.select_related("output__system").order_by("position")
+    assert segments == [
+        segment(
+            position,
+            f"Sentence {position}.",
+            f"Sentence {position} by {slot.output.system.name}.",
+        )
+        for position, slot in enumerate(slots, start=1)
+    ]
