@@ -17,10 +17,11 @@ Judgment rows
 
 System tables
     :class:`DASystemRow` (direct assessment: WMT's newstest tables, "#", "Ave %", "Ave z",
-    "System", plus n and the cluster) and :class:`RankingSystemRow` (ranking: one table per
-    scoring method). The CSV keeps full precision for further analysis; the TSV and the LaTeX
-    table are for reading and print WMT's rounding (one decimal for raw means, three for z and
-    ranking scores). The LaTeX table uses booktabs and separates clusters with ``\\midrule``;
+    "System", plus n and the cluster), :class:`RankingSystemRow` (ranking: one table per
+    scoring method) and :class:`HTERSystemRow` (post-editing: HTER, lower is better). The
+    CSV keeps full precision for further analysis; the TSV and the LaTeX table are for reading
+    and print WMT's rounding (one decimal for raw means, three for z, ranking scores and
+    HTER). The LaTeX table uses booktabs and separates clusters with ``\\midrule``;
     system names and the caption are escaped (``& % $ # _ { } ~ ^ \\``).
 """
 
@@ -38,12 +39,16 @@ __all__ = [
     "INCOMPLETE_MESSAGE",
     "DASystemRow",
     "ExportStopped",
+    "HTERSystemRow",
     "RankingSystemRow",
     "csv_chunks",
     "csv_text",
     "da_systems_csv",
     "da_systems_latex",
     "da_systems_tsv",
+    "hter_systems_csv",
+    "hter_systems_latex",
+    "hter_systems_tsv",
     "jsonl_chunks",
     "latex_escape",
     "ranking_systems_csv",
@@ -257,6 +262,27 @@ class RankingSystemRow:
     cluster: int | None
 
 
+@dataclass(frozen=True)
+class HTERSystemRow:
+    """One system of a post-editing campaign (a stored ``PostEditingSystemScore``): rank
+    range, corpus HTER (total edits / total reference words) and mean segment HTER with their
+    95% bootstrap intervals, outputs and edits counted, the share of edits verified, cluster."""
+
+    rank_best: int
+    rank_worst: int
+    system: str
+    corpus: float
+    corpus_ci_low: float | None
+    corpus_ci_high: float | None
+    mean: float
+    mean_ci_low: float | None
+    mean_ci_high: float | None
+    n_outputs: int
+    n_edits: int
+    n_verified: int
+    cluster: int
+
+
 def _rank_range(best: int, worst: int, dash: str) -> str:
     return str(best) if best == worst else f"{best}{dash}{worst}"
 
@@ -417,6 +443,74 @@ def ranking_systems_tsv(rows: Sequence[RankingSystemRow]) -> str:
     )
 
 
+HTER_CSV_COLUMNS = (
+    "rank_best",
+    "rank_worst",
+    "system",
+    "hter",
+    "hter_ci_low",
+    "hter_ci_high",
+    "mean_hter",
+    "mean_hter_ci_low",
+    "mean_hter_ci_high",
+    "n_outputs",
+    "n_edits",
+    "n_verified",
+    "cluster",
+)
+HTER_TSV_COLUMNS = ("#", "HTER", "95% CI", "Mean HTER", "System", "Outputs", "Edits", "Cluster")
+
+
+def hter_systems_csv(rows: Sequence[HTERSystemRow]) -> str:
+    """Full-precision CSV, best (lowest HTER) first."""
+    return csv_text(
+        HTER_CSV_COLUMNS,
+        (
+            (
+                r.rank_best,
+                r.rank_worst,
+                r.system,
+                r.corpus,
+                r.corpus_ci_low,
+                r.corpus_ci_high,
+                r.mean,
+                r.mean_ci_low,
+                r.mean_ci_high,
+                r.n_outputs,
+                r.n_edits,
+                r.n_verified,
+                r.cluster,
+            )
+            for r in rows
+        ),
+    )
+
+
+def _hter_interval(low: float | None, high: float | None, number: Callable) -> str:
+    return "" if low is None or high is None else f"[{number(low, 3)}, {number(high, 3)}]"
+
+
+def hter_systems_tsv(rows: Sequence[HTERSystemRow]) -> str:
+    """The system table as TSV, rounded for reading (three decimals, as TER is printed):
+    rank range, corpus HTER and its interval, mean HTER, system, outputs, edits, cluster."""
+    return _tsv(
+        HTER_TSV_COLUMNS,
+        (
+            (
+                _rank_range(r.rank_best, r.rank_worst, "-"),
+                _rounded(r.corpus, 3),
+                _hter_interval(r.corpus_ci_low, r.corpus_ci_high, _rounded),
+                _rounded(r.mean, 3),
+                r.system,
+                str(r.n_outputs),
+                str(r.n_edits),
+                str(r.cluster),
+            )
+            for r in rows
+        ),
+    )
+
+
 # --- LaTeX -------------------------------------------------------------------------------------
 
 _LATEX_SPECIAL = {
@@ -472,7 +566,7 @@ def _latex_table(
     return "\n".join(lines) + "\n"
 
 
-_Row = TypeVar("_Row", DASystemRow, RankingSystemRow)
+_Row = TypeVar("_Row", DASystemRow, RankingSystemRow, HTERSystemRow)
 
 
 def _clustered(rows: Iterable[_Row], cells: Callable[[_Row], list[str]]) -> list[list[list[str]]]:
@@ -572,3 +666,23 @@ def ranking_systems_latex(
             )
         )
     return LATEX_PREAMBLE_NOTE + "\n".join(tables)
+
+
+def hter_systems_latex(rows: Sequence[HTERSystemRow], caption: str) -> str:
+    """The system table (booktabs): "#", HTER (corpus), its 95% interval, mean HTER, System;
+    lower is better; clusters between rules."""
+    return LATEX_PREAMBLE_NOTE + _latex_table(
+        "rrcrl",
+        (r"\#", "HTER", r"95\% interval", "Mean", "System"),
+        _clustered(
+            rows,
+            lambda r: [
+                _rank_range(r.rank_best, r.rank_worst, "--"),
+                _latex_number(r.corpus, 3),
+                _hter_interval(r.corpus_ci_low, r.corpus_ci_high, _latex_number) or "--",
+                _latex_number(r.mean, 3),
+                latex_escape(r.system),
+            ],
+        ),
+        caption,
+    )

@@ -213,7 +213,7 @@ TABLE_ERRORS = {
     404: OpenApiResponse(
         ERROR,
         description="No campaign with this id that you may read, or a campaign of a kind "
-        "without a system table (only direct assessment and ranking have one).",
+        "without a system table (only direct assessment, ranking and post-editing have one).",
     ),
     409: OpenApiResponse(
         ERROR, description="The campaign's statistics have not been computed yet."
@@ -374,7 +374,10 @@ class SystemTableView(ExportView):
         query.is_valid(raise_exception=True)
         statistics = statistics_of(campaign)
         if statistics is None:
-            with_tables = " and ".join(kind.label for kind in registry)
+            labels = [kind.label for kind in registry]
+            with_tables = " and ".join(
+                [", ".join(labels[:-1]), labels[-1]] if labels[1:] else labels
+            )
             raise NotFound(
                 f"Campaign {campaign.pk} is a {campaign.get_kind_display()} campaign: only "
                 f"{with_tables} campaigns have a system table."
@@ -405,7 +408,8 @@ SYSTEMS_DESCRIPTION = (
     " Read from the stored results (computed live after every submission). Direct "
     "assessment: one row per system, best first. Ranking: one row per scoring method and "
     "system (methods win_ratio_geq, win_ratio_gt, expected_wins, bradley_terry, trueskill), "
-    "each method's systems best first."
+    "each method's systems best first. Post-editing: one row per system, lowest HTER first "
+    "(?include_flagged=1: every editor)."
 )
 
 
@@ -422,7 +426,10 @@ class SystemsCSV(SystemTableView):
         + ", ".join(formats.DA_CSV_COLUMNS)
         + " (mean_raw: 0-100). Ranking columns: "
         + ", ".join(formats.RANKING_CSV_COLUMNS)
-        + " (ci_low/ci_high: 95% bootstrap interval; sigma: TrueSkill only).",
+        + " (ci_low/ci_high: 95% bootstrap interval; sigma: TrueSkill only). Post-editing "
+        "columns: "
+        + ", ".join(formats.HTER_CSV_COLUMNS)
+        + " (hter: total edits / total reference words; mean_hter: of segment HTER).",
     )
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         return super().get(request, campaign_id)
@@ -479,7 +486,8 @@ class SystemsTSV(SystemTableView):
         "assessment columns: "
         + ", ".join(formats.DA_TSV_COLUMNS)
         + " (# the rank range, Ave % the mean raw score, Ave z the mean standardised score). "
-        "Ranking columns: " + ", ".join(formats.RANKING_TSV_COLUMNS) + ".",
+        "Ranking columns: " + ", ".join(formats.RANKING_TSV_COLUMNS) + ". Post-editing "
+        "columns: " + ", ".join(formats.HTER_TSV_COLUMNS) + ".",
     )
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         return super().get(request, campaign_id)

@@ -289,7 +289,7 @@ class SegmentScoreSerializer(serializers.Serializer):
     system = serializers.CharField()
     n = serializers.IntegerField(
         help_text="Direct assessment: judgments (outputs and repeats). Ranking: pairwise "
-        "comparisons with other systems' outputs."
+        "comparisons with other systems' outputs. Post-editing: edits of the output."
     )
     mean_score = serializers.FloatField(allow_null=True, help_text="Direct assessment.")
     mean_z = serializers.FloatField(allow_null=True, help_text="Direct assessment.")
@@ -298,6 +298,15 @@ class SegmentScoreSerializer(serializers.Serializer):
     losses = serializers.IntegerField(allow_null=True, help_text="Ranking.")
     n_ranked = serializers.IntegerField(allow_null=True, help_text="Ranking: outputs ranked.")
     mean_rank = serializers.FloatField(allow_null=True, help_text="Ranking: 1 = best.")
+    hter = serializers.FloatField(
+        allow_null=True,
+        help_text="Post-editing: the output's HTER (its best passed edit's TER, else its TER "
+        "against the reference).",
+    )
+    n_passed = serializers.IntegerField(
+        allow_null=True,
+        help_text="Post-editing: edits that passed verification (or have no vote yet).",
+    )
 
 
 # --- Workers -----------------------------------------------------------------------------------

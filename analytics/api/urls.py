@@ -18,6 +18,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from analytics.api import exports, imports
 from analytics.api.views import router
+from analytics.kinds import registry
 
 app_name = "api"
 
@@ -37,5 +38,7 @@ urlpatterns = [
     path("docs/", docs, name="docs"),
     *exports.urlpatterns,
     *imports.urlpatterns,
+    # Endpoints only one kind has (AnalyticsKind.api_urls), e.g. post-editing's edits.
+    *(pattern for statistics in registry for pattern in statistics.api_urls()),
     path("", include(router.urls)),
 ]

@@ -16,7 +16,7 @@ calls it in this order:
    (``analytics.api``: :meth:`campaign_fields`, :meth:`system_queryset`,
    :meth:`system_fields`, :meth:`significance`, :meth:`segment_scores`,
    :meth:`annotate_workers`, :meth:`worker_fields`, :meth:`stored_computed_at`, the query
-   parameters of :meth:`query_fields`);
+   parameters of :meth:`query_fields`, and the kind's own endpoints, :meth:`api_urls`);
 4. export: :meth:`system_table` (CSV, WMT-style TSV, LaTeX).
 
 Shared code asks ``registry.get(campaign.kind)`` and never compares the kind with a particular
@@ -189,6 +189,11 @@ class AnalyticsKind:
             .values_list("computed_at", flat=True)
             .first()
         )
+
+    def api_urls(self) -> list[Any]:
+        """URL patterns of endpoints only this kind has (mounted under /api/ beside the shared
+        ones, e.g. post-editing's per-edit exports); none by default."""
+        return []
 
     # --- Exports ------------------------------------------------------------------------------
 

@@ -21,8 +21,12 @@ REQUIRED = sorted(
 )
 
 
-def test_direct_assessment_and_ranking_have_statistics():
-    assert registry.kinds() == (TaskKind.DIRECT_ASSESSMENT, TaskKind.RANKING)
+def test_direct_assessment_ranking_and_post_editing_have_statistics():
+    assert registry.kinds() == (
+        TaskKind.DIRECT_ASSESSMENT,
+        TaskKind.RANKING,
+        TaskKind.POST_EDITING,
+    )
 
 
 @pytest.mark.parametrize("kind", registry.kinds())
@@ -48,7 +52,7 @@ def test_each_kinds_panel_templates_exist(kind, rf):
 
 @pytest.mark.django_db
 def test_kinds_without_a_module_have_no_statistics():
-    assert statistics_of(CampaignFactory(kind=TaskKind.POST_EDITING)) is None
+    assert statistics_of(CampaignFactory(kind=TaskKind.TRANSLATION)) is None
 
 
 def test_the_recompute_task_is_enqueued_by_its_registered_name():

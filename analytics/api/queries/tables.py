@@ -41,7 +41,8 @@ class SegmentTable:
 
     Direct assessment fills ``n`` (judgments), ``mean_score`` and ``mean_z``; ranking fills
     ``n`` (pairwise comparisons with other systems), ``wins``, ``ties``, ``losses``,
-    ``n_ranked`` (outputs ranked) and ``mean_rank``. The other kind's columns are None.
+    ``n_ranked`` (outputs ranked) and ``mean_rank``; post-editing ``n`` (edits), ``hter``
+    and ``n_passed``. The other kinds' columns are None.
     """
 
     kind: str
@@ -100,7 +101,17 @@ class SegmentTable:
         return out
 
 
-SEGMENT_COLUMNS = ("mean_score", "mean_z", "wins", "ties", "losses", "n_ranked", "mean_rank")
+SEGMENT_COLUMNS = (
+    "mean_score",
+    "mean_z",
+    "wins",
+    "ties",
+    "losses",
+    "n_ranked",
+    "mean_rank",
+    "hter",
+    "n_passed",
+)
 
 
 def plain(value: Any) -> Any:

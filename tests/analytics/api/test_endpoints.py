@@ -170,6 +170,9 @@ def test_a_campaign_with_its_progress_cost_and_results(cast, paid):
         # Ranking's fields (issue 12), empty for other kinds.
         "rank_by": "",
         "reference_system": "",
+        # Post-editing's fields (issue 13), empty for other kinds.
+        "post_editing_mode": "",
+        "ter_signature": "",
         "source_language": "de",
         "target_language": "en",
         "owner": "requester",
@@ -415,6 +418,8 @@ def test_segment_scores_of_direct_assessment(cast, small):
                 "losses": None,
                 "n_ranked": None,
                 "mean_rank": None,
+                "hter": None,
+                "n_passed": None,
             }
         # Segment 4 (A): the careful worker's 82 and its repeat 83.
         assert data["results"][3]["n"] == 2 * len(workers)
@@ -504,6 +509,7 @@ def test_workers_with_reliability_background_and_timing(cast, small):
             "recommendation_reason": "",
         },
         "trust": None,
+        "post_editing": None,
         # 25 timed: 30 + 5 + 23 x 8 = 219 s; the median of 5, 8 (x23), 30 is 8.
         "timing": {
             "n_timed": 25,
@@ -686,7 +692,7 @@ def test_judgment_pages(cast):
 
 
 def test_a_campaign_without_results_lists_its_systems_without_scores(cast):
-    campaign = CampaignFactory(owner=cast.users["owner"], kind=TaskKind.POST_EDITING)
+    campaign = CampaignFactory(owner=cast.users["owner"], kind=TaskKind.TRANSLATION)
     system = SystemFactory(campaign=campaign, name="online-B")
     base = f"/api/campaigns/{campaign.pk}"
     assert get(cast, f"{base}/systems/", "owner")["results"] == [
@@ -696,12 +702,13 @@ def test_a_campaign_without_results_lists_its_systems_without_scores(cast):
             "is_reference": False,
             "direct_assessment": None,
             "ranking": [],
+            "post_editing": None,
         }
     ]
     empty = {"count": 0, "next": None, "previous": None, "results": []}
     assert get(cast, f"{base}/segments/", "owner") == empty
     assert get(cast, f"{base}/significance/", "owner") == {
-        "kind": "post_editing",
+        "kind": "translation",
         "variant": "all",
         "method": None,
         "test": "",

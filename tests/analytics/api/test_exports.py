@@ -546,12 +546,12 @@ def test_system_tables_wait_for_the_first_computation(client, users):
 
 
 def test_kinds_without_a_system_table_say_so(client, users):
-    campaign = CampaignFactory(kind=TaskKind.POST_EDITING, owner=users["owner"])
+    campaign = CampaignFactory(kind=TaskKind.TRANSLATION, owner=users["owner"])
     response = client.get(url(campaign, "systems.tsv"), **token_header(users["owner"]))
     assert response.status_code == 404
     assert json.loads(response.content) == {
-        "detail": f"Campaign {campaign.pk} is a Post-editing (HTER) campaign: only "
-        "direct-assessment and ranking campaigns have a system table."
+        "detail": f"Campaign {campaign.pk} is a {campaign.get_kind_display()} campaign: only "
+        "direct-assessment, ranking and post-editing campaigns have a system table."
     }
 
 
@@ -584,7 +584,8 @@ def test_unknown_parameters_are_refused_rather_than_ignored(client, users, da_ca
     assert response.status_code == 400
     assert json.loads(response.content) == {
         "include_unreliabel": [
-            "Unknown parameter; this export takes include_unreliable, include_untrusted, method."
+            "Unknown parameter; this export takes include_unreliable, include_untrusted, method, "
+            "include_flagged."
         ]
     }
     response = client.get(url(da_campaign, "judgments.csv", "?since=2024-01-01"), **headers)
@@ -749,6 +750,7 @@ def test_the_exports_are_documented_in_the_openapi_schema(admin_client):
                 "include_unreliable": "query",
                 "include_untrusted": "query",
                 "method": "query",
+                "include_flagged": "query",
             }
             assert set(operation["responses"]) == {"200", "400", "401", "404", "409"}
         else:

@@ -1,0 +1,328 @@
+"""Post-editing's TER numbers, computed once per edit and output and stored (issue 13 item 5).
+
+:func:`score_pending_edits` scores every edit (a judgment on a post-editing slot) of a
+campaign that has no :class:`~analytics.models.PostEditScore` under the campaign's current
+TER signature, and every edited output without a
+:class:`~analytics.models.PostEditOutputScore`:
+
+- per edit, TER with hypothesis = the MT output (``slot.output.text``) and reference = the
+  edit: its HTER statistics (edits, reference length);
+- per edit, TER with hypothesis = the edit and reference = the segment's main reference: the
+  worker profile's distance to the reference (none without a reference);
+- per output, TER with hypothesis = the output and reference = the main reference: its HTER
+  when no edit passes verification, and 000 Table 2's "0 editors".
+
+Every pair goes through one :func:`~analytics.stats.post_editing.edit_stats_batch` call, so a
+process pool starts once and balances the three kinds of pairs. Rows are inserted with
+``ignore_conflicts`` (two runs racing store the same numbers once), and once nothing is left
+to score under the current signature the rows of other signatures are deleted: after a change
+of the TER settings every edit is scored again and the old numbers go.
+
+Processes: sacrebleu's TER is pure Python, about 1 ms per pair. A Celery prefork worker's
+child is a daemonic process and cannot start a process pool, so :func:`default_processes` is
+1 there and every core elsewhere (the embedded default runs tasks inline in the web process,
+``manage.py`` commands in their own). In a worker, a large backlog (a TER setting changed on a
+big campaign, a large import) is spread over Celery instead: :func:`fan_out_scoring` sends
+chunks of :data:`CHUNK_EDITS` edits to :func:`score_edit_chunk` tasks (a Celery group), which
+any worker process of any machine takes; the last to finish schedules the recompute. Edits
+arriving live come a HIT at a time (10-15 edits, ~30 ms of TER), scored in the recompute
+itself. bench/hter_recompute.py measures both paths.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from celery import current_app, group, shared_task
+from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models.fields.json import KeyTextTransform
+
+from analytics.models import PostEditOutputScore, PostEditScore
+from analytics.stats.post_editing import TerOptions, edit_stats_batch, ter_signature
+from campaigns.models import Campaign, HitTask, Output
+from evalsite.cachesafe import cache_add, cache_delete
+from judgments.models import Judgment
+
+__all__ = [
+    "CHUNK_EDITS",
+    "FAN_OUT_MIN_EDITS",
+    "default_processes",
+    "edit_judgments",
+    "fan_out_scoring",
+    "pending_edit_ids",
+    "score_edit_chunk",
+    "score_pending_edits",
+    "ter_options_for",
+    "ter_signature_for",
+]
+
+logger = logging.getLogger(__name__)
+
+# A backlog at least this large is spread over Celery tasks when the recompute runs in a
+# worker (about 2 s of TER per 1,000 edits: below it, the messages would cost more than the
+# second core saves).
+FAN_OUT_MIN_EDITS = 2000
+# Edits per chunk task: ~2-3 s of TER each, small enough that two worker processes finish
+# together, large enough that a task's queries and message are negligible.
+CHUNK_EDITS = 1000
+# How long a fan-out is taken to be in flight (no second fan-out meanwhile); a chunk lost with
+# its worker is scored by the next fan-out after this.
+FAN_OUT_SECONDS = 600
+SCORE_CHUNK_TASK = "analytics.kinds.post_editing.score_edit_chunk"
+
+
+def ter_options_for(campaign: Campaign) -> TerOptions:
+    """The campaign's TER settings (PostEditingSettings; tercom's defaults otherwise)."""
+    settings_row = getattr(campaign, "post_editing_settings", None)
+    if settings_row is None:
+        return TerOptions()
+    return TerOptions(
+        case_sensitive=settings_row.ter_case_sensitive, normalized=settings_row.ter_normalized
+    )
+
+
+def ter_signature_for(campaign: Campaign) -> str:
+    """sacrebleu's signature of the campaign's TER settings, as stored with every number."""
+    return ter_signature(ter_options_for(campaign))
+
+
+def default_processes() -> int:
+    """Processes to score with here: 1 in a daemonic process (a Celery prefork worker's child,
+    which may not start children), else every core."""
+    if multiprocessing.current_process().daemon:
+        return 1
+    return os.cpu_count() or 1
+
+
+def edit_judgments(campaign_id: int) -> QuerySet[Judgment]:
+    """The campaign's edits: judgments on post-editing slots that show a system output."""
+    return Judgment.objects.filter(
+        campaign_id=campaign_id, slot__hit__task=HitTask.POST_EDIT, slot__output__isnull=False
+    )
+
+
+def _unscored(campaign_id: int, signature: str) -> QuerySet[Judgment]:
+    scored = PostEditScore.objects.filter(judgment=OuterRef("pk"), signature=signature)
+    return edit_judgments(campaign_id).filter(~Exists(scored))
+
+
+def pending_edit_ids(campaign_id: int, signature: str) -> list[int]:
+    """Ids of the campaign's edits without a stored score under ``signature`` (one query)."""
+    return list(_unscored(campaign_id, signature).order_by("id").values_list("id", flat=True))
+
+
+def _unscored_outputs(campaign_id: int, signature: str) -> QuerySet[Output]:
+    edited = Judgment.objects.filter(slot__output=OuterRef("pk"), slot__hit__task=HitTask.POST_EDIT)
+    scored = PostEditOutputScore.objects.filter(output=OuterRef("pk"), signature=signature)
+    return Output.objects.filter(system__campaign_id=campaign_id).filter(
+        Exists(edited), ~Exists(scored)
+    )
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """The texts to score: per edit (MT output, edit, main reference or None), per output
+    (MT output, main reference or None)."""
+
+    judgment: list[int]
+    mt: list[str]
+    edit: list[str]
+    edit_reference: list[str | None]
+    output: list[int]
+    output_mt: list[str]
+    output_reference: list[str | None]
+
+
+def _read_pairs(campaign_id: int, signature: str, judgment_ids: Sequence[int] | None) -> _Pairs:
+    """The unscored edits (of ``judgment_ids`` if given) and outputs: two queries."""
+    edits = _unscored(campaign_id, signature)
+    if judgment_ids is not None:
+        edits = edits.filter(id__in=list(judgment_ids))
+    # The main reference is the first of the segment's references: ->> 0 in the database.
+    rows = list(
+        edits.annotate(main_reference=KeyTextTransform("0", "slot__output__segment__references"))
+        .order_by("id")
+        .values_list("id", "slot__output__text", "text", "main_reference")
+    )
+    outputs = _unscored_outputs(campaign_id, signature)
+    if judgment_ids is not None:
+        outputs = outputs.filter(slots__judgments__id__in=list(judgment_ids)).distinct()
+    output_rows = list(
+        outputs.annotate(main_reference=KeyTextTransform("0", "segment__references"))
+        .order_by("id")
+        .values_list("id", "text", "main_reference")
+    )
+    return _Pairs(
+        judgment=[row[0] for row in rows],
+        mt=[row[1] for row in rows],
+        edit=[row[2] for row in rows],
+        edit_reference=[row[3] or None for row in rows],
+        output=[row[0] for row in output_rows],
+        output_mt=[row[1] for row in output_rows],
+        output_reference=[row[2] or None for row in output_rows],
+    )
+
+
+def _score_and_store(
+    campaign_id: int, signature: str, options: TerOptions, pairs: _Pairs, processes: int
+) -> int:
+    """Score every pair in one batch and insert the rows (conflicts ignored)."""
+    with_ref = [i for i, ref in enumerate(pairs.edit_reference) if ref is not None]
+    out_with_ref = [i for i, ref in enumerate(pairs.output_reference) if ref is not None]
+    hypotheses = [
+        *pairs.mt,
+        *(pairs.edit[i] for i in with_ref),
+        *(pairs.output_mt[i] for i in out_with_ref),
+    ]
+    references = [
+        *pairs.edit,
+        *(pairs.edit_reference[i] for i in with_ref),
+        *(pairs.output_reference[i] for i in out_with_ref),
+    ]
+    batch = edit_stats_batch(hypotheses, references, options, processes=processes)
+    if batch.signature != signature:  # the settings' signature is what the rows claim
+        raise AssertionError(f"scored under {batch.signature}, expected {signature}")
+    n, k = len(pairs.judgment), len(with_ref)
+    ref_edits = np.full(n, -1, dtype=np.int64)
+    ref_length = np.full(n, np.nan)
+    ref_edits[with_ref] = batch.edits[n : n + k]
+    ref_length[with_ref] = batch.ref_length[n : n + k]
+    PostEditScore.objects.bulk_create(
+        (
+            PostEditScore(
+                campaign_id=campaign_id,
+                judgment_id=judgment,
+                signature=signature,
+                edits=int(batch.edits[i]),
+                ref_length=float(batch.ref_length[i]),
+                reference_edits=None if ref_edits[i] < 0 else int(ref_edits[i]),
+                reference_length=None if ref_edits[i] < 0 else float(ref_length[i]),
+            )
+            for i, judgment in enumerate(pairs.judgment)
+        ),
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
+    out_edits = dict(zip(out_with_ref, batch.edits[n + k :].tolist(), strict=True))
+    out_length = dict(zip(out_with_ref, batch.ref_length[n + k :].tolist(), strict=True))
+    PostEditOutputScore.objects.bulk_create(
+        (
+            PostEditOutputScore(
+                campaign_id=campaign_id,
+                output_id=output,
+                signature=signature,
+                edits=out_edits.get(i),
+                ref_length=out_length.get(i),
+            )
+            for i, output in enumerate(pairs.output)
+        ),
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
+    return n
+
+
+def _drop_other_signatures(campaign_id: int, signature: str) -> None:
+    """Once every edit is scored under ``signature``, the numbers of other settings go."""
+    PostEditScore.objects.filter(campaign_id=campaign_id).exclude(signature=signature).delete()
+    PostEditOutputScore.objects.filter(campaign_id=campaign_id).exclude(
+        signature=signature
+    ).delete()
+
+
+def score_pending_edits(
+    campaign: Campaign, *, processes: int | None = None, judgment_ids: Sequence[int] | None = None
+) -> int:
+    """Score and store every edit of ``campaign`` without a score under its current TER
+    signature (only those of ``judgment_ids`` if given), and their outputs; return how many
+    edits were scored. ``processes``: None for :func:`default_processes`. Two queries when
+    nothing is pending."""
+    options = ter_options_for(campaign)
+    signature = ter_signature(options)
+    pairs = _read_pairs(campaign.pk, signature, judgment_ids)
+    n = 0
+    if pairs.judgment or pairs.output:
+        n = _score_and_store(
+            campaign.pk,
+            signature,
+            options,
+            pairs,
+            default_processes() if processes is None else processes,
+        )
+        logger.info(
+            "Campaign %s: %d edit(s) and %d output(s) scored (%s)",
+            campaign.pk,
+            n,
+            len(pairs.output),
+            signature,
+        )
+    if judgment_ids is None or not _unscored(campaign.pk, signature).exists():
+        _drop_other_signatures(campaign.pk, signature)
+    return n
+
+
+# --- Spreading a backlog over Celery ----------------------------------------------------------
+
+
+def fan_out_key(campaign_id: int, signature: str) -> str:
+    return f"evalsite:post-editing:scoring:{campaign_id}:{signature}"
+
+
+def fan_out_scoring(campaign: Campaign, pending: Sequence[int]) -> bool:
+    """Send the pending edits to :func:`score_edit_chunk` tasks in chunks of
+    :data:`CHUNK_EDITS` (one Celery group); False, sending nothing, when a fan-out of the same
+    campaign and signature is still in flight."""
+    signature = ter_signature_for(campaign)
+    key = fan_out_key(campaign.pk, signature)
+    if cache_add(key, len(pending), timeout=FAN_OUT_SECONDS) is False:
+        return False
+    from analytics.actions import recompute_queue
+
+    chunks = [list(pending[i : i + CHUNK_EDITS]) for i in range(0, len(pending), CHUNK_EDITS)]
+    options = {"queue": recompute_queue()} if recompute_queue() else {}
+    try:
+        group(
+            score_edit_chunk.s(campaign.pk, signature, chunk).set(**options) for chunk in chunks
+        ).apply_async()
+    except Exception:
+        cache_delete(key)
+        raise
+    logger.info(
+        "Campaign %s: %d edits to score sent in %d chunk task(s)",
+        campaign.pk,
+        len(pending),
+        len(chunks),
+    )
+    return True
+
+
+def should_fan_out(n_pending: int) -> bool:
+    """Whether a backlog of ``n_pending`` edits goes to chunk tasks: only from a process that
+    cannot score with a pool (a Celery worker's child) and with a broker to send them to."""
+    return (
+        n_pending >= FAN_OUT_MIN_EDITS
+        and default_processes() == 1
+        and not current_app.conf.task_always_eager
+    )
+
+
+@shared_task(name=SCORE_CHUNK_TASK)
+def score_edit_chunk(campaign_id: int, signature: str, judgment_ids: list[int]) -> int:
+    """Score one chunk of a campaign's edits (in this process); when no edit of the campaign
+    is left unscored, end the fan-out and schedule the recompute. A chunk of settings that
+    changed again meanwhile is dropped: a newer fan-out scores under the new signature."""
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None or ter_signature_for(campaign) != signature:
+        return 0
+    n = score_pending_edits(campaign, processes=1, judgment_ids=judgment_ids)
+    if not _unscored(campaign_id, signature).exists():
+        cache_delete(fan_out_key(campaign_id, signature))
+        from analytics.actions import schedule_recompute
+
+        schedule_recompute(campaign_id)
+    return n
