@@ -286,6 +286,7 @@ class CampaignAdmin(
                 name="campaigns_campaign_results_workers",
             ),
             *self.judgment_import_urls(),
+            *self.kind_urls(),
             *self.mturk_urls(),
             *self.review_urls(),
             *self.links_urls(),

@@ -141,6 +141,10 @@ class KindAdminMixin:
                 )
         return form
 
+    def kind_urls(self) -> list:
+        """Every kind's own admin pages (CampaignKind.admin_urls)."""
+        return [url for implementation in registry for url in implementation.admin_urls(self)]
+
     def settings_inlines(self, request: HttpRequest, obj: Campaign | None) -> list[type]:
         chosen = self.chosen_kind(request, obj)
         if chosen is None:

@@ -128,6 +128,12 @@ class CampaignKind:
         added by the campaign admin)."""
         return []
 
+    def admin_urls(self, model_admin: Any) -> list:
+        """Further admin URLs of this kind's campaigns (paths under the campaign admin's,
+        e.g. ``<int:campaign_id>/...``), for its own pages: reading comprehension's stages
+        page. Default: none."""
+        return []
+
     def judgment_import(self) -> JudgmentImportKind | None:
         """What this kind provides for importing published judgment files: its formats and
         its steps of an import (campaigns/importers/judgments/kinds.py); None: no judgment

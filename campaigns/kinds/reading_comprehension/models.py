@@ -231,10 +231,38 @@ class RCQuestion(models.Model):
     def clean(self) -> None:
         if self.document_id and self.campaign_id and self.document.campaign_id != self.campaign_id:
             raise ValidationError({"document": "The article belongs to another campaign."})
+        if self.document_id and answering_started(self.document_id) and self._changed():
+            raise ValidationError(answering_started_message(self.document))
         if not (self.text or "").strip():
             raise ValidationError({"text": "A question needs its text."})
         if not (self.sample_answer or "").strip():
             raise ValidationError({"sample_answer": "A question needs a sample answer."})
+
+    # What the requester may change until answering starts (the rest is the stages' record).
+    EDITABLE_FIELDS = ("document_id", "number", "text", "sample_answer", "status")
+
+    def _changed(self) -> bool:
+        """Whether saving would add this question or change what workers were asked."""
+        if self.pk is None:
+            return True
+        stored = RCQuestion.objects.filter(pk=self.pk).values_list(*self.EDITABLE_FIELDS).first()
+        return stored != tuple(getattr(self, name) for name in self.EDITABLE_FIELDS)
+
+
+def answering_started(document_id: int) -> bool:
+    """Whether the article's answering HITs exist: from then on its questions are fixed,
+    since the answers (and the grades of the answers) refer to them as they were asked."""
+    from campaigns.models import Hit, HitTask  # campaigns.models imports this module
+
+    return Hit.objects.filter(document_id=document_id, task=HitTask.RC_ANSWER).exists()
+
+
+def answering_started_message(document) -> str:
+    return (
+        f'Answering has started for article "{document.external_id}", so its questions can no '
+        "longer be changed, added or deleted: workers' answers (and their grades) refer to the "
+        "questions as they were asked."
+    )
 
 
 class RCQuestionSlot(models.Model):

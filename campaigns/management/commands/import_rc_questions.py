@@ -1,0 +1,59 @@
+"""manage.py import_rc_questions: the command-line twin of the reading-comprehension stages
+page's "Import ready-made questions" (campaigns/kinds/reading_comprehension/imports.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from campaigns.importers.problems import ImportFailed
+from campaigns.importers.rc_questions import FORMATS
+from campaigns.kinds.reading_comprehension.imports import import_questions
+from campaigns.models import Campaign
+from campaigns.names import campaign_by_name_or_id
+
+NEXT_STEP = (
+    "Nothing was imported. Fix the problems listed above in the file and run the command "
+    "again (add --dry-run to check the file without importing)."
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Import ready-made reading-comprehension questions with sample answers into a "
+        "campaign: TSV with a header row (doc_id, question, answer, optionally number) or JSON "
+        "lines with the same keys. The questions are kept as they are; their articles skip "
+        "writing and selection and go to review or answering. The whole file is checked first; "
+        "a file with any problem imports nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign", metavar="CAMPAIGN", help="The campaign's id or name.")
+        parser.add_argument("file", metavar="FILE", help="The questions (.tsv or .jsonl).")
+        parser.add_argument("--format", choices=FORMATS, help="Default: from the file's extension.")
+        parser.add_argument(
+            "--dry-run", action="store_true", help="Check everything, write nothing."
+        )
+
+    def handle(self, *args, **options):
+        value = options["campaign"]
+        try:
+            campaign = campaign_by_name_or_id(value)
+        except Campaign.MultipleObjectsReturned as error:
+            raise CommandError(str(error)) from None
+        except Campaign.DoesNotExist:
+            raise CommandError(f'No campaign named or numbered "{value}".') from None
+        path = Path(options["file"])
+        if not path.is_file():
+            raise CommandError(f"No file {path}.")
+        try:
+            summary = import_questions(
+                campaign, path, fmt=options["format"], dry_run=options["dry_run"]
+            )
+        except ImportFailed as failure:
+            self.stderr.write(failure.headline)
+            for line in failure.lines():
+                self.stderr.write(line)
+            raise CommandError(NEXT_STEP, returncode=1) from None
+        self.stdout.write(summary.message)
