@@ -139,21 +139,24 @@ def _combinations(stored: dict | None) -> dict[str, Any] | None:
         "n_outputs": stored["n_outputs"],
         "n_documents": stored["n_documents"],
         "gold_mean": number(stored["gold_mean"], ".3f"),
+        # In the order of COMBINATION_LABELS (a JSON object's keys come back in any order).
         "rows": [
             {
                 "method": name,
-                "label": COMBINATION_LABELS.get(name, name),
-                "mean": number(figures["mean"], ".3f"),
-                "rho": number(figures["rho"], "+.3f"),
-                "p_value": number(figures["p_value"], ".3g"),
+                "label": label,
+                "mean": number(stored["methods"][name]["mean"], ".3f"),
+                "rho": number(stored["methods"][name]["rho"], "+.3f"),
+                "p_value": number(stored["methods"][name]["p_value"], ".3g"),
             }
-            for name, figures in stored["methods"].items()
+            for name, label in COMBINATION_LABELS.items()
+            if name in stored["methods"]
         ],
     }
 
 
 def post_editing_results_context(campaign: Campaign, include_flagged: bool) -> dict[str, Any]:
-    """What the post-editing panel shows (nine queries whatever the campaign's size)."""
+    """What the post-editing panel shows (eleven queries whatever the campaign's size, the
+    settings row included)."""
     result = PostEditingResult.objects.filter(campaign=campaign).first()
     signature = ter_signature_for(campaign)
     edits = edit_judgments(campaign.pk)

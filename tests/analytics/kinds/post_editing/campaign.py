@@ -116,6 +116,7 @@ class PECampaign:
     workers: dict[str, Worker]
     edits: dict[tuple[str, tuple[str, int]], Judgment] = field(default_factory=dict)
     votes: list[Judgment] = field(default_factory=list)
+    suffix: str = ""  # of the workers' external ids, for several campaigns in one test
 
     def edit(self, editor: str, system: str, segment: int) -> Judgment:
         return self.edits[(editor, (system, segment))]
@@ -136,7 +137,9 @@ def edit_hit(built: PECampaign, editor: str, outputs: dict, platform: str = Plat
     for key, text in outputs.items():
         slot = slots[built.outputs[key]]
         by_hit.setdefault(slot.hit_id, []).append((slot, key, text))
-    worker = built.workers.get(editor) or WorkerFactory(external_id=editor, platform=platform)
+    worker = built.workers.get(editor) or WorkerFactory(
+        external_id=editor + built.suffix, platform=platform
+    )
     built.workers[editor] = worker
     now = timezone.now()
     for hit_id in sorted(by_hit):
@@ -171,7 +174,9 @@ def vote(built: PECampaign, votes: dict) -> None:
     for (editor, key), answers in votes.items():
         slot = slots[built.edits[(editor, key)].pk]
         for verifier, same, acceptable in answers:
-            worker = built.workers.get(verifier) or WorkerFactory(external_id=verifier)
+            worker = built.workers.get(verifier) or WorkerFactory(
+                external_id=verifier + built.suffix
+            )
             built.workers[verifier] = worker
             assignment = assignments.get((verifier, slot.hit_id))
             if assignment is None:
@@ -194,17 +199,19 @@ def vote(built: PECampaign, votes: dict) -> None:
             )
 
 
-def build_pe_campaign(*, gold: bool = False, votes: bool = True, **settings) -> PECampaign:
+def build_pe_campaign(
+    *, gold: bool = False, votes: bool = True, suffix: str = "", **settings
+) -> PECampaign:
     """The hand-worked campaign with every edit and vote stored (no recompute has run).
     ``gold``: the professional "pro" (an imported worker, the settings' gold editor) edits
-    every output too."""
+    every output too. ``suffix`` is appended to every worker's external id."""
     fields = {
         "kind": TaskKind.POST_EDITING,
         "redundancy": 2,
         "segments_per_hit": 2,
         "verifiers_per_edit": 3,
         "hit_seed": 7,
-        **({"gold_editor": "pro"} if gold else {}),
+        **({"gold_editor": "pro" + suffix} if gold else {}),
         **settings,
     }
     campaign = CampaignFactory(**fields)
@@ -233,6 +240,7 @@ def build_pe_campaign(*, gold: bool = False, votes: bool = True, **settings) -> 
         segments={n: segment.pk for n, segment in segments.items()},
         outputs=outputs,
         workers={},
+        suffix=suffix,
     )
     for editor, edits in EDITS.items():
         edit_hit(built, editor, edits)
