@@ -128,12 +128,14 @@ class RCQuestionForm(forms.ModelForm):
 
 class RCQuestionFormSet(forms.BaseInlineFormSet):
     def clean(self) -> None:
-        super().clean()
+        # Before the model formset's own checks: they run the admin's protected-deletion
+        # check, whose message lists slots instead of saying why.
         for form in self.forms:
             if not self._should_delete_form(form) or form.instance.pk is None:
                 continue
             if form.instance.document_id in form.locked_documents:
                 raise ValidationError(answering_started_message(form.instance.document))
+        super().clean()
 
     def save_new(self, form: forms.ModelForm, commit: bool = True):
         question = form.save(commit=False)
