@@ -207,7 +207,10 @@ def _read_tsv(input_file: InputFile, problems: ProblemList):
                 name,
                 1,
                 column or None,
-                f'unknown column "{column}"; the columns are {_COLUMN_LIST}',
+                f'unknown column "{column}"; the columns are {_COLUMN_LIST}'
+                if column
+                else f"a column without a name (an empty header field); the columns are "
+                f"{_COLUMN_LIST}",
             )
             bad_header = True
     for column in sorted({c for c in header if header.count(c) > 1 and c}):

@@ -185,10 +185,13 @@ def _write(campaign: Campaign, parsed: ParsedQuestions, documents: dict) -> list
         RCQuestion.objects.filter(document=document, status=RCQuestionStatus.PROPOSED).update(
             status=RCQuestionStatus.DROPPED_REQUESTER
         )
+        # HITs with a history (an assignment, an MTurk HIT) stay; a number freed here is
+        # only ever given again if nothing happened under it.
         Hit.objects.filter(
             document=document,
             task__in=(HitTask.RC_AUTHOR, HitTask.RC_SELECT),
             assignments__isnull=True,
+            mturk__isnull=True,
         ).delete()
         last = RCQuestion.objects.filter(document=document).aggregate(last=Max("number"))["last"]
         number = max([last or 0, *(row.number or 0 for row in rows)])

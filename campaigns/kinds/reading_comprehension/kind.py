@@ -113,7 +113,7 @@ class ReadingComprehension(CampaignKind):
         )
         number = 0
         for document in articles:
-            article = RCArticle.objects.create(campaign=campaign, document=document)
+            RCArticle.objects.create(campaign=campaign, document=document)
             if document.pk in ready:
                 continue
             number += 1
