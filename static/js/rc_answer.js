@@ -26,7 +26,7 @@
     build: function (data) {
       var n = data.position;
       var section = rc.make("section", "rc-item");
-      section.id = "question-" + n;
+      section.id = "item-" + n;
       var title = rc.make("h3", "rc-item-title", rc.format(words.labelQuestion, { n: n }));
       title.id = "question-" + n + "-title";
       section.appendChild(title);

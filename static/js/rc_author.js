@@ -41,7 +41,7 @@
     build: function (data) {
       var n = data.position;
       var section = rc.make("section", "rc-item");
-      section.id = "question-" + n;
+      section.id = "item-" + n;
       var question = box(section, "question-" + n, rc.format(words.labelQuestion, { n: n }));
       var answer = box(section, "answer-" + n, rc.format(words.labelAnswerBox, { n: n }));
       return {

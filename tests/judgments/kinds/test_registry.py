@@ -25,7 +25,12 @@ PAGES = [(kind, task) for kind in registry for task in kind.tasks()]
 
 
 def test_direct_assessment_ranking_and_post_editing_have_their_pages():
-    assert registry.kinds() == ("direct_assessment", "ranking", "post_editing")
+    assert registry.kinds() == (
+        "direct_assessment",
+        "ranking",
+        "post_editing",
+        "reading_comprehension",
+    )
     assert registry[TaskKind.DIRECT_ASSESSMENT].tasks() == (HitTask.ASSESS,)
     assert registry[TaskKind.RANKING].tasks() == (HitTask.RANK,)
     assert registry[TaskKind.POST_EDITING].tasks() == (HitTask.POST_EDIT, HitTask.VERIFY_EDIT)
