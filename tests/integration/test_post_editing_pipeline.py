@@ -130,10 +130,10 @@ WORKER_READY_TIMEOUT = 30
 STEP_TIMEOUT = 60
 
 
-def edit_hit(worker, campaign, careful: bool) -> Assignment:
+def edit_hit(assignment: Assignment, careful: bool) -> Assignment:
     """One editor's whole HIT through record_judgment: the careful editor types EDITS, the
     other says "no changes needed" for every segment."""
-    assignment = judgment_actions.next_assignment_for(worker, campaign).assignment
+    worker = assignment.worker
     assert assignment.hit.task == HitTask.POST_EDIT
     for position, cell in sorted(cells_of(assignment).items()):
         judgment_actions.record_judgment(
@@ -200,8 +200,14 @@ def test_a_celery_worker_builds_verification_hits_and_stores_hter(
     careful = judgment_actions.create_pseudonymous_worker()
     untouched = judgment_actions.create_pseudonymous_worker()
     verifier = judgment_actions.create_pseudonymous_worker()
-    careful_hit = edit_hit(careful, campaign, careful=True)
-    untouched_hit = edit_hit(untouched, campaign, careful=False)
+    # Both editors start before either submits: verification HITs, once they exist, are
+    # handed out first.
+    careful_hit, untouched_hit = (
+        judgment_actions.next_assignment_for(editor, campaign).assignment
+        for editor in (careful, untouched)
+    )
+    edit_hit(careful_hit, careful=True)
+    edit_hit(untouched_hit, careful=False)
     assert Judgment.objects.filter(campaign=campaign).count() == 6
 
     # No requester step: the worker's recompute builds one verification HIT per submitted
