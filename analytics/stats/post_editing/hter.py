@@ -66,8 +66,8 @@ class Outputs:
         ):
             object.__setattr__(self, name, _column(getattr(self, name), dtype, name))
         _check_lengths(self, ("system", "segment", "ref_edits", "ref_length"))
-        keys = np.stack([self.system, self.segment], axis=1)
-        if np.unique(keys, axis=0).shape[0] != keys.shape[0]:
+        keys = _pair_keys(self.system, self.segment, self.system, self.segment)[0]
+        if np.unique(keys).shape[0] != keys.shape[0]:
             raise ValueError("(system, segment) must be unique in Outputs")
 
     def __len__(self) -> int:
@@ -75,22 +75,39 @@ class Outputs:
 
     def rows_of(self, system: NDArray[np.int64], segment: NDArray[np.int64]) -> NDArray[np.int64]:
         """Per (system, segment) pair, the row of that output; ValueError if there is none."""
-        n = len(self)
-        keys = np.concatenate(
-            [np.stack([self.system, self.segment], 1), np.stack([system, segment], 1)]
-        )
-        _, code = np.unique(keys, axis=0, return_inverse=True)
-        code = code.reshape(-1)
-        row_of_code = np.full(int(code.max()) + 1 if code.size else 0, -1, dtype=np.int64)
-        row_of_code[code[:n]] = np.arange(n)
-        rows = row_of_code[code[n:]]
-        if (rows < 0).any():
-            bad = int(np.flatnonzero(rows < 0)[0])
+        own, wanted = _pair_keys(self.system, self.segment, system, segment)
+        order = np.argsort(own, kind="stable")
+        at = np.searchsorted(own[order], wanted)
+        at = np.minimum(at, max(own.shape[0] - 1, 0))
+        found = own[order][at] == wanted if own.size else np.zeros(wanted.shape, dtype=bool)
+        if not found.all():
+            bad = int(np.flatnonzero(~found)[0])
             raise ValueError(
                 f"edit {bad} is of (system {system[bad]}, segment {segment[bad]}), "
                 "which is not among the outputs"
             )
-        return rows
+        return order[at].astype(np.int64)
+
+
+def _pair_keys(
+    system: NDArray[np.int64],
+    segment: NDArray[np.int64],
+    other_system: NDArray[np.int64],
+    other_segment: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """One int64 key per (system, segment) pair of both sets, equal for equal pairs: the pair's
+    codes among the distinct ids (no overflow whatever the ids), so that pairs are found with
+    1-D sorts (``np.unique(axis=0)`` sorts rows as structured values, ~50x slower)."""
+    systems = np.unique(np.concatenate([system, other_system]))
+    segments = np.unique(np.concatenate([segment, other_segment]))
+    width = np.int64(segments.shape[0])
+
+    def keys(sys_: NDArray[np.int64], seg: NDArray[np.int64]) -> NDArray[np.int64]:
+        return np.searchsorted(systems, sys_).astype(np.int64) * width + np.searchsorted(
+            segments, seg
+        )
+
+    return keys(system, segment), keys(other_system, other_segment)
 
 
 @dataclass(frozen=True, eq=False)
