@@ -340,6 +340,30 @@ def test_the_kind_has_a_page_per_stage():
     ]
 
 
+# 000's "translated from another language into English", with the campaign's languages (German
+# into English), as each catalog words it around Django's language names.
+TRANSLATED_FROM = {
+    "cs": "automaticky přeložen: původně byl napsán německy a překlad čtete anglicky.",
+    "de": "automatisch übersetzt wurde (Originalsprache: Deutsch, Übersetzung: Englisch).",
+    "es": "se ha traducido automáticamente del alemán al inglés.",
+    "fr": "traduit automatiquement (langue d’origine : allemand ; langue de la traduction : "
+    "anglais).",
+    "ru": "переведена автоматически (язык оригинала: немецкий; язык перевода: английский).",
+    "zh": "这篇文章是从德语自动翻译成英语的。",
+}
+
+
+@pytest.mark.parametrize("language", sorted(TRANSLATED_FROM))
+def test_every_catalog_offers_the_four_pages(language):
+    campaign = rc_campaign(instructions_language=language)
+    kind = registry[TaskKind.READING_COMPREHENSION]
+    pages = [kind.page(task) for task in kind.tasks()]
+    assert {page.language(campaign) for page in pages} == {language}
+    labels = [page.labels(campaign) for page in pages]
+    assert len({label["stage"] for label in labels}) == 4
+    assert TRANSLATED_FROM[language] in labels[2]["prompt"]
+
+
 # --- Secrets ----------------------------------------------------------------------------------
 
 
