@@ -3,7 +3,8 @@ checked and stored, and what the kind adds to quality control.
 
 Every kind registers one :class:`JudgmentKind` (``judgments/kinds/<kind>.py``) with
 :data:`registry`. A kind's HITs hold one or more HIT tasks (``Hit.task``: direct assessment
-"assess", ranking "rank"; post-editing "post_edit" and "verify_edit"), and the kind gives each a
+"assess", ranking "rank"; post-editing "post_edit" and "verify_edit"; reading comprehension
+"rc_author", "rc_select", "rc_answer" and "rc_grade"), and the kind gives each a
 :class:`TaskPage`: its answer spec, its templates, its words and its presenters. The shared
 code asks :func:`task_page` (by a HIT's task) or :func:`kind_of` (by a campaign) and never
 compares a kind or a task with a particular one; a task no kind handles gets None, which the

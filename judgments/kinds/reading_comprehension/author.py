@@ -183,12 +183,14 @@ class AuthorPage(TaskPage):
         }
 
     def present_unit(self, unit: ShownUnit, campaign: Campaign) -> dict[str, Any]:
-        """The boxes, and the human translation of the HIT's article (one query)."""
+        """The boxes, and the human translation of the HIT's article (two queries: the HIT,
+        the article's sentences)."""
         hit = unit.slots[0].hit
         return {**present_questions(unit), "article": human_translation(hit.document_id)}
 
     def present(self, state: TaskState) -> dict[str, Any]:
-        """The page (see :meth:`present_unit`); the HIT is loaded with the assignment."""
+        """The page (see :meth:`present_unit`); the HIT is loaded with the assignment, so one
+        query (the article's sentences)."""
         unit, hit = state.shown[0], state.assignment.hit
         return {**present_questions(unit), "article": human_translation(hit.document_id)}
 
