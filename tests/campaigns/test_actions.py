@@ -130,11 +130,12 @@ def test_clear_errors_when_hits_cannot_be_built():
         build_hits(empty)
     assert str(caught.value) == "The campaign has no system outputs yet. Import segments first."
 
-    post_editing = CampaignFactory(kind=TaskKind.POST_EDITING)
+    translation = CampaignFactory(kind=TaskKind.TRANSLATION)
     with pytest.raises(HitBuildError) as caught:
-        build_hits(post_editing)
+        build_hits(translation)
     assert (
-        str(caught.value) == "Building HITs for Post-editing (HTER) campaigns is not available yet."
+        str(caught.value)
+        == "Building HITs for Translation creation campaigns is not available yet."
     )
 
     odd = da_campaign(systems=1, segments=1, items_per_hit=50)

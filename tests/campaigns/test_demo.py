@@ -152,10 +152,12 @@ def test_demo_loads_one_campaign_per_kind_with_the_whole_sample():
         # Direct assessment: 112 outputs make two 100-item HITs. Ranking: 28 segments of 4
         # systems in sets of 4, 3 sets a page, plus gold sets (7 gold answers, 10% rate).
         # Post-editing: 4 documents of 7 segments, one run each, one HIT per system and run.
+        # Reading comprehension: the stages after authoring are built as articles finish.
         expected_hits = {
             TaskKind.DIRECT_ASSESSMENT: 2,
             TaskKind.RANKING: 11,
             TaskKind.POST_EDITING: 16,
+            TaskKind.READING_COMPREHENSION: 4,  # one authoring HIT per article
         }.get(campaign.kind, 0)
         assert campaign.hits.count() == expected_hits, campaign
         if campaign.kind == TaskKind.RANKING:
