@@ -613,6 +613,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=2.0, help="seconds for the recompute")
     parser.add_argument("--score-edits", type=int, default=10_000)
+    parser.add_argument(
+        "--score-repeats", type=int, default=1, help="runs of each scoring mode (alternated)"
+    )
     parser.add_argument("--celery", action="store_true", help="also score in a Celery worker")
     parser.add_argument("--keep", action="store_true", help="Keep the campaigns (DATABASE_URL).")
     args = parser.parse_args()
@@ -737,7 +740,7 @@ def main() -> None:
             print(f"admin panel:   {clock():.3f} s ({len(queries)} queries)")
             clock()
             stale = list(actions.stale_campaigns().values_list("pk", flat=True))
-            print(f"sweep query:   {clock():.3f} s (stale campaigns: {len(stale)})")
+            print(f"sweep query:   {clock():.3f} s (this campaign stale: {campaign.pk in stale})")
 
             # Part 2: scoring new edits.
             clock()
@@ -749,7 +752,7 @@ def main() -> None:
                 f"(built in {clock():.1f} s): {2 * sinfo['edits'] + sinfo['outputs']:,} TER pairs"
             )
             score_times: dict[int, list[float]] = {1: [], 2: []}
-            for r in range(2):
+            for r in range(args.score_repeats):
                 for processes in (1, 2) if r % 2 == 0 else (2, 1):
                     drop_scores(unscored)
                     clock()
@@ -765,7 +768,7 @@ def main() -> None:
                 f"(speed-up {one / two:.2f}x)"
             )
             if args.celery:
-                celery = celery_scoring(unscored, sinfo["edits"], 2)
+                celery = celery_scoring(unscored, sinfo["edits"], args.score_repeats)
                 single, fan = median(celery["one task"]), median(celery["fan-out"])
                 print(
                     f"in a Celery worker (prefork, 2 processes): {single:.2f} s in one task, "
