@@ -24,7 +24,8 @@ child is a daemonic process and cannot start a process pool, so :func:`default_p
 ``manage.py`` commands in their own). In a worker, a large backlog (a TER setting changed on a
 big campaign, a large import) is spread over Celery instead: :func:`fan_out_scoring` sends
 chunks of :data:`CHUNK_EDITS` edits to :func:`score_edit_chunk` tasks (a Celery group), which
-any worker process of any machine takes; the last to finish schedules the recompute. Edits
+any worker process of any machine takes; each schedules the (coalesced) recompute when done,
+and the recompute stores nothing while a large backlog is left. Edits
 arriving live come a HIT at a time (10-15 edits, ~30 ms of TER), scored in the recompute
 itself. bench/hter_recompute.py measures both paths.
 """
@@ -285,9 +286,11 @@ def fan_out_scoring(campaign: Campaign, pending: Sequence[int]) -> bool:
 
     chunks = [list(pending[i : i + CHUNK_EDITS]) for i in range(0, len(pending), CHUNK_EDITS)]
     options = {"queue": recompute_queue()} if recompute_queue() else {}
+    last_id = max(pending)
     try:
         group(
-            score_edit_chunk.s(campaign.pk, signature, chunk).set(**options) for chunk in chunks
+            score_edit_chunk.s(campaign.pk, signature, chunk, last_id).set(**options)
+            for chunk in chunks
         ).apply_async()
     except Exception:
         cache_delete(key)
@@ -312,17 +315,24 @@ def should_fan_out(n_pending: int) -> bool:
 
 
 @shared_task(name=SCORE_CHUNK_TASK)
-def score_edit_chunk(campaign_id: int, signature: str, judgment_ids: list[int]) -> int:
-    """Score one chunk of a campaign's edits (in this process); when no edit of the campaign
-    is left unscored, end the fan-out and schedule the recompute. A chunk of settings that
-    changed again meanwhile is dropped: a newer fan-out scores under the new signature."""
+def score_edit_chunk(
+    campaign_id: int, signature: str, judgment_ids: list[int], last_id: int | None = None
+) -> int:
+    """Score one chunk of a campaign's edits (in this process), then schedule the recompute
+    (coalesced: the chunks of a fan-out queue one, which stores nothing while a large backlog
+    is left and scores a small rest itself). Once no edit of the fan-out (up to ``last_id``)
+    is left unscored, the fan-out is over and another may start. A chunk of settings that
+    changed meanwhile is dropped: a newer fan-out scores under the new signature."""
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None or ter_signature_for(campaign) != signature:
         return 0
     n = score_pending_edits(campaign, processes=1, judgment_ids=judgment_ids)
-    if not _unscored(campaign_id, signature).exists():
+    left = _unscored(campaign_id, signature)
+    if last_id is not None:
+        left = left.filter(id__lte=last_id)
+    if not left.exists():
         cache_delete(fan_out_key(campaign_id, signature))
-        from analytics.actions import schedule_recompute
+    from analytics.actions import schedule_recompute
 
-        schedule_recompute(campaign_id)
+    schedule_recompute(campaign_id)
     return n
