@@ -1,0 +1,319 @@
+#!/usr/bin/env python
+"""HTER import of 10,000 post-edits end to end: parse, validate, write, TER, statistics.
+
+    DATABASE_URL=postgres://evalsite:evalsite@127.0.0.1:5432/<scratch db> \\
+        .venv/bin/python bench/hter_import.py [--edits 10000] [--repeats 3] [--no-reference]
+                                              [--processes N] [--seed 13] [--budget 5]
+
+Issue 13's performance paragraph: HTER import of 10,000 post-edits in at most 5 s on this
+2-core machine. This writes a post-edit TSV (docs/import-formats.md, "Post-edits") and imports
+it with ``import_judgments`` as ``manage.py import_judgments`` does (a new campaign, the
+statistics computed in the importing process), timing where the time goes:
+
+- ``check``: reading and checking the file (``check_judgment_import``: nothing written);
+- ``write``: the one transaction of bulk inserts (``write_judgments``);
+- then the recompute the import hands the campaign to (``recompute_campaign``), split into
+  ``verification HITs`` (``build_verification_hits``), ``TER`` (``score_pending_edits``:
+  sacrebleu over every pending pair, stored) and ``statistics`` (the rest: load, aggregate,
+  store).
+
+The file: 500 segments in documents of 20, 4 systems, 5 editors per output (000's design):
+10,000 post-edits. Per segment a translation of 10 to 45 words (mean ~27, like 003's
+segments) drawn with a seed from a 5,000-word vocabulary, as in bench/hter_speed.py; the
+reference is it with 2 to 6 random word operations (substitution, insertion, deletion, moving
+a block), each system's MT output it with 3 to 10, and each editor's edit the MT output with 1
+to 6, or (one edit in eight) the MT output unchanged, which is common in post-editing and
+which the batch scores without sacrebleu (equal token lists: 0 edits). So outputs, edits and
+reference resemble each other as translations of one source do. ``--no-reference``: no
+references, so only the MT-to-edit pairs are scored.
+
+Modes, alternated ``--repeats`` times each so that a slow spell of the shared machine hits
+both alike: ``pool`` (TER in a process pool of ``--processes``, default every core: what the
+import does) and its baseline ``single`` (TER in the importing process). Each run imports
+into a fresh campaign of the scratch database (deleted afterwards). The medians per phase and
+their ratios are printed, then the TER floor: sacrebleu's seconds per pair (from the single
+runs) and what that means for 10,000 post-edits on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+
+SYSTEMS = 4
+EDITORS = 5
+SEGMENTS_PER_DOC = 20
+PHASES = ("check", "write", "verification HITs", "TER", "statistics", "total")
+
+
+def _edited(words: list[str], rng: random.Random, vocab: list[str], low: int, high: int):
+    edit = list(words)
+    for _ in range(rng.randint(low, high)):
+        op = rng.random()
+        i = rng.randrange(len(edit))
+        if op < 0.3:
+            edit[i] = rng.choice(vocab)
+        elif op < 0.55:
+            edit.insert(i, rng.choice(vocab))
+        elif op < 0.75 and len(edit) > 3:
+            del edit[i]
+        else:
+            size = rng.randint(1, 3)
+            block = edit[i : i + size]
+            del edit[i : i + size]
+            j = rng.randrange(len(edit) + 1)
+            edit[j:j] = block
+    return edit
+
+
+def write_file(path: Path, edits: int, seed: int, reference: bool) -> dict[str, float]:
+    """The post-edit TSV; what it holds (rows, unchanged share, mean MT words)."""
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(5000)]
+    segments = max(1, edits // (SYSTEMS * EDITORS))
+    rows = unchanged = words = 0
+    with path.open("w", encoding="utf-8") as out:
+        out.write("doc_id\tseg_id\tsrc\tref\tsystem\tmt\tpe\teditor\n")
+        for segment in range(segments):
+            doc = f"doc{segment // SEGMENTS_PER_DOC + 1}"
+            seg = segment % SEGMENTS_PER_DOC + 1
+            translation = [rng.choice(vocab) for _ in range(rng.randint(10, 45))]
+            source = " ".join(f"s{word}" for word in translation)
+            ref = " ".join(_edited(translation, rng, vocab, 2, 6)) if reference else ""
+            for system in range(SYSTEMS):
+                mt_words = _edited(translation, rng, vocab, 3, 10)
+                mt = " ".join(mt_words)
+                for editor in range(EDITORS):
+                    if rows >= edits:
+                        break
+                    if rng.random() < 1 / 8:
+                        pe = mt
+                        unchanged += 1
+                    else:
+                        pe = " ".join(_edited(mt_words, rng, vocab, 1, 6))
+                    out.write(
+                        f"{doc}\t{seg}\t{source}\t{ref}\tsys{system}\t{mt}\t{pe}\ted{editor}\n"
+                    )
+                    rows += 1
+                    words += len(mt_words)
+    return {"rows": rows, "unchanged": unchanged / rows, "mt_words": words / rows}
+
+
+class Timer:
+    """Wraps functions of the import and the recompute to time them (seconds per name)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+
+    def wrap(self, name: str, function: Callable, **fixed) -> Callable:
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **{**kwargs, **fixed})
+            finally:
+                self.seconds[name] += time.perf_counter() - start
+
+        return timed
+
+
+def run_once(path: Path, processes: int, counts: dict[str, int]) -> dict[str, float]:
+    import analytics.actions
+    import analytics.kinds.post_editing.actions as pe_actions
+    import campaigns.importers.judgments as importers
+    import campaigns.kinds.post_editing.verification as verification
+    from analytics.models import PostEditOutputScore, PostEditScore
+    from campaigns.models import Campaign
+
+    timer = Timer()
+    originals = (
+        importers.write_judgments,
+        importers.recompute_campaign,
+        pe_actions.score_pending_edits,
+        verification.build_verification_hits,
+    )
+    importers.write_judgments = timer.wrap("write", originals[0])
+    importers.recompute_campaign = timer.wrap("recompute", originals[1])
+    pe_actions.score_pending_edits = timer.wrap("TER", originals[2], processes=processes)
+    verification.build_verification_hits = timer.wrap("verification HITs", originals[3])
+    name = f"bench hter import {uuid.uuid4().hex[:8]}"
+    try:
+        start = time.perf_counter()
+        checked = importers.check_judgment_import(
+            [str(path)], importers.ImportOptions("post-edits", name=name, language_pair="de-en")
+        )
+        timer.seconds["check"] = time.perf_counter() - start
+        summary = importers.write_checked_judgments(checked)
+        timer.seconds["total"] = time.perf_counter() - start
+    finally:
+        (
+            importers.write_judgments,
+            importers.recompute_campaign,
+            pe_actions.score_pending_edits,
+            verification.build_verification_hits,
+        ) = originals
+    assert analytics.actions  # the recompute's module, wrapped above through the importer
+    if summary.notes and "failed" in " ".join(summary.notes):
+        raise SystemExit(f"the statistics failed: {summary.notes}")
+    campaign = Campaign.objects.get(pk=summary.campaign_id)
+    counts["edits"] = PostEditScore.objects.filter(campaign=campaign).count()
+    counts["edit-reference pairs"] = PostEditScore.objects.filter(
+        campaign=campaign, reference_edits__isnull=False
+    ).count()
+    counts["output-reference pairs"] = PostEditOutputScore.objects.filter(
+        campaign=campaign, edits__isnull=False
+    ).count()
+    timer.seconds["statistics"] = (
+        timer.seconds["recompute"] - timer.seconds["TER"] - timer.seconds["verification HITs"]
+    )
+    _delete(campaign)
+    return dict(timer.seconds)
+
+
+def _delete(campaign) -> None:
+    """The bench's campaign goes (verification slots point at the edits: they go first)."""
+    from analytics.models import PostEditOutputScore, PostEditScore
+    from campaigns.models import Hit, HitTask
+    from judgments.models import Judgment
+
+    PostEditScore.objects.filter(campaign=campaign).delete()
+    PostEditOutputScore.objects.filter(campaign=campaign).delete()
+    Judgment.objects.filter(campaign=campaign, slot__hit__task=HitTask.VERIFY_EDIT).delete()
+    Hit.objects.filter(campaign=campaign, task=HitTask.VERIFY_EDIT).delete()
+    campaign.delete()
+
+
+def ter_floor(path: Path, processes: int) -> tuple[int, float, float]:
+    """sacrebleu alone on the file's MT-to-edit pairs: (pairs scored by sacrebleu, seconds in
+    one process, seconds with the pool)."""
+    import csv
+
+    from analytics.stats.post_editing import edit_stats_batch
+
+    with path.open(encoding="utf-8") as file:
+        rows = list(csv.DictReader(file, delimiter="\t", quoting=csv.QUOTE_NONE))
+    mts, pes = [r["mt"] for r in rows], [r["pe"] for r in rows]
+    changed = sum(1 for mt, pe in zip(mts, pes, strict=True) if mt.split() != pe.split())
+    start = time.perf_counter()
+    edit_stats_batch(mts, pes, processes=1)
+    single = time.perf_counter() - start
+    start = time.perf_counter()
+    edit_stats_batch(mts, pes, processes=processes)
+    pooled = time.perf_counter() - start
+    return changed, single, pooled
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--edits", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--budget", type=float, default=5.0, help="seconds allowed")
+    parser.add_argument("--no-reference", action="store_true")
+    args = parser.parse_args()
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        raise SystemExit("Set DATABASE_URL to a scratch PostgreSQL database (see the docstring).")
+
+    import django
+    from django.conf import settings
+
+    # As in production (DEBUG keeps every query's SQL); no broker: nothing is enqueued.
+    settings.DEBUG = False
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+    with tempfile.TemporaryDirectory(prefix="evalsite-bench-") as tmp:
+        path = Path(tmp) / "post-edits.tsv"
+        shape = write_file(path, args.edits, args.seed, not args.no_reference)
+        print(
+            f"{shape['rows']:,.0f} post-edits ({SYSTEMS} systems x {EDITORS} editors per "
+            f"output, {shape['unchanged']:.0%} unchanged, {shape['mt_words']:.1f} MT words on "
+            f"average, {'with' if not args.no_reference else 'without'} references), "
+            f"{path.stat().st_size / 1e6:.1f} MB; {os.cpu_count()} cores; PostgreSQL; load "
+            f"average {os.getloadavg()}"
+        )
+        times: dict[str, list[dict[str, float]]] = {"pool": [], "single": []}
+        counts: dict[str, int] = {}
+        # Untimed: the first import of a process loads modules and fills caches.
+        warm = Path(tmp) / "warm-up.tsv"
+        write_file(warm, 200, args.seed + 1, not args.no_reference)
+        run_once(warm, args.processes, {})
+        for r in range(args.repeats):
+            modes = ("pool", "single") if r % 2 == 0 else ("single", "pool")
+            for mode in modes:
+                processes = args.processes if mode == "pool" else 1
+                seconds = run_once(path, processes, counts)
+                times[mode].append(seconds)
+                print(
+                    f"  run {r + 1} {mode:6s} "
+                    + "  ".join(f"{phase} {seconds[phase]:5.2f}" for phase in PHASES)
+                )
+        pairs = sum(counts.values())
+        print(
+            f"TER pairs per import: {counts['edits']:,} MT-to-edit (HTER), "
+            f"{counts['edit-reference pairs']:,} edit-to-reference (worker profiles), "
+            f"{counts['output-reference pairs']:,} output-to-reference (no edit passed; 0 "
+            f"editors) = {pairs:,}"
+        )
+        print(f"median seconds   {'pool':>8s} {'single':>8s}  single/pool")
+        medians = {
+            mode: {phase: statistics.median(run[phase] for run in runs) for phase in PHASES}
+            for mode, runs in times.items()
+        }
+        for phase in PHASES:
+            pool, single = medians["pool"][phase], medians["single"][phase]
+            ratio = f"{single / pool:5.2f}x" if pool > 0 else "   -"
+            print(f"  {phase:18s} {pool:6.2f} {single:8.2f}   {ratio}")
+        pool_total = medians["pool"]["total"]
+        print(
+            f"10,000-edit budget {args.budget:g} s: {pool_total:.2f} s with the pool: "
+            f"{'met' if pool_total <= args.budget else 'NOT met'}"
+        )
+        changed, single, pooled = ter_floor(path, args.processes)
+        per_pair = single / changed
+        other = pool_total - medians["pool"]["TER"]
+        scoring = medians["single"]["TER"] / pairs
+        print(
+            f"TER floor: sacrebleu alone on the {changed:,} changed MT-to-edit pairs: "
+            f"{single:.2f} s in one process ({per_pair * 1000:.2f} ms a pair), {pooled:.2f} s "
+            f"with {args.processes} processes; the import's scoring, all {pairs:,} pairs in "
+            f"one process: {scoring * 1000:.2f} ms a pair"
+        )
+        floor = changed * per_pair / args.processes
+        print(
+            f"  HTER pairs alone on {args.processes} perfectly used cores: at least "
+            f"{floor:.2f} s; every pair the import scores: at least "
+            f"{pairs * scoring / args.processes:.2f} s; everything but TER: {other:.2f} s"
+        )
+        room = args.budget - other
+        if room <= 0:
+            print(f"  {args.budget:g} s cannot be met: everything but TER takes {other:.2f} s")
+        else:
+            print(
+                f"  within {args.budget:g} s, TER on {args.processes} cores must cost at most "
+                f"{room * args.processes / changed * 1000:.2f} ms an HTER pair (HTER pairs "
+                f"only; {room * args.processes / pairs * 1000:.2f} ms a pair for all "
+                f"{pairs:,}): {per_pair / (room * args.processes / changed):.1f}x and "
+                f"{scoring / (room * args.processes / pairs):.1f}x faster than measured"
+            )
+        print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
