@@ -175,7 +175,7 @@ def system_queryset(
 
 # --- Workers ---------------------------------------------------------------------------------
 
-# The stored profile's fields the API shows (PostEditingWorkerStat), as ``profile_<field>``.
+# The stored profile's fields the API shows (PostEditingWorkerStat), as ``pe_profile_<field>``.
 PROFILE_FIELDS = (
     "n_edits",
     "n_votes",
@@ -222,14 +222,14 @@ class WorkerProfileSerializer(serializers.Serializer):
 
 
 def annotate_workers(workers: QuerySet[Worker], campaign: Campaign) -> QuerySet[Worker]:
-    """Each worker's stored profile in the campaign (a LEFT JOIN), as ``profile_<field>``."""
+    """Each worker's stored profile in the campaign (a LEFT JOIN), as ``pe_profile_<field>``."""
     return workers.annotate(
-        pe_profile=FilteredRelation(
+        pe_profile_row=FilteredRelation(
             "post_editing_stats", condition=Q(post_editing_stats__campaign=campaign)
         ),
     ).annotate(
-        profile_id=F("pe_profile__id"),
-        **{f"profile_{name}": F(f"pe_profile__{name}") for name in PROFILE_FIELDS},
+        pe_profile_id=F("pe_profile_row__id"),
+        **{f"pe_profile_{name}": F(f"pe_profile_row__{name}") for name in PROFILE_FIELDS},
     )
 
 
@@ -241,9 +241,9 @@ class ProfileField(serializers.Field):
         super().__init__(source="*", read_only=True, **kwargs)
 
     def to_representation(self, worker: Worker) -> dict[str, Any] | None:
-        if getattr(worker, "profile_id", None) is None:
+        if getattr(worker, "pe_profile_id", None) is None:
             return None
-        return prefixed(worker, "profile", WorkerProfileSerializer)
+        return prefixed(worker, "pe_profile", WorkerProfileSerializer)
 
 
 def worker_fields() -> dict[str, serializers.Field]:
