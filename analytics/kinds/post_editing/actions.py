@@ -45,7 +45,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from numpy.typing import NDArray
 
-from analytics.kinds.post_editing.loading import LoadedPostEditing, load_post_editing
+from analytics.kinds.post_editing.loading import LoadedPostEditing, judged, load_post_editing
 from analytics.kinds.post_editing.scoring import (
     fan_out_scoring,
     pending_edit_ids,
@@ -75,7 +75,7 @@ from analytics.stats.post_editing import (
     worker_profiles,
     worker_weights,
 )
-from campaigns.models import Campaign, HitTask, TaskKind
+from campaigns.models import Campaign, TaskKind
 from judgments.models import CampaignWorker, Judgment, held_back_from_scores
 
 __all__ = [
@@ -584,11 +584,8 @@ def stale_post_editing_campaigns() -> QuerySet[Campaign]:
     but no result; another number of them, or one newer than the result; another number in
     rejected assignments; a worker excluded or re-admitted since; other TER or gold settings
     (then every edit is scored again). One query."""
-    judged = Judgment.objects.filter(
-        campaign=OuterRef("pk"),
-        slot__hit__task__in=(HitTask.POST_EDIT, HitTask.VERIFY_EDIT),
-    ).order_by()
-    per_campaign = judged.values("campaign")
+    read = Judgment.objects.filter(judged(), campaign=OuterRef("pk")).order_by()
+    per_campaign = read.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
     newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
     n_rejected_now = Coalesce(

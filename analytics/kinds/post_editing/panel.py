@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from analytics.kinds.post_editing.loading import judged
 from analytics.kinds.post_editing.scoring import edit_judgments, ter_signature_for
 from analytics.models import (
     PostEditingResult,
@@ -164,9 +165,7 @@ def post_editing_results_context(campaign: Campaign, include_flagged: bool) -> d
         hit__campaign=campaign, hit__task=HitTask.POST_EDIT, hit__is_qualification=False
     ).count()
     done = edits.filter(assignment__status__in=LIVE_ASSIGNMENT_STATUSES).count()
-    n_now = Judgment.objects.filter(
-        campaign=campaign, slot__hit__task__in=(HitTask.POST_EDIT, HitTask.VERIFY_EDIT)
-    ).count()
+    n_now = Judgment.objects.filter(judged(), campaign=campaign).count()
     n_scored_now = PostEditScore.objects.filter(campaign=campaign, signature=signature).count()
     excluded_now = set(
         CampaignWorker.objects.filter(campaign=campaign, excluded=True).values_list(
