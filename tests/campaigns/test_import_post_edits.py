@@ -449,6 +449,19 @@ def test_other_editors_add_to_the_campaign_and_the_same_file_again_is_refused(tm
     assert Judgment.objects.count() == 7
 
 
+def test_a_file_without_editors_imported_again_is_refused_with_a_hint():
+    run("plain.tsv")
+    campaign = Campaign.objects.get()
+    assert refused("plain.tsv", campaign=campaign)[0] == (
+        "plain.tsv line 2, field \"editor\": editor editor-1's post-edit of system mt's output "
+        'on document testset, segment 1 is already in campaign "PE" (imported before); '
+        "importing it again would count it twice (the file names no editors, so its edits of "
+        "an output are by editor-1, editor-2, ...: if these are other editors' edits, give "
+        "the file an editor column)"
+    )
+    assert Judgment.objects.count() == 3
+
+
 def test_stored_texts_are_never_changed(tmp_path):
     run("hand.tsv")
     campaign = Campaign.objects.get()

@@ -3,11 +3,11 @@
 A TSV, CSV or JSONL file with, on every row, the source, the MT output and its post-edited
 version, and optionally the reference, the system, the document, the segment and the editor,
 under the names published post-editing corpora use (WMT's APE and QE data: ``src``, ``mt``,
-``pe``, ``ref``; QT21 and the HTER sets: ``doc_id``, ``seg_id``, ``editor`` / ``annotator``;
-DivEMT: ``src_text``, ``mt_text``, ``subject_id``; evalsite's own segment files: ``source``,
-``output``, ``reference``, ``system``). Column names are matched without case and without
-punctuation (``Post-Edit``, ``post_edit`` and ``postedit`` are one name); :data:`FIELDS` lists
-every name read, and docs/import-formats.md documents them.
+``pe``, ``ref``; DivEMT: ``src_text``, ``mt_text``, ``subject_id``, ``item_id``; the usual
+names of ids and annotators: ``doc_id``, ``seg_id``, ``editor``, ``annotator``; evalsite's own
+segment files: ``source``, ``output``, ``reference``, ``system``). Column names are matched
+without case and without punctuation (``Post-Edit``, ``post_edit`` and ``postedit`` are one
+name); :data:`FIELDS` lists every name read, and docs/import-formats.md documents them.
 
 Which format a file is in is seen on its first line: a JSON object starts a JSONL file, a tab
 a TSV header, anything else a CSV header. TSV is read as published corpora write it: split on
@@ -36,12 +36,15 @@ the same as the other judgment formats without such columns):
 - no ``doc_id``: one document, ``testset`` (records.TEST_SET_DOCUMENT);
 - no ``seg_id``: a row's number among the file's rows (1, 2, ...), as WMT numbers line-aligned
   files;
-- no ``editor``: the first post-edit of an output in the file is by ``editor-1``, the second by
-  ``editor-2``, and so on. A file that repeats an output (five post-edits of each output in
+- no ``editor``: the first post-edit of an output in the import is by ``editor-1``, the second
+  by ``editor-2``, and so on. A file that repeats an output (five post-edits of each output in
   000) without naming the editors has different editors for them, which is the only reading
   under which several edits of one output mean anything; one editor for the whole file would
   make the repeats duplicates. A corpus of one post-edit per output is then one editor,
-  ``editor-1``, which is what such corpora are (one professional team).
+  ``editor-1``, which is what such corpora are (one professional team). Importing the same
+  file again is then refused as imported before; so is a second import of other anonymous
+  edits of the same outputs (their editors cannot be told apart): such files need an editor
+  column.
 
 Every row is checked before anything is written; problems name the file, the line and the
 column as the file names it. Several rows of one output (the same system, document and
@@ -195,6 +198,8 @@ class _Edit:
     system: str
     segment: SegmentKey
     text: str
+    # The file names no editor: ``editor`` is ANONYMOUS_EDITOR numbered per output.
+    anonymous: bool = False
 
 
 @dataclass
@@ -494,8 +499,9 @@ class PostEditRows:
             )
             return
         editor = ids[EDITOR.name]
+        anonymous = not editor
         editors = self.editors.setdefault(output, {})
-        if not editor:
+        if anonymous:
             number = self.anonymous.get(output, 0) + 1
             self.anonymous[output] = number
             editor = ANONYMOUS_EDITOR.format(number)
@@ -511,7 +517,9 @@ class PostEditRows:
             return
         editors[editor] = (name, line)
         self.parsed.output(system, segment, origin)
-        self.texts.edits.append(_Edit(name, line, editor, system, segment, texts[PE.name]))
+        self.texts.edits.append(
+            _Edit(name, line, editor, system, segment, texts[PE.name], anonymous)
+        )
 
     def _language_pair(self, name: str, line: int, values: dict[str, str], column) -> bool:
         """Record the row's languages, if the file names them; False for a row of another

@@ -164,10 +164,19 @@ def check_stored(campaign: Campaign, parsed: ParsedJudgments, problems: ProblemL
                     texts.column(edit.file, EDITOR),
                     f"editor {edit.editor}'s post-edit of system {edit.system}'s output on "
                     f"document {document}, segment {segment} is already in {label} (imported "
-                    "before); importing it again would count it twice",
+                    "before); importing it again would count it twice"
+                    + (ANONYMOUS_HINT if edit.anonymous else ""),
                 )
                 ok = False
     return ok
+
+
+# Anonymous editors are numbered per output in each import: a second import of other edits
+# of the same outputs cannot be told from the first one imported again.
+ANONYMOUS_HINT = (
+    " (the file names no editors, so its edits of an output are by editor-1, editor-2, ...: "
+    "if these are other editors' edits, give the file an editor column)"
+)
 
 
 def _differs(
