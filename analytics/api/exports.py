@@ -213,7 +213,8 @@ TABLE_ERRORS = {
     404: OpenApiResponse(
         ERROR,
         description="No campaign with this id that you may read, or a campaign of a kind "
-        "without a system table (only direct assessment, ranking and post-editing have one).",
+        "without a system table (only direct assessment, ranking, post-editing and reading "
+        "comprehension have one).",
     ),
     409: OpenApiResponse(
         ERROR, description="The campaign's statistics have not been computed yet."
@@ -409,7 +410,9 @@ SYSTEMS_DESCRIPTION = (
     "assessment: one row per system, best first. Ranking: one row per scoring method and "
     "system (methods win_ratio_geq, win_ratio_gt, expected_wins, bradley_terry, trueskill), "
     "each method's systems best first. Post-editing: one row per system, lowest HTER first "
-    "(?include_flagged=1: every editor)."
+    "(?include_flagged=1: every editor). Reading comprehension: one row per system, the "
+    "human translation (the control) included, highest share correct first "
+    "(?without_suspect=1: suspect questions left out)."
 )
 
 

@@ -250,7 +250,11 @@ class SystemSerializer(serializers.ModelSerializer):
 
 
 class SignificanceSystemSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.IntegerField(
+        allow_null=True,
+        help_text="The system's id; null for reading comprehension's human translation (the "
+        "control), which is no system.",
+    )
     name = serializers.CharField()
     score = serializers.FloatField(
         allow_null=True, help_text="Mean z (direct assessment) or the method's score."

@@ -21,11 +21,12 @@ REQUIRED = sorted(
 )
 
 
-def test_direct_assessment_ranking_and_post_editing_have_statistics():
+def test_direct_assessment_ranking_post_editing_and_reading_comprehension_have_statistics():
     assert registry.kinds() == (
         TaskKind.DIRECT_ASSESSMENT,
         TaskKind.RANKING,
         TaskKind.POST_EDITING,
+        TaskKind.READING_COMPREHENSION,
     )
 
 

@@ -152,7 +152,7 @@ def significance_table(
         systems=[
             {
                 "id": ids[i],
-                "name": names.get(ids[i], ""),
+                "name": stored.names.get(ids[i]) or names.get(ids[i], ""),
                 "score": plain(scores[ids[i]]) if scores.get(ids[i]) is not None else None,
                 "cluster": clusters[i],
             }

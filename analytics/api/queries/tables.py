@@ -180,7 +180,8 @@ class StoredSignificance:
     nothing is stored (``computed_at`` None). ``systems`` are the ids as stored, ``p_values``
     the stored matrix over them (NaN on the diagonal), ``scores`` each system's score (None
     where none), ``clusters`` aligned to ``systems``, and ``order`` the indices of
-    ``systems`` best first.
+    ``systems`` best first. ``names``: names of systems that are no System row (reading
+    comprehension's human translation, id None), else the System's name is used.
     """
 
     variant: str
@@ -192,6 +193,7 @@ class StoredSignificance:
     scores: dict[int, Any] = field(default_factory=dict)
     clusters: list[int | None] = field(default_factory=list)
     order: list[int] = field(default_factory=list)
+    names: dict[int | None, str] = field(default_factory=dict)
 
 
 def stored_matrix(values: Any, size: int) -> NDArray[np.float64]:

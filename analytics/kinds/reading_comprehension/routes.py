@@ -6,8 +6,8 @@
   (``?without_suspect=1``); ``?status=`` narrows.
 - ``campaigns/<id>/answers/``: every answer, page by page, in submission order, with its
   question, article, system, worker, the grades given to it (who, correct or not, counted or
-  not), the votes and the verdict; ``?question=``, ``?article=``, ``?system=`` (an id, or
-  ``reference``) and ``?verdict=`` narrow.
+  not), the votes and the verdict; ``?question=``, ``?article=``, ``?system=``,
+  ``?reference=`` (true: the human translation's answers) and ``?verdict=`` narrow.
 - ``campaigns/<id>/articles/``: every article's stage and progress, its questions, and its
   share correct per system in the chosen variant.
 - ``campaigns/<id>/export/answers.csv`` and ``.../answers.jsonl``: every answer with its
@@ -54,6 +54,7 @@ from analytics.kinds.reading_comprehension.loading import (
 )
 from analytics.kinds.reading_comprehension.progress import article_progress
 from analytics.kinds.reading_comprehension.serializers import (
+    ANSWERS_PARAMETERS,
     ANSWERS_RESPONSE,
     ARTICLES_RESPONSE,
     QUESTIONS_RESPONSE,
@@ -269,9 +270,10 @@ def _answer_rows_of(loaded: LoadedReadingComprehension, params: dict[str, Any]) 
     rows = np.arange(loaded.n_answers)
     if params.get("question") is not None:
         rows = rows[loaded.answer_question[rows] == params["question"]]
-    if params.get("system"):
-        wanted = REFERENCE if params["system"] == "reference" else int(params["system"])
-        rows = rows[loaded.answer_system[rows] == wanted]
+    if params.get("system") is not None:
+        rows = rows[loaded.answer_system[rows] == params["system"]]
+    if params.get("reference") is not None:
+        rows = rows[(loaded.answer_system[rows] == REFERENCE) == params["reference"]]
     return rows
 
 
@@ -291,7 +293,7 @@ class AnswersView(APIView):
         "none.",
         parameters=[
             OpenApiParameter("campaign_id", OpenApiTypes.INT, OpenApiParameter.PATH),
-            AnswersParams,
+            *ANSWERS_PARAMETERS,
         ],
         responses={200: ANSWERS_RESPONSE, **ERROR_RESPONSES},
     )

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, inline_serializer
 from rest_framework import serializers
 
+from analytics.api.filters import NO_NUL_STRING
 from campaigns.kinds.reading_comprehension.models import RCQuestionStatus, RCStage
 
 __all__ = [
+    "ANSWERS_PARAMETERS",
     "ANSWERS_RESPONSE",
     "ARTICLES_RESPONSE",
     "QUESTIONS_RESPONSE",
@@ -34,18 +37,35 @@ class QuestionsParams(VariantParams):
     )
 
 
+# Ids as the database holds them (and numpy compares them without overflow).
+MAX_ID = 2**63 - 1
+
+
 class AnswersParams(serializers.Serializer):
-    question = serializers.IntegerField(required=False, help_text="A question's id.")
-    article = serializers.CharField(required=False, help_text="An article's external id.")
-    system = serializers.RegexField(
-        r"^(reference|[0-9]+)$",
-        required=False,
-        help_text="A system's id, or 'reference' for the human translation.",
-        error_messages={"invalid": "Give a system id or 'reference'."},
-    )
-    verdict = serializers.ChoiceField(
-        choices=VERDICT_CHOICES, required=False, help_text="Only answers with this verdict."
-    )
+    """Validates the answers endpoint's parameters; documented by :data:`ANSWERS_PARAMETERS`
+    (the free-text ``article`` as the shared filters document theirs: a string without NUL)."""
+
+    question = serializers.IntegerField(required=False, min_value=-MAX_ID, max_value=MAX_ID)
+    article = serializers.CharField(required=False, allow_blank=True)
+    system = serializers.IntegerField(required=False, min_value=-MAX_ID, max_value=MAX_ID)
+    # Null when left out (a query string is form data: DRF would read a missing one as false).
+    reference = serializers.BooleanField(required=False, allow_null=True)
+    verdict = serializers.ChoiceField(choices=VERDICT_CHOICES, required=False)
+
+
+ID = {"type": "integer", "minimum": -MAX_ID, "maximum": MAX_ID}
+ANSWERS_PARAMETERS = [
+    OpenApiParameter("question", ID, description="A question's id."),
+    OpenApiParameter("article", NO_NUL_STRING, description="An article's external id."),
+    OpenApiParameter("system", ID, description="A system's id."),
+    OpenApiParameter(
+        "reference",
+        OpenApiTypes.BOOL,
+        description="true: only the answers on the human translation (the control); false: "
+        "only those on the systems' translations.",
+    ),
+    OpenApiParameter("verdict", enum=VERDICT_CHOICES, description="Only answers with it."),
+]
 
 
 def _page(name: str, fields: dict[str, serializers.Field]) -> serializers.Serializer:

@@ -173,6 +173,9 @@ def test_a_campaign_with_its_progress_cost_and_results(cast, paid):
         # Post-editing's fields (issue 13), empty for other kinds.
         "post_editing_mode": "",
         "ter_signature": "",
+        # Reading comprehension's (issue 14), null for other kinds.
+        "reference_share_correct": None,
+        "grading_kappa": None,
         "source_language": "de",
         "target_language": "en",
         "owner": "requester",
@@ -510,6 +513,7 @@ def test_workers_with_reliability_background_and_timing(cast, small):
         },
         "trust": None,
         "post_editing": None,
+        "reading_comprehension": None,
         # 25 timed: 30 + 5 + 23 x 8 = 219 s; the median of 5, 8 (x23), 30 is 8.
         "timing": {
             "n_timed": 25,
@@ -703,6 +707,7 @@ def test_a_campaign_without_results_lists_its_systems_without_scores(cast):
             "direct_assessment": None,
             "ranking": [],
             "post_editing": None,
+            "reading_comprehension": None,
         }
     ]
     empty = {"count": 0, "next": None, "previous": None, "results": []}

@@ -551,7 +551,8 @@ def test_kinds_without_a_system_table_say_so(client, users):
     assert response.status_code == 404
     assert json.loads(response.content) == {
         "detail": f"Campaign {campaign.pk} is a {campaign.get_kind_display()} campaign: only "
-        "direct-assessment, ranking and post-editing campaigns have a system table."
+        "direct-assessment, ranking, post-editing and reading-comprehension campaigns have a "
+        "system table."
     }
 
 
@@ -585,7 +586,7 @@ def test_unknown_parameters_are_refused_rather_than_ignored(client, users, da_ca
     assert json.loads(response.content) == {
         "include_unreliabel": [
             "Unknown parameter; this export takes include_unreliable, include_untrusted, method, "
-            "include_flagged."
+            "include_flagged, without_suspect."
         ]
     }
     response = client.get(url(da_campaign, "judgments.csv", "?since=2024-01-01"), **headers)
@@ -751,6 +752,7 @@ def test_the_exports_are_documented_in_the_openapi_schema(admin_client):
                 "include_untrusted": "query",
                 "method": "query",
                 "include_flagged": "query",
+                "without_suspect": "query",
             }
             assert set(operation["responses"]) == {"200", "400", "401", "404", "409"}
         else:

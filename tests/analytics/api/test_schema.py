@@ -155,6 +155,8 @@ def test_free_text_query_parameters_exclude_the_nul_character(admin_client):
     found = plain_string_query_parameters(document)
     assert sorted({(path, name) for path, name, _ in found}) == [
         ("/api/campaigns/", "imported_from"),
+        # Reading comprehension's answers (analytics.kinds.reading_comprehension.routes).
+        ("/api/campaigns/{campaign_id}/answers/", "article"),
         ("/api/campaigns/{campaign_pk}/assignments/", "worker_external_id"),
         ("/api/campaigns/{campaign_pk}/judgments/", "system_name"),
         ("/api/campaigns/{campaign_pk}/judgments/", "worker_external_id"),
