@@ -101,7 +101,7 @@ class JudgmentImportSerializer(serializers.Serializer):
     format = serializers.ChoiceField(
         choices=[(key, FORMAT_LABELS[key]) for key in FORMATS],
         help_text="wmt-da, appraise, wmt08-rr, wmt10-rr, post-edits or mturk-batch "
-        "(docs/judgment-formats.md; post-edits: docs/import-formats.md).",
+        "(docs/judgment-formats.md).",
     )
     name = serializers.CharField(
         max_length=200,

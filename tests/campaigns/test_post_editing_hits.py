@@ -180,3 +180,12 @@ def test_rejected_and_unfinished_edits_get_no_verification_hit():
 def test_verification_builder_leaves_other_kinds_alone():
     campaign = CampaignFactory(kind=TaskKind.RANKING)
     assert build_verification_hits(campaign) == 0
+
+
+def test_imported_post_edits_get_no_verification_hits():
+    campaign = pe_campaign(doc_lengths=(2,), n_systems=1, redundancy=1, imported_from="post-edits")
+    build_hits(campaign)
+    submit_all(next_assignment_for(WorkerFactory(), campaign).assignment)
+
+    assert build_verification_hits(campaign) == 0
+    assert not Hit.objects.filter(campaign=campaign, task=HitTask.VERIFY_EDIT).exists()

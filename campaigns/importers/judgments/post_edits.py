@@ -7,7 +7,7 @@ under the names published post-editing corpora use (WMT's APE and QE data: ``src
 names of ids and annotators: ``doc_id``, ``seg_id``, ``editor``, ``annotator``; evalsite's own
 segment files: ``source``, ``output``, ``reference``, ``system``). Column names are matched
 without case and without punctuation (``Post-Edit``, ``post_edit`` and ``postedit`` are one
-name); :data:`FIELDS` lists every name read, and docs/import-formats.md documents them.
+name); :data:`FIELDS` lists every name read, and docs/judgment-formats.md documents them.
 
 Which format a file is in is seen on its first line: a JSON object starts a JSONL file, a tab
 a TSV header, anything else a CSV header. TSV is read as published corpora write it: split on

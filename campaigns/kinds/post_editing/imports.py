@@ -1,6 +1,6 @@
 """Post-editing's judgment imports (campaigns/importers/judgments/kinds.py): published
 post-edits, a TSV, CSV or JSONL file of source, MT output and post-edit per row
-(campaigns/importers/judgments/post_edits.py; docs/import-formats.md, "Post-edits").
+(campaigns/importers/judgments/post_edits.py; docs/judgment-formats.md, "Post-edits").
 
 The rows become what a collected post-editing campaign holds (edit HITs, one assignment per
 editor and HIT, the edits as judgment texts), so that the same statistics read them: after the
@@ -54,7 +54,7 @@ POST_EDITS = JudgmentFormat(
     help="Published post-edits, one row per post-edit of one MT output, as post-editing "
     "corpora ship them (WMT APE and QE, QT21, HTER sets): the source, the MT output and its "
     "post-edited version, optionally the reference, system, document, segment and editor "
-    "(other names read: docs/import-formats.md). HTER is computed on import with the "
+    "(other names read: docs/judgment-formats.md). HTER is computed on import with the "
     "campaign's TER settings.",
     parse=parse_post_edits,
 )

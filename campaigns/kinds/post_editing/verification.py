@@ -52,13 +52,17 @@ def edit_assignments_awaiting_verification(campaign: Campaign):
 
 def build_verification_hits(campaign: Campaign) -> int:
     """Build the verification HIT of every edit assignment that is done and has none yet;
-    return how many were built (0 for a campaign that is not a post-editing one)."""
+    return how many were built (0 for a campaign that is not a post-editing one, or whose
+    edits were imported)."""
     from judgments.models import Judgment
 
     with transaction.atomic():
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
         settings = getattr(campaign, "post_editing_settings", None)
-        if settings is None:
+        if settings is None or campaign.imported_from:
+            # A campaign of imported post-edits is analysed, not run: nobody could take its
+            # verification HITs, and its edits count as passed (published corpora are
+            # verified by their makers).
             return 0
         awaiting = edit_assignments_awaiting_verification(campaign)
         pending = list(awaiting.values_list("pk", flat=True))

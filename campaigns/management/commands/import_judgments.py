@@ -37,8 +37,8 @@ class Command(BaseCommand):
         "Import published judgment files into a campaign of imported judgments (created, or "
         "added to when --name names one), then compute its statistics. Formats: wmt-da, "
         "appraise, wmt08-rr, wmt10-rr, post-edits; mturk-batch reconciles MTurk's batch "
-        "results with our own assignments. See docs/judgment-formats.md (post-edits: "
-        "docs/import-formats.md). Every file is checked completely "
+        "results with our own assignments. See docs/judgment-formats.md. Every file "
+        "is checked completely "
         "first; an import with any problem writes nothing."
     )
 
