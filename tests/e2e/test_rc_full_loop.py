@@ -83,6 +83,9 @@ def worker_page(browser, live_server, campaign, task: str) -> Iterator:
         page.goto(f"/work/{campaign.pk}/")
         page.get_by_role("button", name="Start").click()
         page.wait_for_url("**/work/a/*/")
+        # The page fetches its article: the database is read once it is in (SQLite's shared
+        # in-memory test database refuses a read while the server writes).
+        expect(paragraphs(page).first).to_be_visible()
         assignment = assignment_of(page)
         assert assignment.hit.task == task
         yield page, assignment

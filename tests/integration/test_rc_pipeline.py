@@ -6,6 +6,10 @@ runs the campaign's recompute after each burst of submissions, and that recomput
 (stages.advance first) builds the selection, answering and grading HITs by itself, then
 stores the scores the hand-worked tables below predict.
 
+The workers are those 000 describes: the authors vote on the other article's questions (never
+on their own) and may then read neither article; new workers read; two readers of each
+article grade the other one (never their own answers).
+
 The hand-out chooses at random (later stages first, then the fewest live assignments, ties at
 random), so the test never assumes which HIT a worker gets: it reads it from the database.
 What a worker writes depends on that HIT and on their turn in it (the first or second author,
@@ -200,6 +204,9 @@ READINGS = {
 # A (5/2 + 3/2) / 6 = 2/3, B (1/2 + 1) / 6 = 1/4, the human translation (2 + 1) / 3 = 1.
 # Agreement: the graders agree on 16 of 20 answers (p_o = 4/5); 22 of 40 marks are Y, so
 # p_e = (11/20)^2 + (9/20)^2 = 101/200 and Fleiss' kappa = (4/5 - 101/200) / (99/200) = 59/99.
+# Intervals (percentile bootstrap over the two articles): a draw is d1 twice (1/4), d2 twice
+# (1/4) or one of each (1/2), so the 2.5% and 97.5% points are the one-article shares: A
+# 5/8-5/8, B 1/8-5/8, the human translation 1/2-1.
 # Significance: no pair differs at 0.05 (exact permutation tests over readings within
 # articles: A over B has p = 8/36, the human translation over A 4/9 and over B 2/9), so one
 # cluster and every rank range 1-3.
@@ -217,6 +224,11 @@ SCORES = {
     HUMAN: (Fraction(3), 4, 0, 2),
     "A": (Fraction(5), 8, 2, 4),
     "B": (Fraction(3), 8, 2, 4),
+}
+INTERVALS = {
+    HUMAN: (Fraction(1, 2), Fraction(1)),
+    "A": (Fraction(5, 8), Fraction(5, 8)),
+    "B": (Fraction(1, 8), Fraction(5, 8)),
 }
 SCORES_WITHOUT_SUSPECT = {HUMAN: (Fraction(3), 3), "A": (Fraction(4), 6), "B": (Fraction(3, 2), 6)}
 SUSPECT = {("d2", 3)}
@@ -330,36 +342,40 @@ WORKER_READY_TIMEOUT = 30
 STEP_TIMEOUT = 60
 
 
-def new_assignment(campaign: Campaign, task: str, worker=None) -> Assignment:
-    worker = worker or judgment_actions.create_pseudonymous_worker()
-    hand_out = judgment_actions.next_assignment_for(worker, campaign)
-    assert hand_out.assignment is not None, hand_out.reason
-    assignment = Assignment.objects.select_related("hit__document", "hit__system").get(
-        pk=hand_out.assignment.pk
-    )
-    assert assignment.hit.task == task
-    return assignment
+def take(campaign: Campaign, task: str, workers) -> list[Assignment]:
+    """Each of ``workers`` (None: a new worker) is handed a HIT of ``task``. Every worker of a
+    stage takes theirs before anyone submits: once one article's stage is done, the next
+    stage's HITs (handed out first) may appear at any moment, as they would for real workers
+    arriving later."""
+    taken = []
+    for worker in workers:
+        worker = worker or judgment_actions.create_pseudonymous_worker()
+        hand_out = judgment_actions.next_assignment_for(worker, campaign)
+        assert hand_out.assignment is not None, hand_out.reason
+        assignment = Assignment.objects.select_related("hit__document", "hit__system").get(
+            pk=hand_out.assignment.pk
+        )
+        assert assignment.hit.task == task
+        taken.append(assignment)
+    return taken
 
 
 def submit(assignment: Assignment, payload: dict) -> None:
     judgment_actions.record_judgment(assignment.pk, assignment.worker_id, payload)
 
 
-def write(campaign: Campaign) -> Assignment:
-    """A new author takes a writing HIT and sends the page (rc_author.js's payload)."""
-    assignment = new_assignment(campaign, HitTask.RC_AUTHOR)
+def write(assignment: Assignment) -> None:
+    """The author's page as rc_author.js sends it: the questions of their turn."""
     written = QUESTIONS[article_of(assignment.hit)][turn(assignment) - 1]
     questions = {
         str(position): {"question": question, "answer": sample}
         for position, (question, sample) in enumerate(written, start=1)
     }
     submit(assignment, {"page": 1, "questions": questions})
-    return assignment
 
 
-def vote(campaign: Campaign) -> Assignment:
-    """A new voter takes a selection HIT and sends the page (rc_select.js's payload)."""
-    assignment = new_assignment(campaign, HitTask.RC_SELECT)
+def vote(assignment: Assignment) -> None:
+    """The voter's page as rc_select.js sends it: the ballot of their turn."""
     ballot = BALLOTS[article_of(assignment.hit)][turn(assignment) - 1]
     # The slots list the proposed questions in number order (group = the number).
     assert dict(assignment.hit.slots.values_list("position", "group")) == {n: n for n in ballot}
@@ -368,13 +384,11 @@ def vote(campaign: Campaign) -> Assignment:
         for number, (good, repeats) in ballot.items()
     }
     submit(assignment, {"page": 1, "votes": votes})
-    return assignment
 
 
-def read(campaign: Campaign) -> tuple[str, str, int]:
-    """A new reader takes an answering HIT and sends the page (rc_answer.js's payload);
-    returns the reading (article, translation, turn)."""
-    assignment = new_assignment(campaign, HitTask.RC_ANSWER)
+def read(assignment: Assignment) -> tuple[str, str, int]:
+    """The reader's page as rc_answer.js sends it: the answers of their reading (article,
+    translation, turn), which is returned."""
     reading = reading_of(assignment)
     answers = {
         str(position): READINGS[reading][number][0]
@@ -384,10 +398,10 @@ def read(campaign: Campaign) -> tuple[str, str, int]:
     return reading
 
 
-def grade(campaign: Campaign, worker, grader: int, marks: dict[int, str]) -> Assignment:
-    """``worker`` takes a grading HIT and grades it question by question (rc_grade.js's
-    payloads), giving the marks of grader ``grader`` (0 or 1)."""
-    assignment = new_assignment(campaign, HitTask.RC_GRADE, worker)
+def grade(assignment: Assignment, marks: dict[int, str]) -> None:
+    """The grader's pages as rc_grade.js sends them, one question at a time: the marks of the
+    HIT's first or second grader, by their turn."""
+    grader = turn(assignment) - 1
     units: dict[int, dict[str, bool]] = {}
     for position, group, answer in assignment.hit.slots.order_by("position").values_list(
         "position", "group", "about_judgment_id"
@@ -395,7 +409,6 @@ def grade(campaign: Campaign, worker, grader: int, marks: dict[int, str]) -> Ass
         units.setdefault(group, {})[str(position)] = marks[answer][grader] == "Y"
     for number, grades in units.items():
         submit(assignment, {"question": number, "grades": grades})
-    return assignment
 
 
 def stages(campaign: Campaign) -> dict[str, str]:
@@ -444,8 +457,10 @@ def test_a_celery_worker_moves_two_articles_through_the_stages_and_stores_the_sc
 
     # 1. Writing: two authors per article. No requester step from here on: the worker's
     # recompute builds each next stage's HITs.
-    for _ in range(4):
-        write(campaign)
+    writing = take(campaign, HitTask.RC_AUTHOR, [None] * 4)
+    for assignment in writing:
+        write(assignment)
+    authors = {assignment.worker: article_of(assignment.hit) for assignment in writing}
     worker.wait_until(
         lambda: hits.filter(task=HitTask.RC_SELECT).count() == 2, STEP_TIMEOUT, "selection HITs"
     )
@@ -453,15 +468,18 @@ def test_a_celery_worker_moves_two_articles_through_the_stages_and_stores_the_sc
     questions = RCQuestion.objects.filter(campaign=campaign).select_related("document")
     assert {(q.document.external_id, q.number): (q.text, q.sample_answer) for q in questions} == {
         (article, 2 * author + slot): written
-        for article, authors in QUESTIONS.items()
-        for author, pair in enumerate(authors)
+        for article, authors_questions in QUESTIONS.items()
+        for author, pair in enumerate(authors_questions)
         for slot, written in enumerate(pair, start=1)
     }
     assert sorted(hits.filter(task=HitTask.RC_SELECT).values_list("places", flat=True)) == [2, 2]
 
-    # 2. Selection: two voters per article.
-    for _ in range(4):
-        vote(campaign)
+    # 2. Selection: the authors vote, each on the other article's questions (never on their
+    # own: 000's "other Turkers"), in whatever order the hand-out chose.
+    voting = take(campaign, HitTask.RC_SELECT, authors)
+    for assignment in voting:
+        assert article_of(assignment.hit) != authors[assignment.worker]
+        vote(assignment)
     worker.wait_until(
         lambda: hits.filter(task=HitTask.RC_ANSWER).count() == 6, STEP_TIMEOUT, "answering HITs"
     )
@@ -486,32 +504,41 @@ def test_a_celery_worker_moves_two_articles_through_the_stages_and_stores_the_sc
     ]
     for hit in answering:
         assert list(answered_questions(hit).values()) == list(KEPT[article_of(hit)])
+    # The authors have read both human translations: no answering HIT for them.
+    for author in authors:
+        assert judgment_actions.next_assignment_for(author, campaign).assignment is None
 
-    # 3. Answering: five readers per article, each a new worker (the hand-out picks the
+    # 3. Answering: five new readers per article (the hand-out picks the article and the
     # translation; the table is per translation and turn).
-    readings = [read(campaign) for _ in range(10)]
-    assert (
-        Judgment.objects.filter(campaign=campaign, slot__hit__task=HitTask.RC_ANSWER).count() == 20
-    )
+    readers = take(campaign, HitTask.RC_ANSWER, [None] * 10)
+    readings = [read(assignment) for assignment in readers]
+    answers = Judgment.objects.filter(campaign=campaign, slot__hit__task=HitTask.RC_ANSWER)
+    assert answers.count() == 20
+    # Every reading of the table happened once, whatever the draw.
+    assert sorted(readings) == sorted(READINGS)
     worker.wait_until(
         lambda: hits.filter(task=HitTask.RC_GRADE).count() == 2, STEP_TIMEOUT, "grading HITs"
     )
     assert stages(campaign) == {"d1": RCStage.GRADING, "d2": RCStage.GRADING}
-    # Every reading of the table happened once, whatever the draw.
-    assert sorted(readings) == sorted(READINGS)
     # Every answer once, grouped by question in number order.
     for hit in hits.filter(task=HitTask.RC_GRADE).select_related("document"):
         groups = list(hit.slots.order_by("position").values_list("group", flat=True))
         assert groups == [number for number in KEPT[article_of(hit)] for _ in range(5)]
         assert hit.places == 2
 
-    # 4. Grading: two graders, each grading both articles' HITs.
+    # 4. Grading: two readers of each article grade the other one (never their own answers).
     marks = marks_of_answers(campaign)
-    for grader in (0, 1):
-        worker_row = judgment_actions.create_pseudonymous_worker()
-        graded = {article_of(grade(campaign, worker_row, grader, marks).hit) for _ in range(2)}
-        assert graded == {"d1", "d2"}
-        assert judgment_actions.next_assignment_for(worker_row, campaign).assignment is None
+    graders = {}
+    for reader in readers:
+        article = article_of(reader.hit)
+        if sum(1 for other in graders.values() if other == article) < 2:
+            graders[reader.worker] = article
+    grading = take(campaign, HitTask.RC_GRADE, graders)
+    for assignment in grading:
+        assert article_of(assignment.hit) != graders[assignment.worker]
+        grade(assignment, marks)
+    for grader in graders:  # the other grading HIT holds their own answer
+        assert judgment_actions.next_assignment_for(grader, campaign).assignment is None
 
     n_judgments = 2 * judgments_per_article()
     assert n_judgments == 84
@@ -548,6 +575,9 @@ def test_a_celery_worker_moves_two_articles_through_the_stages_and_stores_the_sc
             2,
         ), label
         assert (row.cluster, row.rank_best, row.rank_worst) == (1, 1, 3), label
+        assert (row.share_ci_low, row.share_ci_high) == pytest.approx(
+            tuple(map(float, INTERVALS[label])), abs=1e-12
+        ), label
     for label, (correct, answers) in SCORES_WITHOUT_SUSPECT.items():
         row = stored(True)[label]
         assert (row.correct, row.n_answers) == (pytest.approx(float(correct), abs=1e-12), answers)
