@@ -76,10 +76,14 @@ def _worker_row(stat: ReadingComprehensionWorkerStat, excluded_now: set[int]) ->
         "n_votes": stat.n_votes,
         "n_answers": stat.n_answers,
         "share_correct": percent(stat.share_correct),
-        "answers_correct": f"{stat.answers_correct:g}/{stat.n_answers_graded}",
+        "answers_correct": f"{stat.answers_correct:g}/{stat.n_answers_graded}"
+        if stat.n_answers_graded
+        else "",
         "n_grades": stat.n_grades,
         "agreement": percent(stat.agreement),
-        "agreeing": f"{stat.n_grades_agreeing}/{stat.n_grades_compared}",
+        "agreeing": f"{stat.n_grades_agreeing}/{stat.n_grades_compared}"
+        if stat.n_grades_compared
+        else "",
         "excluded": stat.worker_id in excluded_now,
         "excluded_pending": (stat.worker_id in excluded_now) != stat.excluded,
         "n_rejected": stat.n_rejected_judgments,

@@ -152,8 +152,8 @@ def test_the_graders_agreement(admin_client, built):
 def test_the_workers(admin_client, built):
     _, got = page(admin_client, built.campaign)
     rows = {row[1].split(" ")[0]: row for row in got["rc-workers"][1:]}
-    assert rows["r5"][2:] == ["0", "0", "4", "75.0% (3/4)", "0", "– (0/0)", "no"]
-    assert rows["g1"][2:] == ["0", "0", "0", "– (0/0)", "20", "80.0% (16/20)", "no"]
+    assert rows["r5"][2:] == ["0", "0", "4", "75.0% (3/4)", "0", "–", "no"]
+    assert rows["g1"][2:] == ["0", "0", "0", "–", "20", "80.0% (16/20)", "no"]
     assert rows["au-d1"][2:4] == ["3", "0"]
     assert rows["v-d2"][2:4] == ["0", "3"]
     assert len(rows) == 11
