@@ -40,6 +40,9 @@ def new_worker_page(browser, live_server, campaign):
     page.goto(f"/work/{campaign.pk}/")
     page.get_by_role("button", name="Start").click()
     page.wait_for_url("**/work/a/*/")
+    # The test reads the database after this: let the page's own requests finish first (on
+    # SQLite a read during the page's write may find the table locked).
+    page.wait_for_load_state("networkidle")
     return context, page
 
 
