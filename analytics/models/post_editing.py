@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from django.db import models
 
-# How a ranking campaign's systems are scored: defined with the ranking settings that choose
-# one of them, imported from there by everything that reads the stored results.
 from campaigns.models import Campaign, Output, System
 from judgments.models import Judgment, Worker
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-# How a ranking campaign's systems are scored: defined with the ranking settings that choose
-# one of them, imported from there by everything that reads the stored results.
 from campaigns.kinds.reading_comprehension.models import RCQuestion
 from campaigns.models import Campaign, System
 from judgments.models import Worker
