@@ -20,7 +20,7 @@ calls it in this order:
 4. export: :meth:`system_table` (CSV, WMT-style TSV, LaTeX).
 
 Shared code asks ``registry.get(campaign.kind)`` and never compares the kind with a particular
-one; a kind without a module here (post-editing, reading comprehension, translation) has no
+one; a kind without a module here (today translation) has no
 statistics: ``recompute_campaign`` returns None, the panel is absent, the API answers with
 empty scores and the system table with a 404 (evalsite/kinds.py, docs/task-kinds.md).
 """
