@@ -612,7 +612,7 @@ def main() -> None:
     parser.add_argument("--gold-share", type=float, default=0.1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=2.0, help="seconds for the recompute")
-    parser.add_argument("--score-edits", type=int, default=10_000)
+    parser.add_argument("--score-edits", type=int, default=10_000, help="0: no part 2")
     parser.add_argument(
         "--score-repeats", type=int, default=1, help="runs of each scoring mode (alternated)"
     )
@@ -687,16 +687,23 @@ def main() -> None:
             actions.recompute_campaign(campaign)  # warm up (imports, caches, first store)
 
             times: dict[str, list[float]] = {"recompute": [], "baseline": []}
+            cpu: dict[str, list[float]] = {"recompute": [], "baseline": []}
+            print(f"load average:  {os.getloadavg()[0]:.1f} (the machine is shared)")
             for r in range(args.repeats):
                 modes = ("baseline", "recompute") if r % 2 == 0 else ("recompute", "baseline")
                 for mode in modes:
                     clock()
+                    started_cpu = time.process_time()
                     if mode == "recompute":
                         actions.recompute_campaign(campaign)
                     else:
                         rows = baseline_read(campaign.pk, signature)
                     times[mode].append(clock())
-                    print(f"  run {r + 1} {mode:9s} {times[mode][-1]:6.3f} s")
+                    cpu[mode].append(time.process_time() - started_cpu)
+                    print(
+                        f"  run {r + 1} {mode:9s} {times[mode][-1]:6.3f} s "
+                        f"(this process's CPU {cpu[mode][-1]:.3f} s)"
+                    )
             recompute, baseline = median(times["recompute"]), median(times["baseline"])
             print(
                 f"recompute:     median {recompute:.3f} s end to end (recompute_campaign: "
@@ -705,6 +712,11 @@ def main() -> None:
             print(
                 f"baseline:      median {baseline:.3f} s (the same {rows:,} rows read, "
                 "nothing else)"
+            )
+            print(
+                f"CPU here:      median {median(cpu['recompute']):.3f} s recompute, "
+                f"{median(cpu['baseline']):.3f} s baseline (PostgreSQL's own time not counted); "
+                f"load average now {os.getloadavg()[0]:.1f}"
             )
             print(
                 f"ratio:         recompute / baseline = {recompute / baseline:.2f}; "
@@ -743,6 +755,8 @@ def main() -> None:
             print(f"sweep query:   {clock():.3f} s (this campaign stale: {campaign.pk in stale})")
 
             # Part 2: scoring new edits.
+            if args.score_edits <= 0:
+                return
             clock()
             unscored, sinfo = build_unscored(args, tag)
             campaigns.append(unscored)

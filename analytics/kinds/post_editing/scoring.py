@@ -241,8 +241,9 @@ def score_pending_edits(
 ) -> int:
     """Score and store every edit of ``campaign`` without a score under its current TER
     signature (only those of ``judgment_ids`` if given), and their outputs; return how many
-    edits were scored. ``processes``: None for :func:`default_processes`. Two queries when
-    nothing is pending."""
+    edits were scored. ``processes``: None for :func:`default_processes`. Once nothing is left
+    unscored, the numbers of other signatures are deleted (two queries; the recompute calls
+    this only when :func:`pending_edit_ids` finds edits to score)."""
     options = ter_options_for(campaign)
     signature = ter_signature(options)
     pairs = _read_pairs(campaign.pk, signature, judgment_ids)
