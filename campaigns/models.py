@@ -507,6 +507,15 @@ class Hit(models.Model):
         help_text="How many distinct workers this HIT takes; empty: the campaign's redundancy. "
         "A post-editing campaign's verification HITs take its verifiers per edit.",
     )
+    reward = models.DecimalField(
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Payment per assignment of this HIT, in US dollars; empty: the campaign's "
+        "reward. Reading comprehension's stages each pay their own.",
+    )
     # What a HIT shows as a whole, for kinds whose HIT is one document rather than a list of
     # outputs (reading comprehension: the article, and the system whose translation of it the
     # HIT shows; no system: the human translation). Server-side only, like slot roles.

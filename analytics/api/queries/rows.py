@@ -119,7 +119,8 @@ def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
     """What the campaign has cost so far, before MTurk's fee (see :func:`attach_campaign_costs`).
 
     ``n_paid``: submitted or approved assignments (qualification tests included: they are paid
-    like any HIT); ``bonuses_sent``: the sum of bonuses MTurk confirmed; both leave out
+    like any HIT); ``paid_rewards``: what they earned, each its HIT's own reward or else the
+    campaign's; ``bonuses_sent``: the sum of bonuses MTurk confirmed; both leave out
     assignments on HITs published to MTurk's sandbox, where nobody is paid (a requester
     trying a campaign there before going live spends nothing). ``on_mturk``: some HIT was
     published on MTurk (sandbox or production); ``on_mturk_production``: on the production
@@ -133,7 +134,22 @@ def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
         .annotate(total=Sum("amount"))
         .values("total")
     )
+    # Each paid assignment earns its HIT's own reward when it has one (reading
+    # comprehension's stages pay their own), else the campaign's.
+    rewards = (
+        Assignment.objects.filter(campaign=OuterRef("pk"), status__in=PAID_STATUSES)
+        .exclude(hit__mturk__sandbox=True)
+        .order_by()
+        .values("campaign")
+        .annotate(total=Sum(Coalesce("hit__reward", "campaign__reward")))
+        .values("total")
+    )
     return queryset.annotate(
+        paid_rewards=Coalesce(
+            Subquery(rewards, output_field=Campaign._meta.get_field("reward")),
+            Value(Decimal("0.00")),
+            output_field=Campaign._meta.get_field("reward"),
+        ),
         n_paid=_count(
             Assignment.objects.filter(campaign=OuterRef("pk"), status__in=PAID_STATUSES).exclude(
                 hit__mturk__sandbox=True
@@ -242,7 +258,7 @@ def attach_campaign_costs(campaigns: Sequence[Campaign]) -> None:
         campaign.cost = CampaignCost(
             reward=campaign.reward,
             paid_assignments=campaign.n_paid,
-            rewards=(campaign.reward * campaign.n_paid).quantize(CENT),
+            rewards=Decimal(campaign.paid_rewards).quantize(CENT),
             bonuses=Decimal(campaign.bonuses_sent).quantize(CENT),
             mturk_fees=(
                 reward_fees.get(campaign.pk, Decimal(0)) + bonus_fees.get(campaign.pk, Decimal(0))

@@ -123,6 +123,7 @@ class ReadingComprehension(CampaignKind):
                 number=number,
                 places=settings.authors_per_article,
                 document=document,
+                reward=settings.author_reward,
             )
             HitSlot.objects.bulk_create(
                 HitSlot(hit=hit, position=p, role=SlotRole.QUESTION, shown_text="")

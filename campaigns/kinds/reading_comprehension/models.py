@@ -133,6 +133,17 @@ class ReadingComprehensionSettings(KindSettings):
         help_text="Pay for grading answers (empty: the campaign's reward).",
     )
 
+    def reward_of(self, task: str):
+        """The pay of one assignment of a stage's HIT (``HitTask`` value); None: the
+        campaign's reward."""
+        field = {
+            "rc_author": "author_reward",
+            "rc_select": "select_reward",
+            "rc_answer": "answer_reward",
+            "rc_grade": "grade_reward",
+        }[task]
+        return getattr(self, field)
+
     class Meta:
         verbose_name = "reading-comprehension settings"
         verbose_name_plural = "reading-comprehension settings"

@@ -226,6 +226,7 @@ class _Stages:
             places=places,
             document_id=article.document_id,
             system_id=system_id,
+            reward=self.campaign.rc_settings.reward_of(task),
         )
 
     # --- 1 -> 2 ----------------------------------------------------------------------------

@@ -371,10 +371,13 @@ def plan(campaign: Campaign, hit_ids: Sequence[int] | None = None) -> Plan:
     for hit in all_hits:
         if hasattr(hit, "mturk"):
             continue
-        if hit.places is not None and hit.places != campaign.redundancy:
-            # One batch of regular HITs goes out with one MaxAssignments (the redundancy); a
-            # HIT with its own number of workers (a post-editing verification HIT) is handed
-            # out by direct link and Prolific instead.
+        if (hit.places is not None and hit.places != campaign.redundancy) or (
+            hit.reward is not None and hit.reward != campaign.reward
+        ):
+            # One batch of regular HITs goes out with one MaxAssignments (the redundancy) and
+            # one reward; a HIT with its own number of workers or pay (a post-editing
+            # verification HIT, a reading-comprehension stage) is handed out by direct link
+            # and Prolific instead.
             skipped_own_places += 1
             continue
         if hit.is_qualification:
@@ -391,8 +394,9 @@ def plan(campaign: Campaign, hit_ids: Sequence[int] | None = None) -> Plan:
         )
     if skipped_own_places:
         result.notes.append(
-            f"{skipped_own_places} HIT(s) take their own number of workers (verification of "
-            "post-edits) and are not published to MTurk: workers reach them by direct link or "
+            f"{skipped_own_places} HIT(s) take their own number of workers or pay (verification "
+            "of post-edits, reading-comprehension stages) and are not published to MTurk: "
+            "workers reach them by direct link or "
             "Prolific (campaign action 'Create direct worker links')."
         )
     if hit_ids is not None and all_hits and not result.hit_count and not unknown:
