@@ -507,15 +507,21 @@ def test_a_backlog_goes_to_chunk_tasks_only_from_a_worker_with_a_broker(monkeypa
     from evalsite.celery import app
 
     monkeypatch.setattr(scoring, "FAN_OUT_MIN_EDITS", 5)
-    monkeypatch.setitem(app.conf, "task_always_eager", False)
-    monkeypatch.setattr(scoring, "default_processes", lambda: 1)  # a prefork worker's child
-    assert scoring.should_fan_out(5)
-    assert not scoring.should_fan_out(4)  # a few edits: scored in the recompute
-    monkeypatch.setattr(scoring, "default_processes", lambda: 2)  # may start a process pool
-    assert not scoring.should_fan_out(5)
-    monkeypatch.setattr(scoring, "default_processes", lambda: 1)
-    monkeypatch.setitem(app.conf, "task_always_eager", True)
-    assert not scoring.should_fan_out(5)  # tasks run inline: nothing to spread over
+    # Set and restored by hand: monkeypatch's undo of a Celery setting ran after the autouse
+    # fixture's restore and left tasks eager for the integration tests that followed.
+    saved = app.conf.task_always_eager
+    try:
+        app.conf.task_always_eager = False
+        monkeypatch.setattr(scoring, "default_processes", lambda: 1)  # a prefork worker's child
+        assert scoring.should_fan_out(5)
+        assert not scoring.should_fan_out(4)  # a few edits: scored in the recompute
+        monkeypatch.setattr(scoring, "default_processes", lambda: 2)  # may start a pool
+        assert not scoring.should_fan_out(5)
+        monkeypatch.setattr(scoring, "default_processes", lambda: 1)
+        app.conf.task_always_eager = True
+        assert not scoring.should_fan_out(5)  # tasks run inline: nothing to spread over
+    finally:
+        app.conf.task_always_eager = saved
 
 
 def test_chunk_tasks_score_everything_and_then_recompute(monkeypatch):
