@@ -560,6 +560,7 @@ class SlotRole(models.TextChoices):
     GOLD = "gold", "Gold unit with a known answer"
     TRAINING = "training", "Qualification-test item"
     QUESTION = "question", "Reading-comprehension question or other worker-written item"
+    SOURCE = "source", "Source sentence to translate"
 
 
 class HitSlot(models.Model):
