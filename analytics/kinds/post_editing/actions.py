@@ -49,7 +49,10 @@ from analytics.kinds.post_editing.loading import LoadedPostEditing, judged, load
 from analytics.kinds.post_editing.scoring import (
     fan_out_scoring,
     pending_edit_ids,
+    pending_reference_ids,
     score_pending_edits,
+    score_pending_references,
+    should_defer_references,
     should_fan_out,
     ter_options_for,
 )
@@ -540,6 +543,20 @@ def analyse_loaded_post_editing(
 # --- The run ---------------------------------------------------------------------------------
 
 
+def _score_references(campaign: Campaign, signature: str) -> None:
+    """The distances to the reference still missing: scored here when few (live edits), sent
+    to chunk tasks when many (after a large import's HTER; once per fan-out in flight). Until
+    they are stored, the statistics that need them (a worker's distance to the reference, the
+    copied-reference flag, an output's fallback HTER, "0 editors") leave those edits out."""
+    waiting = pending_reference_ids(campaign.pk, signature)
+    if not waiting:
+        return
+    if should_defer_references(len(waiting)):
+        fan_out_scoring(campaign, waiting, part="references")
+    else:
+        score_pending_references(campaign)
+
+
 def recompute_post_editing(campaign: Campaign) -> PostEditingResult | None:
     """Build verification HITs, score new edits, load, aggregate and store (module
     docstring); None, with any stored results removed, while the campaign has no edit and no
@@ -555,7 +572,9 @@ def recompute_post_editing(campaign: Campaign) -> PostEditingResult | None:
         fan_out_scoring(campaign, pending)
         return PostEditingResult.objects.filter(campaign=campaign).first()
     if pending:
-        score_pending_edits(campaign)
+        # A large backlog's HTER first; its distances to the reference follow in chunk tasks.
+        score_pending_edits(campaign, references=not should_defer_references(len(pending)))
+    _score_references(campaign, config.signature)
     started = time.perf_counter()
     loaded = load_post_editing(campaign.pk, config.signature, config.gold_editor)
     if loaded.n_read == 0:

@@ -13,7 +13,13 @@ TER signature, and every edited output without a
   when no edit passes verification, and 000 Table 2's "0 editors".
 
 Every pair goes through one :func:`~analytics.stats.post_editing.edit_stats_batch` call, so a
-process pool starts once and balances the three kinds of pairs. Rows are inserted with
+process pool starts once and balances the three kinds of pairs. A large backlog outside a
+Celery worker (an import of thousands of post-edits) is scored in two parts: the HTER pairs
+at once (``references=False``), so that the import ends with its HTER computed and stored,
+then the reference pairs (:func:`score_pending_references`), which cost about four times as
+much each (an edit and a reference are independent translations: many shift candidates) and
+feed only the worker profiles, the fallback of outputs without a passed edit and "0 editors",
+in chunk tasks on the Celery workers (``fan_out_scoring(..., part="references")``). Rows are inserted with
 ``ignore_conflicts`` (two runs racing store the same numbers once), and once nothing is left
 to score under the current signature the rows of other signatures are deleted: after a change
 of the TER settings every edit is scored again and the old numbers go.
@@ -58,6 +64,9 @@ __all__ = [
     "pending_edit_ids",
     "score_edit_chunk",
     "score_pending_edits",
+    "score_pending_references",
+    "should_defer_references",
+    "pending_reference_ids",
     "ter_options_for",
     "ter_signature_for",
 ]
@@ -75,6 +84,8 @@ CHUNK_EDITS = 1000
 # its worker is scored by the next fan-out after this.
 FAN_OUT_SECONDS = 600
 SCORE_CHUNK_TASK = "analytics.kinds.post_editing.score_edit_chunk"
+# What a chunk task scores: everything, or the reference pairs of edits already scored.
+PARTS = ("all", "references")
 
 
 def ter_options_for(campaign: Campaign) -> TerOptions:
@@ -139,8 +150,29 @@ class _Pairs:
     output_reference: list[str | None]
 
 
-def _read_pairs(campaign_id: int, signature: str, judgment_ids: Sequence[int] | None) -> _Pairs:
-    """The unscored edits (of ``judgment_ids`` if given) and outputs: two queries."""
+def _read_outputs(
+    campaign_id: int, signature: str, judgment_ids: Sequence[int] | None
+) -> list[tuple[int, str, str | None]]:
+    """The unscored edited outputs (of ``judgment_ids``' slots if given): one query."""
+    outputs = _unscored_outputs(campaign_id, signature)
+    if judgment_ids is not None:
+        outputs = outputs.filter(slots__judgments__id__in=list(judgment_ids)).distinct()
+    return list(
+        outputs.annotate(main_reference=KeyTextTransform("0", "segment__references"))
+        .order_by("id")
+        .values_list("id", "text", "main_reference")
+    )
+
+
+def _read_pairs(
+    campaign_id: int,
+    signature: str,
+    judgment_ids: Sequence[int] | None,
+    references: bool = True,
+) -> _Pairs:
+    """The unscored edits (of ``judgment_ids`` if given) and outputs: two queries. Without
+    ``references``, the edits' MT outputs only (their reference and the outputs wait for
+    :func:`score_pending_references`)."""
     edits = _unscored(campaign_id, signature)
     if judgment_ids is not None:
         edits = edits.filter(id__in=list(judgment_ids))
@@ -150,19 +182,12 @@ def _read_pairs(campaign_id: int, signature: str, judgment_ids: Sequence[int] | 
         .order_by("id")
         .values_list("id", "slot__output__text", "text", "main_reference")
     )
-    outputs = _unscored_outputs(campaign_id, signature)
-    if judgment_ids is not None:
-        outputs = outputs.filter(slots__judgments__id__in=list(judgment_ids)).distinct()
-    output_rows = list(
-        outputs.annotate(main_reference=KeyTextTransform("0", "segment__references"))
-        .order_by("id")
-        .values_list("id", "text", "main_reference")
-    )
+    output_rows = _read_outputs(campaign_id, signature, judgment_ids) if references else []
     return _Pairs(
         judgment=[row[0] for row in rows],
         mt=[row[1] for row in rows],
         edit=[row[2] for row in rows],
-        edit_reference=[row[3] or None for row in rows],
+        edit_reference=[(row[3] or None) if references else None for row in rows],
         output=[row[0] for row in output_rows],
         output_mt=[row[1] for row in output_rows],
         output_reference=[row[2] or None for row in output_rows],
@@ -237,16 +262,25 @@ def _drop_other_signatures(campaign_id: int, signature: str) -> None:
 
 
 def score_pending_edits(
-    campaign: Campaign, *, processes: int | None = None, judgment_ids: Sequence[int] | None = None
+    campaign: Campaign,
+    *,
+    processes: int | None = None,
+    judgment_ids: Sequence[int] | None = None,
+    references: bool = True,
 ) -> int:
     """Score and store every edit of ``campaign`` without a score under its current TER
     signature (only those of ``judgment_ids`` if given), and their outputs; return how many
     edits were scored. ``processes``: None for :func:`default_processes`. Once nothing is left
     unscored, the numbers of other signatures are deleted (two queries; the recompute calls
-    this only when :func:`pending_edit_ids` finds edits to score)."""
+    this only when :func:`pending_edit_ids` finds edits to score).
+
+    ``references=False`` scores the HTER pairs only (MT output -> edit) and leaves each edit's
+    distance to the reference and the outputs' TER against it to
+    :func:`score_pending_references`: a large import's HTER is then ready in a fraction of
+    the time (the reference pairs, independent translations, cost ~4x an HTER pair each)."""
     options = ter_options_for(campaign)
     signature = ter_signature(options)
-    pairs = _read_pairs(campaign.pk, signature, judgment_ids)
+    pairs = _read_pairs(campaign.pk, signature, judgment_ids, references)
     n = 0
     if pairs.judgment or pairs.output:
         n = _score_and_store(
@@ -268,19 +302,122 @@ def score_pending_edits(
     return n
 
 
+# --- Distances to the reference, scored after the HTER ----------------------------------------
+
+
+def _awaiting_reference(campaign_id: int, signature: str) -> QuerySet[PostEditScore]:
+    """Stored edit scores without a distance to the reference although the segment has one."""
+    return (
+        PostEditScore.objects.filter(
+            campaign_id=campaign_id, signature=signature, reference_edits__isnull=True
+        ).annotate(
+            main_reference=KeyTextTransform("0", "judgment__slot__output__segment__references")
+        )
+        # Segments without a reference are left out by the callers, in Python: comparing the
+        # JSON text with "" is not portable (SQLite reads the "" as malformed JSON).
+    )
+
+
+def pending_reference_ids(campaign_id: int, signature: str) -> list[int]:
+    """Judgment ids of scored edits still waiting for their distance to the reference, and of
+    edits whose output waits for its TER against the reference (two queries)."""
+    waiting = _awaiting_reference(campaign_id, signature).values_list(
+        "judgment_id", "main_reference"
+    )
+    ids = {judgment for judgment, reference in waiting if reference}
+    ids.update(
+        edit_judgments(campaign_id)
+        .filter(slot__output__in=_unscored_outputs(campaign_id, signature))
+        .filter(Exists(PostEditScore.objects.filter(judgment=OuterRef("pk"), signature=signature)))
+        .values_list("id", flat=True)
+    )
+    return sorted(ids)
+
+
+def score_pending_references(
+    campaign: Campaign, *, processes: int | None = None, judgment_ids: Sequence[int] | None = None
+) -> int:
+    """The second part of :func:`score_pending_edits` for edits scored without references:
+    each scored edit's TER against the main reference (hypothesis = the edit) and each edited
+    output's (hypothesis = the output), stored; only those of ``judgment_ids`` if given.
+    Return how many pairs were scored."""
+    options = ter_options_for(campaign)
+    signature = ter_signature(options)
+    waiting = _awaiting_reference(campaign.pk, signature)
+    if judgment_ids is not None:
+        waiting = waiting.filter(judgment_id__in=list(judgment_ids))
+    rows = [
+        row
+        for row in waiting.order_by("pk").values_list("pk", "judgment__text", "main_reference")
+        if row[2]
+    ]
+    outputs = _read_outputs(campaign.pk, signature, judgment_ids)
+    out_with_ref = [i for i, row in enumerate(outputs) if row[2]]
+    hypotheses = [row[1] for row in rows] + [outputs[i][1] for i in out_with_ref]
+    references = [row[2] for row in rows] + [outputs[i][2] for i in out_with_ref]
+    if not hypotheses and not outputs:
+        return 0
+    batch = edit_stats_batch(
+        hypotheses,
+        references,
+        options,
+        processes=default_processes() if processes is None else processes,
+    )
+    n = len(rows)
+    PostEditScore.objects.bulk_update(
+        [
+            PostEditScore(
+                pk=pk,
+                reference_edits=int(batch.edits[i]),
+                reference_length=float(batch.ref_length[i]),
+            )
+            for i, (pk, _, _) in enumerate(rows)
+        ],
+        ["reference_edits", "reference_length"],
+        batch_size=1000,
+    )
+    out_edits = dict(zip(out_with_ref, batch.edits[n:].tolist(), strict=True))
+    out_length = dict(zip(out_with_ref, batch.ref_length[n:].tolist(), strict=True))
+    PostEditOutputScore.objects.bulk_create(
+        (
+            PostEditOutputScore(
+                campaign_id=campaign.pk,
+                output_id=row[0],
+                signature=signature,
+                edits=out_edits.get(i),
+                ref_length=out_length.get(i),
+            )
+            for i, row in enumerate(outputs)
+        ),
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
+    logger.info(
+        "Campaign %s: %d edit(s) and %d output(s) scored against the reference (%s)",
+        campaign.pk,
+        n,
+        len(outputs),
+        signature,
+    )
+    return len(hypotheses)
+
+
 # --- Spreading a backlog over Celery ----------------------------------------------------------
 
 
-def fan_out_key(campaign_id: int, signature: str) -> str:
-    return f"evalsite:post-editing:scoring:{campaign_id}:{signature}"
+def fan_out_key(campaign_id: int, signature: str, part: str = "all") -> str:
+    return f"evalsite:post-editing:scoring:{part}:{campaign_id}:{signature}"
 
 
-def fan_out_scoring(campaign: Campaign, pending: Sequence[int]) -> bool:
+def fan_out_scoring(campaign: Campaign, pending: Sequence[int], part: str = "all") -> bool:
     """Send the pending edits to :func:`score_edit_chunk` tasks in chunks of
     :data:`CHUNK_EDITS` (one Celery group); False, sending nothing, when a fan-out of the same
-    campaign and signature is still in flight."""
+    campaign, signature and part is still in flight. ``part``: "all" scores the edits
+    (HTER and reference pairs), "references" the reference pairs of edits already scored."""
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {PARTS}")
     signature = ter_signature_for(campaign)
-    key = fan_out_key(campaign.pk, signature)
+    key = fan_out_key(campaign.pk, signature, part)
     if cache_add(key, len(pending), timeout=FAN_OUT_SECONDS) is False:
         return False
     from analytics.actions import recompute_queue
@@ -290,16 +427,17 @@ def fan_out_scoring(campaign: Campaign, pending: Sequence[int]) -> bool:
     last_id = max(pending)
     try:
         group(
-            score_edit_chunk.s(campaign.pk, signature, chunk, last_id).set(**options)
+            score_edit_chunk.s(campaign.pk, signature, chunk, last_id, part).set(**options)
             for chunk in chunks
         ).apply_async()
     except Exception:
         cache_delete(key)
         raise
     logger.info(
-        "Campaign %s: %d edits to score sent in %d chunk task(s)",
+        "Campaign %s: %d edits to score (%s) sent in %d chunk task(s)",
         campaign.pk,
         len(pending),
+        part,
         len(chunks),
     )
     return True
@@ -315,24 +453,46 @@ def should_fan_out(n_pending: int) -> bool:
     )
 
 
+def should_defer_references(n_pending: int) -> bool:
+    """Whether the reference pairs of ``n_pending`` edits are left to chunk tasks after the
+    HTER is stored: a large backlog (an import, a change of TER settings) with a broker to
+    send them to. Live edits (a HIT at a time) are scored whole in the recompute."""
+    return n_pending >= FAN_OUT_MIN_EDITS and not current_app.conf.task_always_eager
+
+
 @shared_task(name=SCORE_CHUNK_TASK)
 def score_edit_chunk(
-    campaign_id: int, signature: str, judgment_ids: list[int], last_id: int | None = None
+    campaign_id: int,
+    signature: str,
+    judgment_ids: list[int],
+    last_id: int | None = None,
+    part: str = "all",
 ) -> int:
     """Score one chunk of a campaign's edits (in this process), then schedule the recompute
     (coalesced: the chunks of a fan-out queue one, which stores nothing while a large backlog
     is left and scores a small rest itself). Once no edit of the fan-out (up to ``last_id``)
     is left unscored, the fan-out is over and another may start. A chunk of settings that
-    changed meanwhile is dropped: a newer fan-out scores under the new signature."""
+    changed meanwhile is dropped: a newer fan-out scores under the new signature. ``part``:
+    see :func:`fan_out_scoring`."""
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None or ter_signature_for(campaign) != signature:
         return 0
-    n = score_pending_edits(campaign, processes=1, judgment_ids=judgment_ids)
-    left = _unscored(campaign_id, signature)
-    if last_id is not None:
-        left = left.filter(id__lte=last_id)
-    if not left.exists():
-        cache_delete(fan_out_key(campaign_id, signature))
+    if part == "references":
+        n = score_pending_references(campaign, processes=1, judgment_ids=judgment_ids)
+        left = [
+            i
+            for i in pending_reference_ids(campaign_id, signature)
+            if last_id is None or i <= last_id
+        ]
+        done = not left
+    else:
+        n = score_pending_edits(campaign, processes=1, judgment_ids=judgment_ids)
+        left_qs = _unscored(campaign_id, signature)
+        if last_id is not None:
+            left_qs = left_qs.filter(id__lte=last_id)
+        done = not left_qs.exists()
+    if done:
+        cache_delete(fan_out_key(campaign_id, signature, part))
     from analytics.actions import schedule_recompute
 
     schedule_recompute(campaign_id)

@@ -545,7 +545,7 @@ def test_a_fan_out_in_flight_is_not_sent_twice(monkeypatch):
     assert scoring.fan_out_scoring(built.campaign, pending)
     assert not scoring.fan_out_scoring(built.campaign, pending)
     assert sent == [1]
-    scoring.cache_delete(scoring.fan_out_key(built.campaign.pk, TERCOM))
+    scoring.cache_delete(scoring.fan_out_key(built.campaign.pk, TERCOM, "all"))
 
 
 def test_a_recompute_in_a_worker_with_a_backlog_leaves_the_stored_result(monkeypatch):
@@ -567,3 +567,81 @@ def test_loading_reads_one_query_per_table(django_assert_num_queries):
     assert np.array_equal(
         loaded.edit_id, sorted(Judgment.objects.filter(text__gt="").values_list("pk", flat=True))
     )
+
+
+# --- A large backlog: the HTER first, the distances to the reference after ---------------------
+
+
+def _stored_scores(campaign):
+    edits = {
+        row.judgment_id: (row.edits, row.ref_length, row.reference_edits, row.reference_length)
+        for row in PostEditScore.objects.filter(campaign=campaign, signature=TERCOM)
+    }
+    outputs = {
+        row.output_id: (row.edits, row.ref_length)
+        for row in PostEditOutputScore.objects.filter(campaign=campaign)
+    }
+    return edits, outputs
+
+
+def test_hter_first_then_the_reference_pairs_give_the_one_pass_numbers():
+    built = build_pe_campaign()
+    assert scoring.score_pending_edits(built.campaign, processes=1, references=False) == 12
+    edits, outputs = _stored_scores(built.campaign)
+    assert edits == {
+        built.edit(e, *key).pk: (ed, words, None, None)
+        for (e, key), (ed, words, _, _) in EDIT_TER.items()
+    }
+    assert outputs == {}
+    waiting = scoring.pending_reference_ids(built.campaign.pk, TERCOM)
+    assert waiting == sorted(built.edit(e, *key).pk for (e, key) in EDIT_TER)
+    # 12 edits and 6 outputs against the reference.
+    assert scoring.score_pending_references(built.campaign, processes=1) == 18
+    edits, outputs = _stored_scores(built.campaign)
+    assert edits == {built.edit(e, *key).pk: ter for (e, key), ter in EDIT_TER.items()}
+    assert outputs == {built.outputs[key]: ter for key, ter in OUTPUT_TER.items()}
+    assert scoring.pending_reference_ids(built.campaign.pk, TERCOM) == []
+    assert scoring.score_pending_references(built.campaign, processes=1) == 0
+
+
+def test_a_large_backlog_stores_the_hter_and_sends_the_reference_pairs_to_chunk_tasks(
+    monkeypatch,
+):
+    built = build_pe_campaign()
+    monkeypatch.setattr(pe_actions, "should_defer_references", lambda n: n > 0)
+    sent = []
+    monkeypatch.setattr(
+        pe_actions, "fan_out_scoring", lambda c, p, part="all": sent.append((part, list(p)))
+    )
+    result = actions.recompute_campaign(built.campaign)
+    # The HTER is there at once: system A's corpus HTER as the full recompute gives it.
+    assert result.n_edits == 12
+    assert PostEditingSystemScore.objects.get(
+        campaign=built.campaign, system__name="A", include_flagged=False
+    ).corpus == pytest.approx(0.25)
+    assert sent == [("references", sorted(built.edit(e, *key).pk for (e, key) in EDIT_TER))]
+    assert not PostEditOutputScore.objects.exists()
+    # The chunk tasks' work, then the recompute they schedule: every number is there.
+    monkeypatch.undo()
+    scoring.score_pending_references(built.campaign, processes=1)
+    actions.recompute_campaign(built.campaign)
+    edits, outputs = _stored_scores(built.campaign)
+    assert edits == {built.edit(e, *key).pk: ter for (e, key), ter in EDIT_TER.items()}
+    assert len(outputs) == 6
+    actions.clear_recompute_flag(built.campaign.pk)
+
+
+def test_reference_chunk_tasks_score_the_waiting_pairs_and_then_recompute(monkeypatch):
+    built = build_pe_campaign()
+    scoring.score_pending_edits(built.campaign, processes=1, references=False)
+    monkeypatch.setattr(scoring, "CHUNK_EDITS", 5)
+    waiting = scoring.pending_reference_ids(built.campaign.pk, TERCOM)
+    # Tasks run inline in tests: chunks of 5, 5 and 2 edits (with their outputs), then the
+    # recompute.
+    assert scoring.fan_out_scoring(built.campaign, waiting, part="references")
+    edits, outputs = _stored_scores(built.campaign)
+    assert edits == {built.edit(e, *key).pk: ter for (e, key), ter in EDIT_TER.items()}
+    assert outputs == {built.outputs[key]: ter for key, ter in OUTPUT_TER.items()}
+    assert PostEditingResult.objects.get(campaign=built.campaign).n_edits == 12
+    assert scoring.pending_reference_ids(built.campaign.pk, TERCOM) == []
+    actions.clear_recompute_flag(built.campaign.pk)
