@@ -28,6 +28,11 @@ correct per system and variant (the human translation included, as the control:
 (:class:`ReadingComprehensionQuestionStat`) and one :class:`ReadingComprehensionWorkerStat`
 per worker (``analytics.kinds.reading_comprehension``).
 
+A translation campaign's are one :class:`TranslationResult`, one :class:`TranslationStat` per
+translation, one :class:`TranslationWorkerStat` per worker, one :class:`TranslationKeptSegment`
+per sentence with a kept translation and one :class:`TranslationSystemScore` per system and
+test set (``analytics.kinds.translation``).
+
 ``analytics.actions`` replaces a campaign's results in one transaction, so a reader sees the
 old result or the new one, never half of each.
 """
@@ -71,6 +76,14 @@ from analytics.models.reading_comprehension import (
     ReadingComprehensionWorkerStat,
     suspect_variant_key,
 )
+from analytics.models.translation import (
+    TranslationKeptSegment,
+    TranslationResult,
+    TranslationStat,
+    TranslationSystemScore,
+    TranslationTestSet,
+    TranslationWorkerStat,
+)
 
 # How a ranking campaign's systems are scored: defined with the ranking settings that choose
 # one of them, re-exported here for everything that reads the stored results.
@@ -99,6 +112,12 @@ __all__ = [
     "Recommendation",
     "ReferenceTextError",
     "SystemScore",
+    "TranslationKeptSegment",
+    "TranslationResult",
+    "TranslationStat",
+    "TranslationSystemScore",
+    "TranslationTestSet",
+    "TranslationWorkerStat",
     "TrustStatus",
     "WorkerStat",
     "flag_variant_key",

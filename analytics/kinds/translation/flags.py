@@ -1,0 +1,64 @@
+"""Human-readable flags of each translation, for the campaigns side's "Choose translations"
+page (helper of ``campaigns.kinds.translation.admin``), read from the stored results (two
+queries)."""
+
+from __future__ import annotations
+
+from analytics.models import TranslationResult, TranslationStat
+from campaigns.models import Campaign
+
+__all__ = ["translation_flags"]
+
+
+def translation_flags(campaign: Campaign) -> dict[int, list[str]]:
+    """Judgment id -> its flags in words, e.g. ["machine made (2 of 3 votes)", "92.4 chrF to
+    system X"]; every stored translation has an entry (empty: no flag). The similarity is
+    named when it reached the threshold; a translation not counted (draft, rejected) says so.
+    Empty before the first recompute."""
+    result = (
+        TranslationResult.objects.filter(campaign=campaign)
+        .values_list("similarity_metric", flat=True)
+        .first()
+    )
+    if result is None:
+        return {}
+    metric = "BLEU" if result == "bleu" else "chrF"
+    flags: dict[int, list[str]] = {}
+    for (
+        judgment,
+        counted,
+        similar,
+        similarity,
+        system,
+        machine,
+        human,
+        places,
+        detected,
+        decided,
+    ) in (
+        TranslationStat.objects.filter(campaign=campaign)
+        .order_by()
+        .values_list(
+            "judgment_id",
+            "counted",
+            "similar",
+            "mt_similarity",
+            "mt_system__name",
+            "machine_votes",
+            "human_votes",
+            "vote_places",
+            "detected",
+            "decided",
+        )
+    ):
+        words: list[str] = []
+        if not counted:
+            words.append("not counted (assignment not submitted, or rejected)")
+        if detected:
+            words.append(f"machine made ({machine} of {machine + human} votes)")
+        elif places and not decided and (machine or human):
+            words.append(f"Detect-MT pending ({machine} of {machine + human} votes machine made)")
+        if similar and similarity is not None:
+            words.append(f"{similarity:.1f} {metric} to system {system}")
+        flags[judgment] = words
+    return flags
