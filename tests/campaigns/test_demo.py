@@ -18,6 +18,7 @@ from campaigns.models import (
     Document,
     GoldAnswer,
     HitSlot,
+    HitTask,
     Output,
     Segment,
     SlotRole,
@@ -140,30 +141,73 @@ def test_demo_loads_one_campaign_per_kind_with_the_whole_sample():
     assert all((c.source_language, c.target_language) == ("de", "en") for c in campaigns)
 
     for campaign in campaigns:
-        assert campaign.documents.count() == 4, campaign
-        assert campaign.segments.count() == 28, campaign
         outputs = Output.objects.filter(segment__campaign=campaign)
         if campaign.kind == TaskKind.TRANSLATION:
-            assert campaign.systems.count() == 0
-            assert outputs.count() == 0
+            # Two documents, three systems' outputs (see test_demo_translation_campaign...).
+            assert campaign.documents.count() == 2
+            assert campaign.segments.count() == 14
+            assert campaign.systems.count() == 3
+            assert outputs.count() == 42
         else:
+            assert campaign.documents.count() == 4, campaign
+            assert campaign.segments.count() == 28, campaign
             assert campaign.systems.count() == 4, campaign
             assert outputs.count() == 112, campaign
         # Direct assessment: 112 outputs make two 100-item HITs. Ranking: 28 segments of 4
         # systems in sets of 4, 3 sets a page, plus gold sets (7 gold answers, 10% rate).
         # Post-editing: 4 documents of 7 segments, one run each, one HIT per system and run.
         # Reading comprehension: the stages after authoring are built as articles finish.
+        # Translation: one HIT per document of 7 sentences; Detect-MT and correction HITs
+        # come from the translations.
         expected_hits = {
             TaskKind.DIRECT_ASSESSMENT: 2,
             TaskKind.RANKING: 11,
             TaskKind.POST_EDITING: 16,
             TaskKind.READING_COMPREHENSION: 4,  # one authoring HIT per article
-        }.get(campaign.kind, 0)
+            TaskKind.TRANSLATION: 2,
+        }[campaign.kind]
         assert campaign.hits.count() == expected_hits, campaign
         if campaign.kind == TaskKind.RANKING:
             gold = HitSlot.objects.filter(hit__campaign=campaign, role=SlotRole.GOLD)
             assert gold.count() == 3
             assert GoldAnswer.objects.filter(segment__campaign=campaign).count() == 7
+
+
+@pytest.mark.django_db
+def test_demo_translation_campaign_gives_real_work():
+    run_demo()
+    campaign = Campaign.objects.get(kind=TaskKind.TRANSLATION)
+    settings = campaign.translation_settings
+
+    assert campaign.ask_background
+    assert settings.detect_mt_voters > 0 and settings.source_as_image
+    assert settings.correction_pass
+    assert list(campaign.documents.order_by("position").values_list("external_id", flat=True)) == [
+        "forum-rules",
+        "city-library",
+    ]
+    assert set(campaign.systems.values_list("name", flat=True)) == {
+        "Lindenbaum-NMT",
+        "OpusBase-2026",
+        "RuleBased-Classic",
+    }
+    # Professional references for BLEU, byte for byte as in the sample.
+    library = Segment.objects.get(
+        campaign=campaign, document__external_id="city-library", external_id="3"
+    )
+    assert (library.source, library.reference) == (LIBRARY_SOURCE, LIBRARY_REFERENCE)
+    assert all(campaign.segments.values_list("references", flat=True))
+    # The link hands a translation HIT of the first document, its sources in order.
+    from judgments.actions import next_assignment_for
+    from judgments.kinds import task_page
+    from tests.factories import WorkerFactory
+
+    assignment = next_assignment_for(WorkerFactory(), campaign).assignment
+    assert assignment.hit.task == HitTask.TRANSLATE
+    assert task_page(HitTask.TRANSLATE) is not None
+    slots = list(assignment.hit.slots.order_by("position"))
+    assert [s.segment.document.external_id for s in slots] == ["forum-rules"] * 7
+    assert slots[1].shown_text == FORUM_SOURCE
 
 
 @pytest.mark.django_db

@@ -2,9 +2,12 @@
 
 The campaigns are loaded from the bundled sample ``campaigns/sample/demo.tsv`` (German to
 English, 4 documents, 28 segments, 4 systems) through the same importer a requester uses
-(``campaigns.importers.run_import``). Running the command again loads nothing twice: a campaign
-whose name exists is reported as "already loaded". The admin password is generated afresh on
-every run (an existing ``admin`` gets a new one) and printed in the final banner.
+(``campaigns.importers.run_import``); the translation campaign takes two of its documents
+(14 sentences) with three systems' outputs (what pasted translations are compared with, and
+the systems scored on the crowd's test set) and the professional references (for BLEU).
+Running the command again loads nothing twice: a campaign whose name exists is reported as
+"already loaded". The admin password is generated afresh on every run (an existing ``admin``
+gets a new one) and printed in the final banner.
 """
 
 from __future__ import annotations
@@ -52,7 +55,11 @@ class DemoCampaign:
     reward: Decimal
     keywords: str
     options: dict[str, Any] = field(default_factory=dict)
-    with_outputs: bool = True
+    # Campaign fields beyond the shared ones below (e.g. ask_background).
+    campaign_fields: dict[str, Any] = field(default_factory=dict)
+    # A part of the sample only: these documents and systems (None: all of them).
+    documents: tuple[str, ...] | None = None
+    systems: tuple[str, ...] | None = None
 
 
 # Instructions follow the papers' own wording where they give it (see shared METHODS.md):
@@ -198,9 +205,24 @@ DEMO_CAMPAIGNS: tuple[DemoCampaign, ...] = (
             "translation.\n\n"
             "Afterwards, we will ask you a few quick questions about your language abilities."
         ),
-        reward=Decimal("1.00"),
+        # 000 paid $0.10 a sentence: a HIT is one document of 7 sentences.
+        reward=Decimal("0.70"),
         keywords="translation, German, English",
-        with_outputs=False,
+        options={
+            "segments_per_hit": 7,
+            "source_as_image": True,
+            "detect_mt_voters": 3,
+            # 000: $0.006 a Detect-MT judgment, 7 a HIT; 004: $0.25 to correct ten sentences.
+            "detect_mt_reward": Decimal("0.05"),
+            "correction_pass": True,
+            "correction_reward": Decimal("0.20"),
+        },
+        campaign_fields={"ask_background": True},
+        # Markup quoted in the text, right-to-left and CJK words inside the German: what the
+        # source images must render.
+        documents=("forum-rules", "city-library"),
+        # The strongest, a literal and the weakest system (see campaigns/sample/README.md).
+        systems=("Lindenbaum-NMT", "OpusBase-2026", "RuleBased-Classic"),
     ),
 )
 
@@ -230,27 +252,31 @@ def add_demo_gold_answers(campaign: Campaign) -> None:
     )
 
 
-def segments_only_tsv(sample: Path, destination: Path) -> Path:
-    """Write ``sample`` with one row per segment and the system and output columns empty.
+def sample_part_tsv(
+    sample: Path,
+    destination: Path,
+    documents: tuple[str, ...] | None,
+    systems: tuple[str, ...] | None,
+) -> Path:
+    """Write the rows of ``sample`` whose document is in ``documents`` and whose system is in
+    ``systems`` (None: every one), header included.
 
     The sample has no tab or newline inside a field, so plain splitting is exact and keeps
     every character (quotes included) as it is.
     """
     lines = [line.removesuffix("\r") for line in sample.read_text(encoding="utf-8").split("\n")]
     header = lines[0].split("\t")
-    system_col, output_col = header.index("system"), header.index("output")
-    doc_col, seg_col = header.index("doc_id"), header.index("seg_id")
-    rows, seen = [lines[0]], set()
+    doc_col, system_col = header.index("doc_id"), header.index("system")
+    rows = [lines[0]]
     for line in lines[1:]:
         if not line.strip():
             continue
         cells = line.split("\t")
-        key = (cells[doc_col], cells[seg_col])
-        if key in seen:
+        if documents is not None and cells[doc_col] not in documents:
             continue
-        seen.add(key)
-        cells[system_col] = cells[output_col] = ""
-        rows.append("\t".join(cells))
+        if systems is not None and cells[system_col] not in systems:
+            continue
+        rows.append(line)
     destination.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return destination
 
@@ -279,8 +305,7 @@ class Command(BaseCommand):
 
         campaigns = []
         with tempfile.TemporaryDirectory(prefix="evalsite-demo-") as tmp:
-            segments_only = segments_only_tsv(SAMPLE_PATH, Path(tmp) / "demo-segments.tsv")
-            for spec in DEMO_CAMPAIGNS:
+            for number, spec in enumerate(DEMO_CAMPAIGNS):
                 # The admin's own demo campaign: names are unique per owner (issue 11 item 8),
                 # so another requester's campaign of the same name is not the demo's.
                 existing = Campaign.objects.filter(name=spec.name, owner=owner).first()
@@ -288,7 +313,11 @@ class Command(BaseCommand):
                     self.stdout.write(f"{spec.name}: already loaded (campaign {existing.pk}).")
                     campaigns.append(existing)
                     continue
-                path = SAMPLE_PATH if spec.with_outputs else segments_only
+                path = SAMPLE_PATH
+                if spec.documents is not None or spec.systems is not None:
+                    path = sample_part_tsv(
+                        SAMPLE_PATH, Path(tmp) / f"demo-{number}.tsv", spec.documents, spec.systems
+                    )
                 campaign = self.load(spec, path, owner)
                 self.stdout.write(f"{spec.name}: loaded ({self.counts(campaign)}).")
                 campaigns.append(campaign)
@@ -326,6 +355,7 @@ class Command(BaseCommand):
                     description=spec.description,
                     keywords=spec.keywords,
                     reward=spec.reward,
+                    **spec.campaign_fields,
                 )
                 campaign.full_clean()
                 campaign = campaign.save()
