@@ -339,3 +339,22 @@ def test_the_requesters_choices_make_a_run_decided():
     assert build_correction_hits(campaign, kept) == 1
     hit = Hit.objects.get(campaign=campaign, task=HitTask.POST_EDIT)
     assert {s.group for s in hit.slots.all()} == {1}
+
+
+def test_detect_mt_comes_before_correction():
+    campaign = tr_campaign(doc_lengths=(1, 1), redundancy=1, detect_mt_voters=1)
+    campaign.translation_settings.correction_pass = True
+    campaign.translation_settings.save()
+    build_hits(campaign)
+    translator, voter, checker = WorkerFactory(), WorkerFactory(), WorkerFactory()
+    submit(take(translator, campaign, HitTask.TRANSLATE))  # d1
+    build_detect_mt_hits(campaign)
+    vote_all(campaign, voter)
+    assert build_correction_hits(campaign, first_translations(campaign)) == 1  # d1's run
+    submit(take(translator, campaign, HitTask.TRANSLATE))  # d2
+    build_detect_mt_hits(campaign)
+
+    # Both a correction HIT (built first, lower number) and a Detect-MT HIT are open.
+    assert take(checker, campaign, HitTask.DETECT_MT).hit.number == 5
+    submit(Assignment.objects.get(worker=checker), yes_no=True)
+    assert take(checker, campaign, HitTask.POST_EDIT).hit.number == 4
