@@ -2,6 +2,7 @@ from django.urls import path
 
 from judgments import views
 from judgments.entry import background, mturk, prolific
+from judgments.kinds.translation.views import source_image
 
 app_name = "judgments"
 
@@ -13,6 +14,7 @@ urlpatterns = [
     path("a/<str:token>/item", views.task_item, name="task-item"),
     path("a/<str:token>/submit", views.task_submit, name="task-submit"),
     path("a/<str:token>/background", background.background_form, name="task-background"),
+    path("a/<str:token>/source/<int:position>", source_image, name="task-source-image"),
     path("mturk/<int:hit_id>/", mturk.mturk_task, name="mturk-task"),
     path("prolific/<int:campaign_id>/", prolific.prolific_start, name="prolific-start"),
 ]

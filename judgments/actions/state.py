@@ -12,7 +12,7 @@ from django.utils.translation import pgettext
 from campaigns.models import HitSlot
 from judgments.actions.constants import FINISHED_ASSIGNMENT_STATUSES
 from judgments.actions.specs import ShownUnit, SubmissionError, Unit, one_slot_units
-from judgments.kinds import task_spec, worker_language
+from judgments.kinds import asks_background, task_spec, worker_language
 from judgments.models import (
     Assignment,
     AssignmentStatus,
@@ -88,9 +88,10 @@ def check_open(assignment: Assignment, now: datetime | None = None) -> None:
 
 
 def background_needed(assignment: Assignment) -> bool:
-    """True when the campaign asks for the background and this worker has not answered it in
+    """True when the campaign asks for the background (its ``ask_background``, or a kind that
+    always asks: ``judgments.kinds.asks_background``) and this worker has not answered it in
     this campaign yet (no query at all for campaigns that do not ask)."""
-    if not assignment.campaign.ask_background:
+    if not asks_background(assignment.campaign):
         return False
     return not CampaignWorker.objects.filter(
         campaign_id=assignment.campaign_id,

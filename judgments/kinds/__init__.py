@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = [
     "JudgmentKind",
     "KindNotAvailable",
+    "asks_background",
     "TaskPage",
     "failure_reason",
     "kind_of",
@@ -147,6 +148,9 @@ class JudgmentKind:
     kind: ClassVar[str]
     # The pages of the HIT tasks this kind's HITs hold.
     pages: ClassVar[tuple[type[TaskPage], ...]] = ()
+    # Whether every worker answers the language-background form before their first task, as
+    # if the campaign's ``ask_background`` were on (translation: 000 asks its translators).
+    asks_background: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self._pages = {str(page.task): page() for page in self.pages}
@@ -180,6 +184,15 @@ def task_page(task: str) -> TaskPage | None:
         if page is not None:
             return page
     return None
+
+
+def asks_background(campaign: Campaign) -> bool:
+    """Whether the campaign's workers answer the language-background form before their first
+    task: the campaign asks for it, or its kind always does."""
+    if campaign.ask_background:
+        return True
+    kind = kind_of(campaign)
+    return kind is not None and kind.asks_background
 
 
 def task_spec(task: str) -> TaskSpec | None:

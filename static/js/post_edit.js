@@ -162,7 +162,10 @@
     savedMark.hidden = true;
     title.appendChild(savedMark);
     section.appendChild(title);
-    addText(section, words.labelContext, data.context, words.contextLang, "pe-context");
+    if (words.labelContext) {
+      // A correction pass (another kind's second pass) shows the text to fix alone.
+      addText(section, words.labelContext, data.context, words.contextLang, "pe-context");
+    }
     var area = make("div", "pe-area");
     section.appendChild(area);
     var message = make("p", "error pe-message");

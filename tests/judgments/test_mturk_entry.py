@@ -19,6 +19,7 @@ from campaigns.platforms.models import MTurkHit
 from judgments import tokens
 from judgments.actions import HandOutKind, accept_mturk_assignment, single_locale_country
 from judgments.entry.mturk import mturk_done_context, mturk_resume_url
+from judgments.kinds import registry as kind_registry
 from judgments.models import (
     Assignment,
     AssignmentStatus,
@@ -238,7 +239,9 @@ def test_the_ranking_preview_shows_the_first_set_with_disabled_rank_buttons(clie
     assert counts() == (0, 0, 0, 0)
 
 
-def test_another_task_kind_previews_its_instructions_only(client):
+def test_a_task_without_a_page_previews_its_instructions_only(client, monkeypatch):
+    # Every task has a page now: Detect-MT's page taken away stands for a task without one.
+    monkeypatch.delitem(kind_registry[TaskKind.TRANSLATION]._pages, HitTask.DETECT_MT)
     campaign = CampaignFactory(
         kind=TaskKind.TRANSLATION,
         title="Spot machine translations",

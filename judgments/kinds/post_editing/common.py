@@ -1,11 +1,13 @@
 """What both post-editing pages share: the text shown beside the sentence (the reference or the
-source, by the campaign's mode), whitespace normalisation and the yes/no answer fields."""
+source, by the campaign's mode; none in another kind's correction pass), whitespace
+normalisation and the yes/no answer fields."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.utils.functional import Promise
 from django.utils.translation import pgettext
 
@@ -13,9 +15,21 @@ from campaigns.models import Campaign, HitSlot
 from judgments.actions.specs import SubmissionError, json_kind
 
 
+def corrects(campaign: Campaign) -> bool:
+    """Whether the editing page serves another kind's correction pass: a campaign without
+    post-editing settings (crowd translation's second pass, 004) has its kept translations
+    fixed for typos and grammar, shown alone (no reference, no source). Reading the settings
+    once caches the answer on the campaign, missing or not."""
+    try:
+        return campaign.post_editing_settings is None
+    except ObjectDoesNotExist:
+        return True
+
+
 def shows_source(campaign: Campaign) -> bool:
-    """Bilingual mode (003): the source is shown; monolingual (000): the reference."""
-    return campaign.post_editing_settings.shows_source
+    """Bilingual mode (003): the source is shown; monolingual (000): the reference; in a
+    correction pass, neither."""
+    return not corrects(campaign) and campaign.post_editing_settings.shows_source
 
 
 def context_of(slot: HitSlot, campaign: Campaign, source: bool | None = None) -> str:
@@ -23,7 +37,7 @@ def context_of(slot: HitSlot, campaign: Campaign, source: bool | None = None) ->
     mode) or its source (bilingual mode); '' for a slot without a segment. ``source`` saves
     reading the campaign's settings again when the caller knows the mode."""
     segment = slot.segment
-    if segment is None:
+    if segment is None or corrects(campaign):
         return ""
     if source is None:
         source = shows_source(campaign)

@@ -38,6 +38,7 @@ from judgments.kinds import TaskPage
 from judgments.kinds.post_editing.common import (
     context_language,
     context_of,
+    corrects,
     flag_parser,
     normalise,
     shows_source,
@@ -261,6 +262,8 @@ class EditPage(TaskPage):
         text instead of the reference, and has no reference to paste. Then the page's own
         words."""
         language = language_name(campaign.target_language)
+        if corrects(campaign):
+            return self.correction_words(language)
         if shows_source(campaign):
             # Translators: {language} is the target language's name as Django's catalog of
             # this language writes it ("Englisch"; Czech gives an adverb, "anglicky").
@@ -309,8 +312,15 @@ class EditPage(TaskPage):
                 )
             )
         return {
+            **self.words_of_page(),
             "prompt": prompt.format(language=language),
             "guidelines": guidelines,
+            "context": context,
+        }
+
+    def words_of_page(self) -> dict[str, Any]:
+        """The page's own words, whatever the mode."""
+        return {
             "saving": pgettext(
                 "post-editing page",
                 "Each segment is saved when you move on to the next one, and saved segments "
@@ -322,7 +332,6 @@ class EditPage(TaskPage):
                 "Keyboard: Ctrl+Enter saves the segment and moves on to the next one; "
                 "Ctrl+Shift+Enter saves it as “No changes needed”; Tab reaches the buttons.",
             ),
-            "context": context,
             "mt": pgettext("post-editing page", "Machine translation"),
             "box": pgettext("post-editing page", "Your edit of the machine translation"),
             "edit": pgettext("post-editing page", "Your edit"),
@@ -345,6 +354,50 @@ class EditPage(TaskPage):
             "load_error": pgettext(
                 "post-editing page",
                 "The task could not be loaded (no connection?). Reload the page to retry.",
+            ),
+        }
+
+    def correction_words(self, language: str) -> dict[str, Any]:
+        """Another kind's correction pass (crowd translation, 004's second pass): a person's
+        translation alone, to fix for typos, spelling and grammar without retranslating. No
+        reference or source is shown (``context`` is empty: the page leaves its place out)."""
+        words = self.words_of_page()
+        return {
+            **words,
+            # Translators: {language} is the target language's name, as above.
+            "prompt": pgettext(
+                "correction page",
+                "Fix typos, spelling and grammar in each {language} translation; do not "
+                "retranslate.",
+            ).format(language=language),
+            "guidelines": [
+                pgettext(
+                    "correction page",
+                    "Correct spelling mistakes, typing errors, punctuation and grammar.",
+                ),
+                pgettext(
+                    "correction page",
+                    "Keep the translation's meaning and wording: change only what is wrong.",
+                ),
+                pgettext(
+                    "correction page",
+                    "If a translation has no mistakes, choose “No changes needed”.",
+                ),
+            ],
+            "context": "",
+            "mt": pgettext("correction page", "Translation"),
+            "box": pgettext("correction page", "Your correction of the translation"),
+            "edit": pgettext("correction page", "Your correction"),
+            "reset": pgettext("correction page", "Reset to the translation"),
+            "changed_first": pgettext(
+                "correction page",
+                "You have changed this translation. If it needs no changes, press “Reset to the "
+                "translation” first.",
+            ),
+            "network_error": pgettext(
+                "correction page",
+                "Your correction could not be sent (no connection?). It is kept: press “Save and "
+                "continue” again to retry.",
             ),
         }
 

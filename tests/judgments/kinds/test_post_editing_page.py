@@ -650,8 +650,9 @@ def test_no_body_a_worker_receives_names_a_system_a_role_or_an_id():
     assert all(FIRST_ID <= int(pk) < FIRST_ID + 1000 for pk in ids)
     # Innocent role values: "reference", since the page shows the segment's reference,
     # labelled so (000's editing screen), and "question", since the stylesheet it shares with
-    # the verification page styles 000's two questions. No slot has either role here.
-    innocent = {SlotRole.REFERENCE, SlotRole.QUESTION}
+    # the verification page styles 000's two questions, and "source", since the bilingual mode
+    # shows the source text, labelled so. No slot has any of these roles here.
+    innocent = {SlotRole.REFERENCE, SlotRole.QUESTION, SlotRole.SOURCE}
     assert not HitSlot.objects.filter(role__in=innocent).exists()
     forbidden = {
         *(value for value in SlotRole.values if value not in innocent),

@@ -30,6 +30,7 @@ def test_direct_assessment_ranking_and_post_editing_have_their_pages():
         "ranking",
         "post_editing",
         "reading_comprehension",
+        "translation",
     )
     assert registry[TaskKind.DIRECT_ASSESSMENT].tasks() == (HitTask.ASSESS,)
     assert registry[TaskKind.RANKING].tasks() == (HitTask.RANK,)
@@ -38,11 +39,15 @@ def test_direct_assessment_ranking_and_post_editing_have_their_pages():
     assert task_page(HitTask.RANK).template == "judgments/rank.html"
     assert task_page(HitTask.POST_EDIT).template == "judgments/post_edit.html"
     assert task_page(HitTask.VERIFY_EDIT).template == "judgments/verify_edit.html"
+    # Translation's correction pass is on the post-editing page (its HITs are post_edit).
+    assert registry[TaskKind.TRANSLATION].tasks() == (HitTask.TRANSLATE, HitTask.DETECT_MT)
+    assert task_page(HitTask.TRANSLATE).template == "judgments/translate.html"
+    assert task_page(HitTask.DETECT_MT).template == "judgments/detect_mt.html"
     assert task_spec(HitTask.RANK).key == "set"
     assert task_spec(HitTask.POST_EDIT).key == task_spec(HitTask.VERIFY_EDIT).key == "position"
 
 
-@pytest.mark.parametrize("task", [HitTask.DETECT_MT, "no such task"])
+@pytest.mark.parametrize("task", ["no such task"])
 def test_a_task_without_a_page_has_none(task):
     assert task_page(task) is None
     assert task_spec(task) is None
@@ -75,14 +80,16 @@ def test_a_pages_templates_exist_and_its_page_extends_the_shared_base(kind, task
 
 
 @pytest.mark.django_db
-def test_a_kind_without_pages_has_no_quality_control_of_its_own():
+def test_a_kind_without_quality_control_of_its_own_fails_nobody():
     campaign = CampaignFactory(kind=TaskKind.RANKING)
     assert kind_of(campaign).qc_failures(campaign, [1, 2]) == {}
-    assert kind_of(CampaignFactory(kind=TaskKind.TRANSLATION)) is None
+    assert kind_of(CampaignFactory(kind=TaskKind.TRANSLATION)).qc_failures(campaign, [1]) == {}
 
 
 @pytest.mark.django_db
-def test_the_messages_of_a_task_without_a_page_are_in_english():
+def test_the_messages_of_a_task_without_a_page_are_in_english(monkeypatch):
+    # Every task has a page now: Detect-MT's page taken away stands for a task without one.
+    monkeypatch.delitem(registry[TaskKind.TRANSLATION]._pages, HitTask.DETECT_MT)
     campaign = CampaignFactory(kind=TaskKind.TRANSLATION, instructions_language="de")
     assignment = AssignmentFactory(hit=HitFactory(campaign=campaign, task=HitTask.DETECT_MT))
     with worker_language(assignment) as language:
