@@ -217,6 +217,9 @@ def test_other_kinds_have_no_choose_page(admin_client):
 
 def test_the_campaign_page_links_the_choose_page_and_lists_the_choices(admin_client, root):
     campaign = translated()
+    change = reverse("admin:campaigns_campaign_change", args=[campaign.pk])
+    link = f'<a href="{choose_url(campaign)}">Choose translations</a>'
+    assert link in admin_client.get(change).content.decode()  # before any choice too
     alice = translations(campaign, "alice")
     TranslationChoice.objects.create(
         campaign=campaign,
@@ -225,11 +228,9 @@ def test_the_campaign_page_links_the_choose_page_and_lists_the_choices(admin_cli
         chosen_by=root,
     )
 
-    page = admin_client.get(
-        reverse("admin:campaigns_campaign_change", args=[campaign.pk])
-    ).content.decode()
+    page = admin_client.get(change).content.decode()
 
-    assert f'<a href="{choose_url(campaign)}">Choose translations</a>' in page
+    assert link in page
     assert "Crowd translation: translations you chose to keep" in page
     assert html_lib.escape(f"Alice {SCRIPT}", quote=False) in page
     assert SCRIPT not in page
