@@ -42,11 +42,12 @@ FINAL_ONLY_HELP = (
 
 
 def query_fields(endpoint: str) -> dict[str, serializers.Field]:
-    if endpoint != "export":
-        return {}
+    """``final_only``: read by the test-set exports only (the scores have no variant)."""
     return {
         "final_only": serializers.BooleanField(
-            default=False, help_text=FINAL_ONLY_HELP + " Ignored for other kinds."
+            default=False,
+            help_text=FINAL_ONLY_HELP + " Read by the translation test-set exports only; "
+            "ignored elsewhere and for other kinds.",
         )
     }
 
@@ -96,7 +97,7 @@ def system_queryset(
 
 def translation_significance(campaign: Campaign, *, include_all: bool) -> StoredSignificance:
     """None: systems are scored on test sets, not judged (module docstring)."""
-    return StoredSignificance(variant="all", test="none (corpus BLEU on test sets)")
+    return StoredSignificance(variant="all", test="")
 
 
 def translation_segment_scores(campaign: Campaign) -> SegmentTable:

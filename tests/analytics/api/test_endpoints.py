@@ -514,6 +514,7 @@ def test_workers_with_reliability_background_and_timing(cast, small):
         "trust": None,
         "post_editing": None,
         "reading_comprehension": None,
+        "translation": None,
         # 25 timed: 30 + 5 + 23 x 8 = 219 s; the median of 5, 8 (x23), 30 is 8.
         "timing": {
             "n_timed": 25,
@@ -708,6 +709,7 @@ def test_a_campaign_without_results_lists_its_systems_without_scores(cast):
             "ranking": [],
             "post_editing": None,
             "reading_comprehension": None,
+            "translation": [],
         }
     ]
     empty = {"count": 0, "next": None, "previous": None, "results": []}
