@@ -6,8 +6,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import HitTask
+from campaigns.models import HitTask, TaskKind
 from judgments import tokens
+from judgments.kinds import registry as kind_registry
 from judgments.models import Assignment, AssignmentStatus, Judgment
 from tests.factories import AssignmentFactory, HitFactory, HitSlotFactory
 from tests.judgments.test_rank_submission import build_ranking_hit, ranking_campaign
@@ -239,7 +240,9 @@ def test_the_entry_page_does_not_count_the_qualification_test(client, campaign):
     assert "2 tasks in this campaign." in html
 
 
-def test_a_task_kind_without_a_page_says_so(campaign):
+def test_a_task_kind_without_a_page_says_so(campaign, monkeypatch):
+    # Every task has a page now: Detect-MT's page taken away stands for a task without one.
+    monkeypatch.delitem(kind_registry[TaskKind.TRANSLATION]._pages, HitTask.DETECT_MT)
     hit = HitFactory(campaign=campaign, number=9, task=HitTask.DETECT_MT)
     HitSlotFactory(hit=hit, position=1)
     assignment = AssignmentFactory(hit=hit)
