@@ -13,6 +13,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
+# Crowd translation renders source sentences as images (judgments/kinds/translation/
+# source_image.py): Pillow's wheels bring libraqm but load FriBiDi from the system (without it
+# Arabic and Hebrew come out unjoined and in the wrong order), and the fonts come from Debian:
+# DejaVu (Latin, Greek, Cyrillic), Noto (Arabic, Hebrew, Devanagari, ...), WenQuanYi Zen Hei
+# (Chinese, Japanese, Korean).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libfribidi0 fonts-dejavu-core fonts-noto-core \
+        fonts-wqy-zenhei \
+    && rm -rf /var/lib/apt/lists/*
+
 # Dependencies in their own layer, rebuilt only when pyproject.toml changes: with no source
 # copied yet, `pip install .` installs every dependency and an empty evalsite distribution.
 # The code itself then runs from /app (on PYTHONPATH), where settings.BASE_DIR finds the

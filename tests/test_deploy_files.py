@@ -86,3 +86,15 @@ def test_dockerfile_builds_a_non_root_python_311_image():
 def test_dockerignore_keeps_local_state_out_of_the_image():
     ignored = set((REPO_ROOT / ".dockerignore").read_text().split())
     assert {".git", ".venv", "db.sqlite3", ".dev-secret-key", ".env", "staticfiles"} <= ignored
+
+
+def test_ci_and_the_image_install_every_font_of_the_source_images():
+    # Crowd translation's source images need each script's font and FriBiDi (raqm's bidi).
+    from judgments.kinds.translation.source_image import FONTS
+
+    packages = {font.package for font in FONTS.values()} | {"libfribidi0"}
+    dockerfile = (REPO_ROOT / "Dockerfile").read_text()
+    ci = (REPO_ROOT / ".ci" / "run").read_text()
+    for package in sorted(packages):
+        assert re.search(rf"\b{re.escape(package)}\b", dockerfile), package
+        assert re.search(rf"\b{re.escape(package)}\b", ci), package

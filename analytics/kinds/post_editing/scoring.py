@@ -19,10 +19,11 @@ at once (``references=False``), so that the import ends with its HTER computed a
 then the reference pairs (:func:`score_pending_references`), which cost about four times as
 much each (an edit and a reference are independent translations: many shift candidates) and
 feed only the worker profiles, the fallback of outputs without a passed edit and "0 editors",
-in chunk tasks on the Celery workers (``fan_out_scoring(..., part="references")``). Rows are inserted with
-``ignore_conflicts`` (two runs racing store the same numbers once), and once nothing is left
-to score under the current signature the rows of other signatures are deleted: after a change
-of the TER settings every edit is scored again and the old numbers go.
+in chunk tasks on the Celery workers (``fan_out_scoring(..., part="references")``).
+
+Rows are inserted with ``ignore_conflicts`` (two runs racing store the same numbers once), and
+once nothing is left to score under the current signature the rows of other signatures are
+deleted: after a change of the TER settings every edit is scored again and the old numbers go.
 
 Processes: sacrebleu's TER is pure Python, about 1 ms per pair. A Celery prefork worker's
 child is a daemonic process and cannot start a process pool, so :func:`default_processes` is
