@@ -234,3 +234,13 @@ def test_the_campaign_page_links_the_choose_page_and_lists_the_choices(admin_cli
     assert "Crowd translation: translations you chose to keep" in page
     assert html_lib.escape(f"Alice {SCRIPT}", quote=False) in page
     assert SCRIPT not in page
+
+
+def test_without_the_analytics_automatic_choice_the_page_points_to_the_results(
+    admin_client, monkeypatch
+):
+    monkeypatch.setattr(analytics.kinds.translation, "translation_flags", lambda campaign: {})
+    monkeypatch.delattr(analytics.kinds.translation, "kept_translations", raising=False)
+    campaign = translated()
+    page = admin_client.get(choose_url(campaign)).content.decode()
+    assert "Kept now: the automatic choice: see the kept test set in the campaign" in page

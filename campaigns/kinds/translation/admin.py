@@ -113,16 +113,18 @@ def _campaign_or_404(request: HttpRequest, campaign_id: int, model_admin) -> Cam
     return campaign
 
 
-def _analytics(campaign: Campaign) -> tuple[dict[int, list[str]], dict[int, tuple[int, str]]]:
+def _analytics(
+    campaign: Campaign,
+) -> tuple[dict[int, list[str]], dict[int, tuple[int, str]] | None]:
     """The flags of every translation (judgment id -> words) and the automatic kept
-    translation of every sentence (segment id -> (judgment id, why)), from the stored
-    results of the translation analytics."""
+    translation of every sentence (segment id -> (judgment id, why); None when the analytics
+    do not say), from the stored results of the translation analytics."""
     # Imported here: the campaigns app must not load the analytics when the admin loads.
     from analytics.kinds import translation as analytics
 
     flags = analytics.translation_flags(campaign)
     kept_of = getattr(analytics, "kept_translations", None)
-    return flags, (kept_of(campaign) if kept_of is not None else {})
+    return flags, (kept_of(campaign) if kept_of is not None else None)
 
 
 def choose_view(request: HttpRequest, campaign_id: int, model_admin) -> HttpResponse:
@@ -188,13 +190,16 @@ def choose_view(request: HttpRequest, campaign_id: int, model_admin) -> HttpResp
     rows = []
     for segment in segments:
         choice = choices.get(segment.pk)
-        auto = automatic.get(segment.pk)
+        auto = automatic.get(segment.pk) if automatic is not None else None
         if choice is not None:
             who = choice.chosen_by.get_username() if choice.chosen_by else "a deleted user"
             kept_id = choice.judgment_id
             why = f"chosen by {who} on {choice.chosen_at:%Y-%m-%d %H:%M}"
         elif auto is not None:
             kept_id, why = auto[0], f"automatic: {auto[1]}"
+        elif automatic is None:
+            kept_id = None
+            why = "the automatic choice: see the kept test set in the campaign's results"
         else:
             kept_id = None
             why = (
