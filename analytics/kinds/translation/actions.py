@@ -56,6 +56,7 @@ from analytics.kinds.translation.loading import (
     load_translation,
     translation_judgments,
 )
+from analytics.kinds.translation.store import store_translation_results
 from analytics.models import TranslationResult, TranslationWorkerStat
 from analytics.stats.translation import (
     Candidate,
@@ -422,8 +423,6 @@ def _exclude(campaign: Campaign, analysis: TranslationAnalysis) -> None:
 def recompute_translation(campaign: Campaign) -> TranslationResult | None:
     """Build Detect-MT HITs, load, compute, exclude, store, build correction HITs (module
     docstring); None, with any stored results removed, while the campaign has no judgment."""
-    from analytics.kinds.translation.store import store_translation_results
-
     stages = _stages()
     if stages is not None:
         stages.build_detect_mt_hits(campaign)

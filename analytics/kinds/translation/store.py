@@ -4,10 +4,10 @@ transaction (a reader sees the old results or the new ones)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 
-from analytics.kinds.translation.actions import TranslationAnalysis
 from analytics.kinds.translation.loading import LoadedTranslation
 from analytics.models import (
     TranslationKeptSegment,
@@ -17,6 +17,9 @@ from analytics.models import (
     TranslationWorkerStat,
 )
 from campaigns.models import Campaign
+
+if TYPE_CHECKING:  # actions imports this module to store its analysis
+    from analytics.kinds.translation.actions import TranslationAnalysis
 
 __all__ = ["store_translation_results"]
 
