@@ -33,8 +33,12 @@ run: $(VENV)/.installed-run $(CATALOGS)
 	$(BIN)/python manage.py demo --base-url http://$(HOST):$(PORT)
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
+# The suite runs in one process per core (pytest-xdist; each process has its own test
+# database and Redis database, tests/conftest.py); a file's tests stay in one process.
+# TEST_PROCESSES=0 runs it in this process alone.
+TEST_PROCESSES ?= auto
 test: $(VENV)/.installed-dev $(CATALOGS)
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist loadfile $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check .

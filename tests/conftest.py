@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
@@ -46,6 +47,31 @@ POSTGRES_REMEDY = (
     "DATABASE_URL=postgres://USER:PASSWORD@127.0.0.1:5432/evalsite for a role that may create "
     "databases (.ci/run services does both)"
 )
+
+
+def _redis_url_for_worker(url: str, index: int) -> str:
+    """``url`` with its database number moved up by ``index`` (redis://host:6379/0 -> /1)."""
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{base + index}"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``make test`` runs the suite in one process per core), each process
+    has its own test database (pytest-django adds the worker's suffix: test_evalsite_gw1) and
+    here its own Redis database too: cache keys name campaigns by id, and the ids of two
+    processes' databases overlap; a Celery worker started by an integration test must take
+    only its own process's tasks. Subprocesses inherit the environment."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw") or not settings.REDIS_URL:
+        return
+    url = _redis_url_for_worker(settings.REDIS_URL, int(worker[2:]))
+    settings.REDIS_URL = settings.CELERY_BROKER_URL = url
+    settings.CACHES["default"]["LOCATION"] = url
+    os.environ["REDIS_URL"] = url
+    from evalsite.celery import app
+
+    app.conf.broker_url = url
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
