@@ -14,7 +14,7 @@
   test-set exports).
 """
 
-from analytics.kinds.translation.flags import translation_flags
+from analytics.kinds.translation.flags import kept_translations, translation_flags
 from analytics.kinds.translation.kind import Translation
 
-__all__ = ["Translation", "translation_flags"]
+__all__ = ["Translation", "kept_translations", "translation_flags"]

@@ -4,10 +4,17 @@ queries)."""
 
 from __future__ import annotations
 
-from analytics.models import TranslationResult, TranslationStat
+from analytics.models import TranslationKeptSegment, TranslationResult, TranslationStat
 from campaigns.models import Campaign
 
-__all__ = ["translation_flags"]
+__all__ = ["kept_translations", "translation_flags"]
+
+# How a kept translation was chosen (TranslationKeptSegment.how), in the admin's words.
+HOW_IN_WORDS = {
+    "requester": "your choice",
+    "consensus": "most similar to the other translations",
+    "detect_mt": "fewest 'machine made' votes",
+}
 
 
 def translation_flags(campaign: Campaign) -> dict[int, list[str]]:
@@ -62,3 +69,32 @@ def translation_flags(campaign: Campaign) -> dict[int, list[str]]:
             words.append(f"{similarity:.1f} {metric} to system {system}")
         flags[judgment] = words
     return flags
+
+
+def kept_translations(campaign: Campaign) -> dict[int, tuple[int, str]]:
+    """Segment id -> (the kept translation's judgment id, why, in words) from the stored
+    results, e.g. "most similar to the other translations (mean chrF 61.3); final": for the
+    "Choose translations" page. One query; empty before the first recompute."""
+    kept: dict[int, tuple[int, str]] = {}
+    rows = (
+        TranslationKeptSegment.objects.filter(campaign=campaign)
+        .order_by()
+        .values_list(
+            "segment_id",
+            "judgment_id",
+            "how",
+            "final",
+            "n_eligible",
+            "judgment__translation_stat__consensus",
+        )
+    )
+    for segment, judgment, how, final, n_eligible, consensus in rows:
+        if how != "requester" and n_eligible == 1:
+            why = "the only eligible translation (the others are flagged or excluded)"
+        else:
+            why = HOW_IN_WORDS.get(how, how)
+        if how == "consensus" and consensus is not None:
+            why += f" (mean chrF {consensus:.1f})"
+        why += "; final" if final else "; provisional: translations or votes still to come"
+        kept[segment] = (judgment, why)
+    return kept

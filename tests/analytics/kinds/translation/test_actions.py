@@ -8,7 +8,7 @@ import pytest
 from analytics import actions
 from analytics.kinds import registry
 from analytics.kinds.translation import actions as tr_actions
-from analytics.kinds.translation import translation_flags
+from analytics.kinds.translation import kept_translations, translation_flags
 from analytics.models import (
     TranslationKeptSegment,
     TranslationResult,
@@ -157,6 +157,38 @@ def test_kept_translations_and_finality(stages):
         built.segments[2]: kept[built.segments[2]].judgment_id,
     }
     assert (result.n_to_correct, result.n_corrected) == (2, 0)
+
+
+def test_kept_translations_in_words_for_the_choose_page(stages):
+    built = build_tr_campaign()
+    assert kept_translations(built.campaign) == {}  # before the first recompute
+    recompute(built)
+    kept = kept_translations(built.campaign)
+    # Sentence 1: t1's is the only eligible translation (t2 flagged, t3 excluded).
+    assert kept[built.segments[1]] == (
+        built.translation("t1", 1).pk,
+        "the only eligible translation (the others are flagged or excluded); final",
+    )
+    winner = consensus_winner(built, 2)
+    chrf = stat(built, winner, 2).consensus
+    assert kept[built.segments[2]] == (
+        built.translation(winner, 2).pk,
+        f"most similar to the other translations (mean chrF {chrf:.1f}); final",
+    )
+    winner = consensus_winner(built, 3)
+    judgment, why = kept[built.segments[3]]
+    assert judgment == built.translation(winner, 3).pk
+    assert why.endswith("; provisional: translations or votes still to come")
+    TranslationChoice.objects.create(
+        campaign=built.campaign,
+        segment_id=built.segments[3],
+        judgment=built.translation("t2", 3),
+    )
+    recompute(built)
+    assert kept_translations(built.campaign)[built.segments[3]] == (
+        built.translation("t2", 3).pk,
+        "your choice; final",
+    )
 
 
 def test_a_correction_is_the_test_sets_text(stages):
