@@ -260,6 +260,12 @@
     });
     box.addEventListener("keydown", function (event) {
       var key = event.key || "";
+      // Ctrl+V, Ctrl+Z, Cmd+C...: shortcuts, not typing (a paste is counted apart). AltGr,
+      // which some keyboards report as Ctrl+Alt, does type a character.
+      var altGraph = event.getModifierState && event.getModifierState("AltGraph");
+      if ((event.ctrlKey || event.metaKey) && !altGraph) {
+        return;
+      }
       if (CHARACTER.test(key) || EDITING_KEYS[key] === true) {
         current.keystrokes += 1;
       }
