@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from celery import current_app, group, shared_task
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet, TextField, Value
 from django.db.models.fields.json import KeyTextTransform
 
 from analytics.models import PostEditOutputScore, PostEditScore
@@ -177,11 +177,15 @@ def _read_pairs(
     edits = _unscored(campaign_id, signature)
     if judgment_ids is not None:
         edits = edits.filter(id__in=list(judgment_ids))
-    # The main reference is the first of the segment's references: ->> 0 in the database.
+    if references:
+        # The main reference is the first of the segment's references: ->> 0 in the database.
+        edits = edits.annotate(
+            main_reference=KeyTextTransform("0", "slot__output__segment__references")
+        )
+    else:
+        edits = edits.annotate(main_reference=Value(None, output_field=TextField()))
     rows = list(
-        edits.annotate(main_reference=KeyTextTransform("0", "slot__output__segment__references"))
-        .order_by("id")
-        .values_list("id", "slot__output__text", "text", "main_reference")
+        edits.order_by("id").values_list("id", "slot__output__text", "text", "main_reference")
     )
     output_rows = _read_outputs(campaign_id, signature, judgment_ids) if references else []
     return _Pairs(

@@ -170,13 +170,18 @@ def _score_chunk(
     :meth:`TER.sentence_score` and :meth:`TER.corpus_score` aggregate), as sacrebleu makes
     them: each side tokenised by the metric's tokeniser after ``rstrip()`` and split on
     whitespace, then TER with one reference (:func:`fast_ter.translation_edit_rate`, equal to
-    sacrebleu's ``translation_edit_rate``)."""
+    sacrebleu's ``translation_edit_rate``). Equal token lists are 0 edits without a search
+    (an unchanged "no changes needed" edit is common in post-editing). Runs in the worker
+    processes of :func:`edit_stats_batch`: the tokenising is spread over them too."""
     tokenise = _metric(options).tokenizer
     out = []
     for hyp, ref in zip(hypotheses, references, strict=True):
-        edits, ref_length = translation_edit_rate(
-            tokenise(hyp.rstrip()).split(), tokenise(ref.rstrip()).split()
-        )
+        hyp_words = tokenise(hyp.rstrip()).split()
+        ref_words = tokenise(ref.rstrip()).split()
+        if hyp_words == ref_words:
+            out.append((0, float(len(ref_words))))
+            continue
+        edits, ref_length = translation_edit_rate(hyp_words, ref_words)
         # sacrebleu averages the reference length over the references (one here): a float.
         out.append((int(edits), float(ref_length)))
     return out
@@ -193,9 +198,10 @@ def edit_stats_batch(
     """:func:`edit_stats` of every (``mt_outputs[i]``, ``edits[i]``) pair, in input order.
 
     ``processes``: worker processes (None: ``os.cpu_count()``; 1: score in this process).  The
-    pairs left after the exact shortcuts (equal after tokenisation; duplicates) are cut into
-    chunks of ``chunk_size`` and scored in a process pool; fewer pairs than two chunks are
-    scored here, since starting processes would cost more than it saves.  The numbers are
+    distinct pairs (a duplicate is scored once) are cut into chunks of ``chunk_size`` and
+    scored in a process pool (pairs equal after tokenisation: 0 edits, no search); fewer
+    pairs than two chunks are scored here, since starting processes would cost more than it
+    saves.  The numbers are
     identical whatever ``processes`` and ``chunk_size`` are.
     """
     if len(mt_outputs) != len(edits):
@@ -208,19 +214,13 @@ def edit_stats_batch(
     n = len(mt_outputs)
     out_edits = np.zeros(n, dtype=np.int64)
     out_ref = np.zeros(n, dtype=np.float64)
-    tokenise = _metric(options).tokenizer
-    # Distinct pairs still to score: key -> position among them; per input its key's slot.
+    # Distinct pairs to score: key -> position among them; per input its key's slot. Only
+    # this runs in the calling process; tokenising and TER run in the chunks.
     todo: dict[tuple[str, str], int] = {}
-    slot = np.full(n, -1, dtype=np.int64)
+    slot = np.empty(n, dtype=np.int64)
     for i, (hyp, ref) in enumerate(zip(mt_outputs, edits, strict=True)):
         _check_text(hyp, "mt_output")
         _check_text(ref, "edit")
-        # sacrebleu tokenises ``sent.rstrip()`` and then splits on whitespace.
-        hyp_words = tokenise(hyp.rstrip()).split()
-        ref_words = tokenise(ref.rstrip()).split()
-        if hyp_words == ref_words:
-            out_ref[i] = len(ref_words)  # 0 edits; ref_length as sacrebleu counts it
-            continue
         slot[i] = todo.setdefault((hyp, ref), len(todo))
     pairs = list(todo)
     hyps = [p[0] for p in pairs]
@@ -236,7 +236,6 @@ def edit_stats_batch(
                 results.extend(future.result())
     if pairs:
         scored = np.array(results, dtype=np.float64).reshape(-1, 2)
-        has = slot >= 0
-        out_edits[has] = scored[slot[has], 0].astype(np.int64)
-        out_ref[has] = scored[slot[has], 1]
+        out_edits = scored[slot, 0].astype(np.int64)
+        out_ref = scored[slot, 1]
     return EditStatsBatch(out_edits, out_ref, ter_signature(options))
