@@ -29,9 +29,12 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 %.mo: %.po | $(VENV)/.installed-run
 	$(BIN)/pybabel compile --input-file $< --output-file $@
 
+# Worker links, Prolific URLs and the printed addresses use the address the server runs on,
+# unless PUBLIC_BASE_URL (from the environment or the command line) says otherwise.
+PUBLIC_BASE_URL ?= http://$(HOST):$(PORT)
 run: $(VENV)/.installed-run $(CATALOGS)
-	$(BIN)/python manage.py demo --base-url http://$(HOST):$(PORT)
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(BIN)/python manage.py demo --base-url $(PUBLIC_BASE_URL)
+	PUBLIC_BASE_URL=$(PUBLIC_BASE_URL) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # The suite runs in one process per core (pytest-xdist; each process has its own test
 # database and Redis database, tests/conftest.py); a file's tests stay in one process.
