@@ -22,6 +22,7 @@ from campaigns.importers import (
     ImportFailed,
     ImportProblem,
     WmtFiles,
+    format_for_content,
     run_import,
     system_names,
 )
@@ -62,11 +63,21 @@ class MultipleFileField(forms.FileField):
         return [single(data, initial)]
 
 
+AUTO = "auto"
+
+
 class ImportSegmentsForm(forms.Form):
     format = forms.ChoiceField(
-        choices=list(FORMAT_LABELS.items()),
+        choices=[
+            (
+                AUTO,
+                "Detect from the file (its name, else its first line): TSV, CSV, JSON lines "
+                "or Appraise",
+            ),
+            *FORMAT_LABELS.items(),
+        ],
         widget=forms.RadioSelect,
-        initial="tsv",
+        initial=AUTO,
     )
     file = forms.FileField(
         required=False, help_text="TSV, CSV, JSON lines or Appraise: the one file to import."
@@ -95,7 +106,24 @@ class ImportSegmentsForm(forms.Form):
             for name in ("source", "references", "systems", "docids"):
                 if data.get(name):
                     self.add_error(name, "Only the WMT format takes this file.")
+            if fmt == AUTO and data.get("file"):
+                data["format"] = self._detected(data["file"])
         return data
+
+    def _detected(self, upload) -> str:
+        """The format of the uploaded file, from its name or first bytes (issue 17: the page did
+        not tell TSV from CSV); an error on the format field when neither tells."""
+        head = upload.read(4096)
+        upload.seek(0)
+        detected = format_for_content(upload.name, head)
+        if detected is None:
+            self.add_error(
+                "format",
+                f"Cannot tell the format of {upload.name}: its name ends in none of .tsv, .csv, "
+                ".jsonl, .json and its first line has no tab or comma. Choose the format.",
+            )
+            return AUTO
+        return detected
 
     def upload_size(self) -> int:
         """Bytes of all the files chosen."""

@@ -38,6 +38,7 @@ __all__ = [
     "ImportSummary",
     "WmtFiles",
     "check_import",
+    "format_for_content",
     "format_for_file",
     "parse_system_args",
     "run_import",
@@ -59,6 +60,26 @@ EXTENSIONS = {".tsv": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".json": "apprais
 def format_for_file(name: str) -> str | None:
     """The format a file name's extension implies (.tsv .csv .jsonl .json), or None."""
     return EXTENSIONS.get(Path(name).suffix.lower())
+
+
+def format_for_content(name: str, head: bytes) -> str | None:
+    """The format of a file from its name (:func:`format_for_file`), else from its first bytes:
+    a JSON object on the first line is JSON lines, a JSON array an Appraise batch, a header
+    line with a tab TSV, with a comma (and no tab) CSV; None when neither tells."""
+    by_name = format_for_file(name)
+    if by_name is not None:
+        return by_name
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip(" \r\n")
+    if text.startswith("{"):
+        return "jsonl"
+    if text.startswith("["):
+        return "appraise"
+    header = text.split("\n", 1)[0]
+    if "\t" in header:
+        return "tsv"
+    if "," in header:
+        return "csv"
+    return None
 
 
 @dataclass(frozen=True)

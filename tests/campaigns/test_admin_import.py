@@ -129,3 +129,57 @@ def test_anonymous_is_sent_to_the_login_page(client, campaign):
     response = client.get(url(campaign))
     assert response.status_code == 302
     assert "/login/" in response["Location"]
+
+
+# --- Issue 17: the page tells TSV from CSV (and JSON lines, Appraise) by itself ------------------
+
+GOOD_CSV = (
+    "doc_id,seg_id,source,reference,system,output\n"
+    'd1,1,"Eins <b>","One & one",A,one-A\n'
+    'd1,1,"Eins <b>","One & one",B,one-B\n'
+)
+
+
+def test_the_format_is_detected_by_default(admin_client, campaign):
+    page = admin_client.get(url(campaign)).content.decode()
+    assert 'value="auto"' in page and "checked" in page.split('value="auto"')[1][:40]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("segments.tsv", GOOD_TSV),  # by the name
+        ("segments.csv", GOOD_CSV),
+        ("segments.txt", GOOD_TSV),  # by the header line: a tab
+        ("export", GOOD_CSV),  # a comma and no tab
+        ("segments.txt", "\ufeff" + GOOD_CSV),  # a byte-order mark first
+    ],
+)
+def test_tsv_and_csv_are_told_apart_by_name_else_by_content(admin_client, campaign, name, text):
+    response = admin_client.post(url(campaign), {"format": "auto", "file": tsv_upload(text, name)})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert counts(campaign) == (1, 1, 2, 2)
+    assert Segment.objects.get().references == ["One & one"]
+
+
+def test_a_file_nothing_tells_the_format_of_asks_for_it(admin_client, campaign):
+    response = admin_client.post(
+        url(campaign), {"format": "auto", "file": tsv_upload("just some words\n", "notes")}
+    )
+    assert response.status_code == 200
+    assert response.context["form"].errors["format"] == [
+        "Cannot tell the format of notes: its name ends in none of .tsv, .csv, .jsonl, .json and "
+        "its first line has no tab or comma. Choose the format."
+    ]
+    assert counts(campaign) == (0, 0, 0, 0)
+
+
+def test_format_for_content_reads_the_first_line():
+    from campaigns.importers import format_for_content
+
+    assert format_for_content("a.jsonl", b"doc_id\tseg") == "jsonl"  # the name first
+    assert format_for_content("a", b'\n{"doc_id": "d1"}\n') == "jsonl"
+    assert format_for_content("a", b'[{"items": []}]') == "appraise"
+    assert format_for_content("a", b"doc_id\tseg_id, with a comma\n") == "tsv"
+    assert format_for_content("a", b"doc_id,seg_id\n1\t2\n") == "csv"  # only the header counts
+    assert format_for_content("a", b"") is None
