@@ -32,6 +32,7 @@ from campaigns.models import Campaign, CampaignStatus
 from judgments import actions, tokens
 from judgments.actions import FINISHED_ASSIGNMENT_STATUSES, SubmissionError, TaskState
 from judgments.actions.handout import open_assignment
+from judgments.actions.state import task_state_of
 from judgments.entry import background, mturk, prolific, throttle
 from judgments.entry.framing import allow_mturk_framing
 from judgments.entry.pages import (
@@ -240,23 +241,15 @@ def task_item(request: HttpRequest, token: str) -> JsonResponse:
     link = _read_task_token(token)
     if link is None:
         return _error_json(INVALID_LINK, 404)
-    _open_task(link)
     try:
-        state = actions.current_task_state(link.assignment_id, link.worker_id)
+        # One load of the assignment (its HIT and campaign with it) for the whole request.
+        assignment = actions.get_assignment(link.assignment_id, link.worker_id)
+        # The item endpoint opens the task too (a page loaded before the deadline was short).
+        open_assignment(assignment)
+        state = task_state_of(assignment)
     except SubmissionError as error:
         return _error_json(error.message, error.status, error.field)
     return _state_json(state)
-
-
-def _open_task(link: tokens.AssignmentLink) -> None:
-    """The item endpoint opens the task too (a page loaded before the deadline was short)."""
-    assignment = (
-        Assignment.objects.select_related("campaign")
-        .filter(pk=link.assignment_id, worker_id=link.worker_id)
-        .first()
-    )
-    if assignment is not None:
-        open_assignment(assignment)
 
 
 class RepeatedKey(ValueError):

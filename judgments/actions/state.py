@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import pgettext
 
@@ -48,11 +49,13 @@ class TaskState:
 def get_assignment(assignment_id: int, worker_id: int, *, lock: bool = False) -> Assignment:
     """The assignment a task link stands for (both ids must match); SubmissionError 404 if none.
     ``lock``: take the row lock (inside a transaction) before reading it."""
-    assignments = Assignment.objects.select_related("hit", "campaign")
+    # No ORDER BY (one row by primary key): Assignment's default ordering would join the
+    # campaign a second time and the HIT's campaign a third, for nothing.
+    assignments = Assignment.objects.select_related("hit", "campaign").order_by()
     if lock:
         # Lock the assignment row only, not the HIT and campaign rows joined in.
         assignments = assignments.select_for_update(of=("self",))
-    assignment = assignments.filter(pk=assignment_id, worker_id=worker_id).first()
+    assignment = next(iter(assignments.filter(pk=assignment_id, worker_id=worker_id)), None)
     if assignment is None:
         raise SubmissionError(pgettext("task answer", "This task link is not valid."), status=404)
     return assignment
@@ -151,17 +154,25 @@ class _Progress:
 
 
 def _progress(assignment: Assignment) -> _Progress:
-    """Two queries: the HIT's slots in order, and the slots this assignment answered.
+    """One query: the HIT's slots in order, each with whether this assignment answered it
+    (an EXISTS on the judgments' unique (assignment, slot) index).
 
     A task no kind has a page for yet is cut generically (each slot a unit, one a page), so
     that its progress is still known; its page and answers are refused elsewhere."""
     spec = task_spec(assignment.hit.task)
-    slots = list(
+    rows = (
         HitSlot.objects.filter(hit=assignment.hit_id)
+        .annotate(
+            answered=Exists(Judgment.objects.filter(assignment=assignment.pk, slot=OuterRef("pk")))
+        )
         .order_by("position")
-        .values_list("pk", "position", "group")
+        .values_list("pk", "position", "group", "answered")
     )
-    answered = set(Judgment.objects.filter(assignment=assignment).values_list("slot_id", flat=True))
+    slots, answered = [], set()
+    for pk, position, group, done in rows:
+        slots.append((pk, position, group))
+        if done:
+            answered.add(pk)
     if spec is None:
         return _Progress(one_slot_units(slots), answered, 1)
     return _Progress(spec.units(slots), answered, spec.page_size(assignment.campaign))
@@ -192,7 +203,12 @@ def current_task_state(
     the worker owes the campaign's background form). Serving a page for the first time stamps
     ``assignment.current_served_at`` (one conditional UPDATE, so a reload or a second tab
     does not move it): the server-side time of the page's judgments counts from there."""
-    assignment = get_assignment(assignment_id, worker_id, lock=False)
+    return task_state_of(get_assignment(assignment_id, worker_id, lock=False), now)
+
+
+def task_state_of(assignment: Assignment, now: datetime | None = None) -> TaskState:
+    """:func:`current_task_state` for an assignment already loaded (by :func:`get_assignment`:
+    its HIT and campaign with it)."""
     now = now or timezone.now()
     if assignment.status not in FINISHED_ASSIGNMENT_STATUSES:
         with worker_language(assignment):

@@ -163,7 +163,7 @@ def _record(assignment: Assignment, payload: Any, now: datetime) -> SubmissionRe
             judgment.slot_id: judgment
             for judgment in Judgment.objects.filter(
                 assignment=assignment, slot_id__in=unit.slot_ids
-            )
+            ).order_by()  # by the unique (assignment, slot) index: no ordering joins
         }
         if stored.keys() == rows.keys() and all(
             getattr(stored[pk], name) == value
