@@ -26,7 +26,11 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
+
+from analytics.stats._lazy import lazy_module
+
+# Imported on first use: a web worker loads this module but never computes (issue 16).
+stats = lazy_module("scipy.stats")
 
 Alternative = Literal["greater", "two-sided"]
 

@@ -37,7 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+
+from analytics.stats._lazy import lazy_module
+
+# Imported on first use: a web worker loads this module but never computes (issue 16).
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "DocumentRanking",

@@ -45,8 +45,8 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
+from analytics.stats._lazy import lazy_module
 from analytics.stats.post_editing.hter import SegmentHTER
 from analytics.stats.post_editing.ter import edit_rate
 from analytics.stats.significance import (
@@ -55,6 +55,9 @@ from analytics.stats.significance import (
     system_rank_ranges,
     wmt_clusters,
 )
+
+# Imported on first use: a web worker loads this module but never computes (issue 16).
+stats = lazy_module("scipy.stats")
 
 __all__ = ["SystemHTER", "pairwise_wilcoxon_lower", "system_hter"]
 

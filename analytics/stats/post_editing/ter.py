@@ -44,12 +44,19 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sacrebleu.metrics import TER
 
-from analytics.stats.post_editing.fast_ter import translation_edit_rate
+from analytics.stats._lazy import lazy_module
+
+if TYPE_CHECKING:
+    from sacrebleu.metrics import TER
+
+# Imported on first use: a web worker loads this module but never scores text (issue 16).
+_sacrebleu_metrics = lazy_module("sacrebleu.metrics")
+_fast_ter = lazy_module("analytics.stats.post_editing.fast_ter")
 
 __all__ = [
     "TERCOM_DEFAULTS",
@@ -79,7 +86,7 @@ class TerOptions:
 
     def metric(self) -> TER:
         """A fresh sacrebleu TER with these settings."""
-        return TER(
+        return _sacrebleu_metrics.TER(
             normalized=self.normalized,
             no_punct=self.no_punct,
             asian_support=self.asian_support,
@@ -181,7 +188,7 @@ def _score_chunk(
         if hyp_words == ref_words:
             out.append((0, float(len(ref_words))))
             continue
-        edits, ref_length = translation_edit_rate(hyp_words, ref_words)
+        edits, ref_length = _fast_ter.translation_edit_rate(hyp_words, ref_words)
         # sacrebleu averages the reference length over the references (one here): a float.
         out.append((int(edits), float(ref_length)))
     return out

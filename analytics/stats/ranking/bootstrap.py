@@ -36,11 +36,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-import choix
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from analytics.stats._lazy import lazy_module
 from analytics.stats.ranking.judgments import Pairs, RankingJudgments
 from analytics.stats.ranking.scores import (
     DEFAULT_BT_ALPHA,
@@ -59,6 +58,11 @@ from analytics.stats.ranking.scores import (
     win_ratios,
 )
 from analytics.stats.significance import ClusterMethod, rank_ranges, wmt_clusters
+
+# Imported on first use: a web worker loads this module but never computes (issue 16; choix
+# imports scipy).
+choix = lazy_module("choix")
+sp = lazy_module("scipy.sparse")
 
 __all__ = [
     "BootstrapResult",

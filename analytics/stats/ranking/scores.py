@@ -44,11 +44,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-import choix
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from analytics.stats._lazy import lazy_module
 from analytics.stats.ranking.judgments import BETTER, TIE, Pairs
+
+# Imported on first use: a web worker loads this module but never computes (issue 16; choix
+# imports scipy).
+choix = lazy_module("choix")
 
 __all__ = [
     "DEFAULT_BT_ALPHA",

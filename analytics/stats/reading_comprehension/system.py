@@ -79,10 +79,13 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import gammaln
 
+from analytics.stats._lazy import lazy_module
 from analytics.stats.reading_comprehension.answers import ScoredAnswers
 from analytics.stats.significance import ClusterMethod, system_rank_ranges, wmt_clusters
+
+# Imported on first use: a web worker loads this module but never computes (issue 16).
+_special = lazy_module("scipy.special")
 
 __all__ = [
     "UNITS",
@@ -219,8 +222,8 @@ def _pair_p(
     blocks = np.flatnonzero(mixed)
     # log C(size, first) per article: the number of labellings without overflow.
     log_total = float(
-        np.sum(gammaln(sizes[blocks] + 1) - gammaln(firsts[blocks] + 1))
-        - np.sum(gammaln(sizes[blocks] - firsts[blocks] + 1))
+        np.sum(_special.gammaln(sizes[blocks] + 1) - _special.gammaln(firsts[blocks] + 1))
+        - np.sum(_special.gammaln(sizes[blocks] - firsts[blocks] + 1))
     )
     n_labellings = float(np.exp(log_total)) if log_total < 700 else float("inf")
     exact = n_labellings <= max_exact * (1 + 1e-9)

@@ -13,9 +13,15 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from sacrebleu.metrics import BLEU, CHRF
+from analytics.stats._lazy import lazy_module
+
+if TYPE_CHECKING:
+    from sacrebleu.metrics import BLEU, CHRF
+
+# Imported on first use: a web worker loads this module but never scores text (issue 16).
+_metrics = lazy_module("sacrebleu.metrics")
 
 __all__ = [
     "CorpusScore",
@@ -36,9 +42,9 @@ Metric = Literal["chrf", "bleu"]
 @lru_cache(maxsize=2)
 def _sentence_metric(metric: Metric) -> BLEU | CHRF:
     if metric == "bleu":
-        return BLEU(effective_order=True)
+        return _metrics.BLEU(effective_order=True)
     if metric == "chrf":
-        return CHRF()
+        return _metrics.CHRF()
     raise ValueError(f"unknown similarity metric {metric!r} (chrf or bleu)")
 
 
@@ -102,7 +108,7 @@ def corpus_score(
         [refs[k] if k < len(refs) else None for _, refs in kept] for k in range(width)
     ]
     hyps = [hyp for hyp, _ in kept]
-    bleu, chrf = BLEU(), CHRF()
+    bleu, chrf = _metrics.BLEU(), _metrics.CHRF()
     bleu_score = bleu.corpus_score(hyps, streams)  # type: ignore[arg-type]
     chrf_score = chrf.corpus_score(hyps, streams)  # type: ignore[arg-type]
     return CorpusScore(

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import boto3
-from botocore.config import Config
-
 REGION = "us-east-1"
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 PRODUCTION_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
@@ -23,7 +20,7 @@ PRODUCTION_WORKER_SITE = "https://worker.mturk.com"
 
 # botocore's "standard" retry mode retries throttling ("Rate exceeded") and transient errors
 # with exponential back-off; a call that still fails raises, and errors.translate explains it.
-RETRY_CONFIG = Config(retries={"max_attempts": 8, "mode": "standard"})
+RETRIES = {"max_attempts": 8, "mode": "standard"}
 
 
 def endpoint_url(sandbox: bool, region: str = REGION) -> str:
@@ -34,12 +31,17 @@ def endpoint_url(sandbox: bool, region: str = REGION) -> str:
 
 def client_for(sandbox: bool, region: str = REGION, *, session: Any = None) -> Any:
     """A boto3 MTurk client for the sandbox (``sandbox=True``) or production marketplace."""
+    # boto3 is imported here, not with the module: every web worker imports this module, but
+    # only the admin's and the Celery tasks' MTurk calls need boto3 (about 24 MiB; issue 16).
+    import boto3
+    from botocore.config import Config
+
     factory = session if session is not None else boto3
     return factory.client(
         "mturk",
         region_name=region,
         endpoint_url=endpoint_url(sandbox, region),
-        config=RETRY_CONFIG,
+        config=Config(retries=RETRIES),
     )
 
 

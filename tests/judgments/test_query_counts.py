@@ -1,0 +1,225 @@
+"""How many SQL queries each worker endpoint runs (issue 16 item 5): fixed numbers, and the
+same number for a HIT of 2 items as for a HIT of 6 with more judgments and assignments stored
+(no query per item, per judgment or per assignment).
+
+A change that adds or removes a query changes a number here on purpose: say why in the commit.
+The numbers include the savepoints Django's test client and atomic blocks run
+(``SAVEPOINT``/``RELEASE SAVEPOINT`` count as queries on SQLite and PostgreSQL alike).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urlencode
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from campaigns.platforms.models import MTurkHit
+from judgments import tokens
+from judgments.models import CampaignWorker
+from tests.factories import (
+    AssignmentFactory,
+    CampaignFactory,
+    HitFactory,
+    HitSlotFactory,
+    JudgmentFactory,
+    SegmentFactory,
+    WorkerFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+SIZES = (3, 6)  # items per HIT (and other workers' finished assignments on it)
+
+
+def build_da(items: int, *, ask_background: bool = False, prolific: bool = False):
+    """A direct-assessment campaign: one HIT of ``items`` items, ``items`` other workers who
+    finished it, and one worker's fresh assignment on a second HIT."""
+    extra = {"prolific_completion_code": "C1A2B3C4"} if prolific else {}
+    campaign = CampaignFactory(
+        title="Rate some English", redundancy=items + 2, ask_background=ask_background, **extra
+    )
+    hits = [HitFactory(campaign=campaign, number=n) for n in (1, 2)]
+    for hit in hits:
+        for position in range(1, items + 1):
+            segment = SegmentFactory(
+                document__campaign=campaign, references=[f"Gray text {position}."]
+            )
+            HitSlotFactory(
+                hit=hit,
+                position=position,
+                segment=segment,
+                output__segment=segment,
+                shown_text=f"Black text {position}.",
+            )
+    for _ in range(items):
+        done = AssignmentFactory(hit=hits[0])
+        for slot in hits[0].slots.all():
+            JudgmentFactory(assignment=done, slot=slot, score=50)
+    assignment = AssignmentFactory(hit=hits[0])
+    if ask_background:
+        CampaignWorker.objects.update_or_create(
+            campaign=campaign, worker=assignment.worker, defaults={"background_at": timezone.now()}
+        )
+    return campaign, assignment
+
+
+def task_url(assignment, name="judgments:task", *args):
+    token = tokens.assignment_token(assignment.pk, assignment.worker_id)
+    return reverse(name, args=[token, *args])
+
+
+def post_json(client, url, payload):
+    return client.post(url, data=json.dumps(payload), content_type="application/json")
+
+
+def count(call) -> tuple[int, object]:
+    with CaptureQueriesContext(connection) as queries:
+        response = call()
+    return len(queries), response
+
+
+# --- The endpoints, each measured on a fresh campaign of each size --------------------------
+
+
+def entry(items):
+    campaign, _ = build_da(items)
+    return count(lambda: Client().get(reverse("judgments:campaign-entry", args=[campaign.pk])))
+
+
+def start(items):
+    campaign, _ = build_da(items)
+    client = Client(enforce_csrf_checks=True)
+    page = client.get(reverse("judgments:campaign-entry", args=[campaign.pk])).content.decode()
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)[1]
+    url = reverse("judgments:campaign-start", args=[campaign.pk])
+    return count(lambda: client.post(url, {"csrfmiddlewaretoken": csrf}))
+
+
+def worker_link(items):
+    campaign, _ = build_da(items)
+    worker = WorkerFactory()
+    url = reverse("judgments:worker-link", args=[tokens.worker_token(worker.pk, campaign.pk)])
+    return count(lambda: Client().get(url))
+
+
+def task_page(items):
+    _, assignment = build_da(items)
+    return count(lambda: Client().get(task_url(assignment)))
+
+
+def task_item(items):
+    _, assignment = build_da(items)
+    return count(lambda: Client().get(task_url(assignment, "judgments:task-item")))
+
+
+def submit_first(items):
+    _, assignment = build_da(items)
+    url = task_url(assignment, "judgments:task-submit")
+    return count(lambda: post_json(Client(), url, {"position": 1, "score": 70}))
+
+
+def submit_next(items):
+    """A later item: one judgment of this assignment is stored already."""
+    _, assignment = build_da(items)
+    url = task_url(assignment, "judgments:task-submit")
+    post_json(Client(), url, {"position": 1, "score": 70})
+    return count(lambda: post_json(Client(), url, {"position": 2, "score": 30}))
+
+
+def submit_retry(items):
+    """A double click: the same answer again returns the stored result."""
+    _, assignment = build_da(items)
+    url = task_url(assignment, "judgments:task-submit")
+    post_json(Client(), url, {"position": 1, "score": 70})
+    return count(lambda: post_json(Client(), url, {"position": 1, "score": 70}))
+
+
+def submit_last(items):
+    """The last item completes the assignment."""
+    _, assignment = build_da(items)
+    url = task_url(assignment, "judgments:task-submit")
+    for position in range(1, items):
+        post_json(Client(), url, {"position": position, "score": 70})
+    return count(lambda: post_json(Client(), url, {"position": items, "score": 70}))
+
+
+def done_page(items):
+    _, assignment = build_da(items)
+    url = task_url(assignment, "judgments:task-submit")
+    for position in range(1, items + 1):
+        post_json(Client(), url, {"position": position, "score": 70})
+    return count(lambda: Client().get(task_url(assignment)))
+
+
+def background_form(items):
+    _, assignment = build_da(items, ask_background=True)
+    CampaignWorker.objects.filter(worker=assignment.worker).update(background_at=None)
+    return count(lambda: Client().get(task_url(assignment, "judgments:task-background")))
+
+
+def background_post(items):
+    _, assignment = build_da(items, ask_background=True)
+    CampaignWorker.objects.filter(worker=assignment.worker).update(background_at=None)
+    answers = {
+        "native_language": "English",
+        "country": "MX",
+        "years_source_language": "15",
+        "years_target_language": "32",
+    }
+    url = task_url(assignment, "judgments:task-background")
+    return count(lambda: Client().post(url, answers))
+
+
+def mturk_preview(items):
+    campaign, assignment = build_da(items)
+    MTurkHit.objects.create(
+        hit=assignment.hit,
+        mturk_hit_id="3MTURKHIT",
+        hit_type_id="3TYPE",
+        sandbox=True,
+        max_assignments=campaign.redundancy,
+    )
+    params = {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3MTURKHIT"}
+    url = reverse("judgments:mturk-task", args=[assignment.hit_id]) + "?" + urlencode(params)
+    return count(lambda: Client().get(url))
+
+
+def prolific_start(items):
+    campaign, _ = build_da(items, prolific=True)
+    params = {"PROLIFIC_PID": "5" * 24, "STUDY_ID": "6" * 24, "SESSION_ID": "7" * 24}
+    url = reverse("judgments:prolific-start", args=[campaign.pk]) + "?" + urlencode(params)
+    return count(lambda: Client().get(url))
+
+
+# endpoint: (measure, expected status, queries)
+EXPECTED = {
+    "entry": (entry, 200, 2),
+    "start": (start, 303, 7),
+    "worker_link": (worker_link, 302, 15),
+    "task_page": (task_page, 200, 3),
+    "task_item": (task_item, 200, 6),
+    "submit_first": (submit_first, 200, 8),
+    "submit_next": (submit_next, 200, 8),
+    "submit_retry": (submit_retry, 200, 7),
+    "submit_last": (submit_last, 200, 6),
+    "done_page": (done_page, 200, 2),
+    "background_form": (background_form, 200, 3),
+    "background_post": (background_post, 303, 8),
+    "mturk_preview": (mturk_preview, 200, 4),
+    "prolific_start": (prolific_start, 302, 26),
+}
+
+
+@pytest.mark.parametrize("items", SIZES)
+@pytest.mark.parametrize("endpoint", sorted(EXPECTED))
+def test_query_count(endpoint, items):
+    measure, status, expected = EXPECTED[endpoint]
+    queries, response = measure(items)
+    assert (response.status_code, queries) == (status, expected)
