@@ -187,8 +187,11 @@ def _task_state(assignment: Assignment, progress: _Progress) -> TaskState:
     page = progress.page_of(upcoming)
     on_page = progress.units[(page - 1) * progress.page_size : page * progress.page_size]
     units = [unit for unit in on_page if not progress.is_answered(unit)]
-    slots = HitSlot.objects.select_related("segment").in_bulk(
-        [pk for unit in units for pk in unit.slot_ids]
+    # No ORDER BY: HitSlot's default ordering would join the HIT and its campaign.
+    slots = (
+        HitSlot.objects.select_related("segment")
+        .order_by()
+        .in_bulk([pk for unit in units for pk in unit.slot_ids])
     )
     shown = tuple(
         ShownUnit(unit.key, unit.number, tuple(slots[pk] for pk in unit.slot_ids)) for unit in units

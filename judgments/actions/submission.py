@@ -7,7 +7,8 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from django.db import transaction
+from django.db import connections, router, transaction
+from django.db.models import Q, sql
 from django.utils import timezone
 from django.utils.translation import pgettext
 
@@ -111,6 +112,38 @@ def _announce(campaign_id: int, worker_id: int, judgment_ids: list[int]) -> None
     )
 
 
+def _store(judgments: tuple[Judgment, ...], assignment: Assignment, update_fields: list[str]):
+    """Insert the unit's judgments and save ``update_fields`` of the assignment. On PostgreSQL
+    one statement (the UPDATE as a data-modifying WITH of the multi-row INSERT, which returns
+    the new ids in the rows' order, as bulk_create relies on); elsewhere the ORM's saves."""
+    connection = connections[router.db_for_write(Judgment)]
+    if connection.vendor != "postgresql":
+        for judgment in judgments:
+            judgment.save(force_insert=True)
+        assignment.save(update_fields=update_fields)
+        return
+    insert = sql.InsertQuery(Judgment)
+    insert.insert_values(
+        [field for field in Judgment._meta.concrete_fields if not field.primary_key], judgments
+    )
+    compiler = insert.get_compiler(connection=connection)
+    compiler.returning_fields = [Judgment._meta.pk]
+    ((insert_sql, insert_params),) = compiler.as_sql()
+    update = sql.UpdateQuery(Assignment)
+    update.add_update_values({name: getattr(assignment, name) for name in update_fields})
+    update.add_q(Q(pk=assignment.pk))
+    update_sql, update_params = update.get_compiler(connection=connection).as_sql()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH stamped AS ({update_sql}) {insert_sql}", [*update_params, *insert_params]
+        )
+        ids = [pk for (pk,) in cursor.fetchall()]
+    for judgment, pk in zip(judgments, ids, strict=True):
+        judgment.pk = pk
+        judgment._state.adding = False
+        judgment._state.db = connection.alias
+
+
 def record_judgment(
     assignment_id: int, worker_id: int, payload: Any, now: datetime | None = None
 ) -> SubmissionResult:
@@ -195,7 +228,7 @@ def _record(assignment: Assignment, payload: Any, now: datetime) -> SubmissionRe
         elapsed = (now - served_at) / timedelta(milliseconds=1)
         server_duration_ms = min(max(round(elapsed), 0), MAX_STORED_INT)
     judgments = tuple(
-        Judgment.objects.create(
+        Judgment(
             campaign_id=assignment.campaign_id,
             worker_id=assignment.worker_id,
             assignment=assignment,
@@ -224,7 +257,7 @@ def _record(assignment: Assignment, payload: Any, now: datetime) -> SubmissionRe
         assignment.status = AssignmentStatus.SUBMITTED
         assignment.submitted_at = now
         update_fields += ["status", "submitted_at"]
-    assignment.save(update_fields=update_fields)
+    _store(judgments, assignment, update_fields)
     if state.finished and assignment.hit.is_qualification:
         qualification = _store_qualification(assignment, now)
     transaction.on_commit(
