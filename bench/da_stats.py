@@ -2,7 +2,8 @@
 """Direct-assessment statistics at scale: 10 systems, 500 workers, 100,000 judgments.
 
     .venv/bin/python bench/da_stats.py [--systems 10] [--workers 500] [--judgments 100000]
-                                       [--redundancy 5] [--keep]
+                                       [--redundancy 5] [--keep] [--rounds 3]
+    .venv/bin/python bench/da_stats.py --campaign ID[,ID...] [--rounds 3]
 
 Builds a direct-assessment campaign the way production does (outputs, then
 campaigns.actions.build_hits: 100-item HITs of 10 sets of 10 with bad references, repeats and
@@ -19,7 +20,15 @@ requester would. Then it times what a recompute does, separately and in total:
 - total:   analytics.actions.recompute_campaign end to end (a second time: rows replaced);
 
 plus the admin panel's reads, the sweep's query, and peak memory (the process's maximum RSS,
-and tracemalloc's peak during one extra recompute). With DATABASE_URL set, it runs against
+and tracemalloc's peak during one extra recompute).
+
+Then, as a Celery worker would run it, each recompute in a fresh process (Django set up and
+the statistics' modules imported first): recompute_campaign end to end and the process's peak
+RSS, alternating the current code with the previous one (bench/da_baseline_code.py: the
+values_list loader and one scipy call per ordered pair of systems), ``--rounds`` times each,
+printing medians and ratios with the load average. ``--campaign`` runs only this part on
+campaigns kept from earlier runs (``--keep``), e.g. 100k, 300k and 1M judgments, and prints
+seconds per judgment to show the growth. With DATABASE_URL set, it runs against
 that database (the campaign and its workers are deleted afterwards unless --keep); without it,
 against a temporary SQLite file with the project's default SQLite settings.
 """
@@ -201,6 +210,128 @@ def build(args, tag: str):
     }
 
 
+def _rss_mib() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure_one(campaign_id: int, code: str) -> None:
+    """Child process: one recompute_campaign of ``campaign_id`` with ``code`` ("new"/"old");
+    prints one JSON line (seconds, load seconds, RSS after imports, peak RSS)."""
+    import json
+
+    from django.conf import settings
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    import django
+
+    django.setup()
+    import logging
+
+    logging.getLogger("analytics").setLevel(logging.WARNING)
+    import scipy.stats  # noqa: F401  (what a worker has imported before its first task)
+
+    from analytics import actions
+    from analytics.kinds.direct_assessment import actions as da_actions
+    from campaigns.models import Campaign
+
+    if code == "old":
+        sys.path.insert(0, str(ROOT / "bench"))
+        import da_baseline_code
+
+        da_baseline_code.install()
+    campaign = Campaign.objects.get(pk=campaign_id)
+    load = da_actions.load_da_judgments
+    load_s = []
+
+    def timed_load(pk):
+        started = time.perf_counter()
+        try:
+            return load(pk)
+        finally:
+            load_s.append(time.perf_counter() - started)
+
+    da_actions.load_da_judgments = timed_load
+    rss_before = _rss_mib()
+    started = time.perf_counter()
+    result = actions.recompute_campaign(campaign)
+    total = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        json.dumps(
+            {
+                "total": total,
+                "load": load_s[0],
+                "compute": result.compute_seconds - load_s[0],
+                "rss_before": rss_before,
+                "peak": peak,
+                "judgments": result.n_judgments if hasattr(result, "n_judgments") else None,
+            }
+        )
+    )
+
+
+def compare(campaign_ids: list[int], rounds: int) -> None:
+    """Fresh-process recomputes, current code alternated with the previous one."""
+    import json
+    import statistics
+    import subprocess
+
+    from judgments.models import Judgment
+
+    def run(campaign_id: int, code: str) -> dict:
+        out = subprocess.run(
+            [sys.executable, __file__, "--measure-one", str(campaign_id), "--code", code],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    print(
+        f"fresh processes, {rounds} rounds, old/new alternated "
+        f"(load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+    )
+    rows = []
+    for campaign_id in campaign_ids:
+        n = Judgment.objects.filter(campaign_id=campaign_id).count()
+        runs: dict[str, list[dict]] = {"old": [], "new": []}
+        for k in range(rounds):
+            for code in ("old", "new") if k % 2 == 0 else ("new", "old"):
+                runs[code].append(run(campaign_id, code))
+        med = {
+            code: {
+                key: statistics.median(r[key] for r in rs) for key in rs[0] if key != "judgments"
+            }
+            for code, rs in runs.items()
+        }
+        old, new = med["old"], med["new"]
+        print(
+            f"  {n:>9,} judgments: new {new['total']:.3f} s (load {new['load']:.3f}, compute "
+            f"{new['compute']:.3f}), peak {new['peak']:.0f} MiB ({new['rss_before']:.0f} after "
+            f"imports) | old {old['total']:.3f} s (load {old['load']:.3f}, compute "
+            f"{old['compute']:.3f}), peak {old['peak']:.0f} MiB | old/new "
+            f"{old['total'] / new['total']:.1f}x time, {old['peak'] / new['peak']:.1f}x peak; "
+            "runs new "
+            + ", ".join(f"{r['total']:.2f}" for r in runs["new"])
+            + " / old "
+            + ", ".join(f"{r['total']:.2f}" for r in runs["old"])
+        )
+        rows.append((n, new["total"], new["peak"] - new["rss_before"]))
+    if len(rows) > 1:
+        print(
+            "  growth (new): "
+            + ", ".join(
+                f"{n:,}: {1e6 * t / n:.2f} s per million, +{m:.0f} MiB over imports"
+                for n, t, m in rows
+            )
+        )
+    print(f"  load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--systems", type=int, default=10)
@@ -208,7 +339,20 @@ def main() -> None:
     parser.add_argument("--judgments", type=int, default=100_000)
     parser.add_argument("--redundancy", type=int, default=5)
     parser.add_argument("--keep", action="store_true", help="Keep the campaign (DATABASE_URL).")
+    parser.add_argument("--rounds", type=int, default=3, help="Fresh-process runs per code.")
+    parser.add_argument("--campaign", help="Only compare, on these kept campaigns (ids, a,b).")
+    parser.add_argument("--measure-one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--code", choices=("new", "old"), default="new", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure_one:
+        measure_one(args.measure_one, args.code)
+        return
+    if args.campaign:
+        import django
+
+        django.setup()
+        compare([int(pk) for pk in args.campaign.split(",")], args.rounds)
+        return
     if args.judgments % (100 * args.redundancy):
         parser.error("--judgments must be a multiple of 100 x --redundancy")
 
@@ -335,6 +479,9 @@ def main() -> None:
                 f"memory:        recompute peak {peak / 2**20:.1f} MiB (tracemalloc); "
                 f"process max RSS {max_rss:.0f} MiB (includes building the data)"
             )
+            print(f"campaign id:   {campaign.pk}")
+            if args.rounds:
+                compare([campaign.pk], args.rounds)
         finally:
             if not temporary_db and not args.keep:
                 clock()

@@ -203,11 +203,12 @@ def analyse_loaded(loaded: LoadedCampaign, config: DAConfig) -> CampaignAnalysis
     scored = subset(judgments, loaded.scored)
     # config.include_unreliable is True for a campaign that counts every worker
     # (da_config_for): then both variants count everyone.
+    # The second variant reuses what does not depend on include_unreliable (reliability,
+    # z-scores, unfiltered agreement) from the first.
+    first = analyse_campaign(scored, config)
     reports = {
-        include: analyse_campaign(
-            scored, replace(config, include_unreliable=include or config.include_unreliable)
-        )
-        for include in (False, True)
+        False: first,
+        True: analyse_campaign(scored, replace(config, include_unreliable=True), reuse=first),
     }
     n_rejected = np.bincount(
         judgments.worker_index[loaded.rejected], minlength=judgments.n_workers

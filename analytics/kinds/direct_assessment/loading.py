@@ -1,9 +1,11 @@
 """Glue: load one direct-assessment campaign's judgments as numpy arrays.
 
-A fixed number of queries whatever the size of the campaign: one ``values_list`` per table
-(Judgment, HitSlot, Output, plus the ids of rejected assignments and of excluded workers), no
-query per judgment, no model instances. Judgments are joined to their slots and outputs in
-numpy (sorted ids + ``searchsorted``, ``analytics.loading``), never row by row in Python.
+A fixed number of queries whatever the size of the campaign: one per table (Judgment, with a
+count first to size its arrays, HitSlot, Output, plus the ids of rejected assignments and of
+excluded workers), no query per judgment, no model instances, no Python object per value
+(``analytics.loading.load_columns``: numeric columns, a binary COPY on PostgreSQL).
+Judgments are joined to their slots and outputs in numpy (sorted ids + ``searchsorted``,
+``analytics.loading``), never row by row in Python.
 
 What is loaded: every judgment of the campaign that has a score or a given z-score
 (``Judgment.given_z``: imported files that publish standardised scores only; the statistics
@@ -20,10 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Q
+from django.db.models import Case, IntegerField, Q, Value, When
+from django.db.models.functions import Coalesce
 from numpy.typing import NDArray
 
-from analytics.loading import held_back_assignment_ids, id_array, lookup, nullable_ids
+from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.direct_assessment import DAJudgments, Role
 from campaigns.models import HitSlot, Output
 from judgments.models import CampaignWorker, Judgment
@@ -77,31 +80,49 @@ class LoadedCampaign:
         return len(self.judgments)
 
 
-def _role_codes(names: tuple) -> NDArray[np.int8]:
-    """Role names to Role codes; roles outside direct assessment become -1."""
-    distinct, inverse = np.unique(np.array(names, dtype=str), return_inverse=True)
-    table = np.array([_ROLE_CODES.get(name, _NO_ROLE) for name in distinct], dtype=np.int8)
-    return table[inverse.reshape(-1)] if distinct.size else np.zeros(0, dtype=np.int8)
+def _role_code() -> Case:
+    """The slot's role as a Role code in SQL; roles outside direct assessment become -1."""
+    return Case(
+        *(When(role=name, then=Value(code)) for name, code in _ROLE_CODES.items()),
+        default=Value(_NO_ROLE),
+        output_field=IntegerField(),
+    )
 
 
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:
-    """Load campaign ``campaign_id``'s direct-assessment judgments (five queries in all)."""
-    judgment_rows = list(
+    """Load campaign ``campaign_id``'s direct-assessment judgments (five queries in all;
+    six on PostgreSQL, where the judgments are counted first to size their arrays)."""
+    judgments_qs = (
         Judgment.objects.filter(campaign_id=campaign_id)
         .filter(Q(score__isnull=False) | Q(given_z__isnull=False))
         # By id, for a deterministic order (the default ordering would join HitSlot).
         .order_by("id")
-        .values_list(*_JUDGMENT_COLUMNS)
     )
-    slot_rows = list(
+    # Seconds: the browser's duration when present, else the server's (NULL: NaN).
+    judgments_qs = judgments_qs.annotate(
+        duration_ms=Coalesce("client_duration_ms", "server_duration_ms")
+    )
+    columns = load_columns(
+        judgments_qs,
+        [
+            ("worker_id", "id"),
+            ("assignment_id", "id"),
+            ("slot_id", "id"),
+            ("score", "float"),
+            ("duration_ms", "float"),
+            ("given_z", "float"),
+        ],
+        count_first=True,
+    )
+    slots = load_columns(
         HitSlot.objects.filter(hit__campaign_id=campaign_id)
         .order_by("id")
-        .values_list("id", "role", "output_id", "controls_id")
+        .annotate(role_code=_role_code()),
+        [("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id")],
     )
-    output_rows = list(
-        Output.objects.filter(system__campaign_id=campaign_id)
-        .order_by("id")
-        .values_list("id", "system_id")
+    outputs = load_columns(
+        Output.objects.filter(system__campaign_id=campaign_id).order_by("id"),
+        [("id", "id"), ("system_id", "id")],
     )
     # Rejected, or opened from MTurk and not confirmed by MTurk yet (analytics.loading).
     rejected_assignments = held_back_assignment_ids(campaign_id)
@@ -115,23 +136,17 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
         )
     )
 
-    table = np.array(judgment_rows, dtype=np.float64).reshape(-1, len(_JUDGMENT_COLUMNS))
-    worker, assignment, slot = (table[:, i].astype(np.int64) for i in range(3))
-    score = table[:, 3]  # NaN where only a given z was stored
-    client_ms, server_ms = table[:, 4], table[:, 5]
-    given_z = table[:, 6]
-    seconds = np.where(np.isnan(client_ms), server_ms, client_ms) / 1000.0
+    worker, assignment, slot = columns["worker_id"], columns["assignment_id"], columns["slot_id"]
+    score = columns["score"]  # NaN where only a given z was stored
+    given_z = columns["given_z"]
+    seconds = columns["duration_ms"]
+    seconds /= 1000.0
+    del columns
 
-    if slot_rows:
-        slot_ids, slot_roles, slot_outputs, slot_controls = zip(*slot_rows, strict=True)
-        slot_id = id_array(list(slot_ids))
-        slot_role = _role_codes(slot_roles)
-        slot_output = nullable_ids(slot_outputs)
-        slot_control = nullable_ids(slot_controls)
-    else:
-        slot_id = np.zeros(0, dtype=np.int64)
-        slot_role = np.zeros(0, dtype=np.int8)
-        slot_output = slot_control = slot_id
+    slot_id = slots["id"]
+    slot_role = slots["role_code"].astype(np.int8)
+    slot_output = slots["output_id"]
+    slot_control = slots["controls_id"]
     n_read = int(worker.shape[0])
     rejected = np.isin(assignment, rejected_assignments)
     n_rejected_read = int(np.count_nonzero(rejected))
@@ -148,12 +163,11 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     # Links on system slots are ignored by the statistics; -1 keeps the arrays clean.
     pair_slot = np.where(role != Role.SYSTEM, slot_control[at], -1)
 
-    output = np.array(output_rows, dtype=np.int64).reshape(-1, 2)
     system = np.full(item.shape[0], -1, dtype=np.int64)
     scored_output = np.isin(role, (Role.SYSTEM, Role.REPEAT)) & (item >= 0)
     if scored_output.any():
-        out_at = lookup(output[:, 0], item[scored_output], "judged output(s)")
-        system[scored_output] = output[out_at, 1]
+        out_at = lookup(outputs["id"], item[scored_output], "judged output(s)")
+        system[scored_output] = outputs["system_id"][out_at]
 
     judgments = DAJudgments(
         worker=worker,

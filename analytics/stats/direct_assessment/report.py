@@ -6,7 +6,7 @@ is also available on its own (see the package docstring).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -94,17 +94,34 @@ class DAReport:
     n_unmatched_controls: int
 
 
-def analyse_campaign(judgments: DAJudgments, config: DAConfig | None = None) -> DAReport:
-    """Run the full direct-assessment analysis of one campaign (pure; no I/O)."""
+def analyse_campaign(
+    judgments: DAJudgments, config: DAConfig | None = None, *, reuse: DAReport | None = None
+) -> DAReport:
+    """Run the full direct-assessment analysis of one campaign (pure; no I/O).
+
+    ``reuse``: a report on the same ``judgments`` whose configuration differs at most in
+    ``include_unreliable`` (the other variant of the stored results). Worker reliability, the
+    z-scores and the unfiltered agreement do not depend on that setting: they are taken from
+    it instead of being computed again. Agreement over included workers is the unfiltered one
+    when every worker is included (a mask of all workers selects every row, as None does).
+    """
     cfg = config or DAConfig()
-    reliability = worker_reliability(
-        judgments,
-        test=cfg.reliability_test,
-        alpha=cfg.alpha,
-        min_pairs=cfg.min_pairs,
-        assumption_a_test=cfg.assumption_a_test,
-    )
-    z = standardize(judgments, exclude_references=cfg.exclude_references_from_z, ddof=cfg.ddof)
+    if (
+        reuse is not None
+        and replace(reuse.config, include_unreliable=cfg.include_unreliable) != cfg
+    ):
+        raise ValueError("reuse must be a report with the same settings but include_unreliable")
+    if reuse is not None:
+        reliability, z = reuse.reliability, reuse.zscores
+    else:
+        reliability = worker_reliability(
+            judgments,
+            test=cfg.reliability_test,
+            alpha=cfg.alpha,
+            min_pairs=cfg.min_pairs,
+            assumption_a_test=cfg.assumption_a_test,
+        )
+        z = standardize(judgments, exclude_references=cfg.exclude_references_from_z, ddof=cfg.ddof)
     included = (
         np.ones(judgments.n_workers, dtype=bool)
         if cfg.include_unreliable
@@ -132,6 +149,7 @@ def analyse_campaign(judgments: DAJudgments, config: DAConfig | None = None) -> 
             chance=cfg.kappa_chance,
         )
 
+    agreement_all = reuse.agreement_all if reuse is not None else agree(None)
     return DAReport(
         config=cfg,
         reliability=reliability,
@@ -143,7 +161,7 @@ def analyse_campaign(judgments: DAJudgments, config: DAConfig | None = None) -> 
         clusters=clusters,
         rank_best=best,
         rank_worst=worst,
-        agreement_all=agree(None),
-        agreement_included=agree(included),
+        agreement_all=agreement_all,
+        agreement_included=agreement_all if included.all() else agree(included),
         n_unmatched_controls=judgments.n_unmatched_controls,
     )

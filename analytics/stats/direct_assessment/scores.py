@@ -155,15 +155,23 @@ def _segment_means(
 
     The segment of an output judgment is its ``item`` (the output id: a system has one output
     per segment, and a repeat carries the id of the output it repeats), so (system, item) is
-    (system, segment).  One ``np.unique`` over the pairs, no Python loop over rows.
+    (system, segment).  The pairs are numbered in sorted (system, segment) order by 1-D sorts
+    of int64 keys (system code x number of distinct items + item code; ``np.unique(axis=0)``
+    sorts rows as structured values, about 50 times slower at a million rows), no Python loop
+    over rows.
     """
-    pairs = np.stack([judgments.system[rows], judgments.item[rows]], axis=1)
-    keys, code = np.unique(pairs, axis=0, return_inverse=True)
+    systems, system_code = np.unique(judgments.system[rows], return_inverse=True)
+    items, item_code = np.unique(judgments.item[rows], return_inverse=True)
+    width = np.int64(max(items.shape[0], 1))
+    pair_keys, code = np.unique(
+        system_code.reshape(-1).astype(np.int64) * width + item_code.reshape(-1),
+        return_inverse=True,
+    )
     code = code.reshape(-1)
-    k = keys.shape[0]
+    k = pair_keys.shape[0]
     n = np.bincount(code, minlength=k)
     means = [np.bincount(code, weights=v[rows], minlength=k) / n for v in values]
-    return keys[:, 0].astype(np.int64), n.astype(np.int64), means
+    return systems[pair_keys // width].astype(np.int64), n.astype(np.int64), means
 
 
 def system_scores(
