@@ -49,9 +49,12 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
+from analytics.stats._lazy import lazy_module
 from analytics.stats.rank_sum import pairwise_mann_whitney_greater
+
+# Imported on first use: a web worker loads this module but never computes (issue 16).
+stats = lazy_module("scipy.stats")
 
 __all__ = [
     "CLUSTER_METHODS",
