@@ -1,8 +1,10 @@
 """The code this issue (16) replaced, kept for bench/da_stats.py's alternated baseline.
 
 ``load_da_judgments`` as it was (one ``values_list`` per table: a list of Python tuples, then
-the arrays) and ``pairwise_rank_sum`` as it was (one scipy.stats.mannwhitneyu call per ordered
-pair). :func:`install` puts both back in place of the current ones, in a bench process only.
+the arrays), ``pairwise_rank_sum`` as it was (one scipy.stats.mannwhitneyu call per ordered
+pair), segment means through ``np.unique(axis=0)``, and both variants of the results computed
+in full (no reuse). :func:`install` puts them back in place of the current ones, in a bench
+process only.
 """
 
 from __future__ import annotations
@@ -142,11 +144,28 @@ def pairwise_rank_sum(samples) -> NDArray[np.float64]:
     return p
 
 
+def _segment_means(judgments, rows, values):
+    pairs = np.stack([judgments.system[rows], judgments.item[rows]], axis=1)
+    keys, code = np.unique(pairs, axis=0, return_inverse=True)
+    code = code.reshape(-1)
+    k = keys.shape[0]
+    n = np.bincount(code, minlength=k)
+    means = [np.bincount(code, weights=v[rows], minlength=k) / n for v in values]
+    return keys[:, 0].astype(np.int64), n.astype(np.int64), means
+
+
 def install() -> None:
-    """Use the previous loader and rank-sum tests (this process only)."""
+    """Use the previous code (this process only)."""
     from analytics.kinds.direct_assessment import actions, loading
-    from analytics.stats.direct_assessment import report
+    from analytics.stats.direct_assessment import report, scores
 
     loading.load_da_judgments = load_da_judgments
     actions.load_da_judgments = load_da_judgments
     report.pairwise_rank_sum = pairwise_rank_sum
+    scores._segment_means = _segment_means
+    current = report.analyse_campaign
+
+    def analyse_campaign(judgments, config=None, *, reuse=None):
+        return current(judgments, config)  # every variant computed in full, as before
+
+    actions.analyse_campaign = analyse_campaign
