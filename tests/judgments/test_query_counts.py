@@ -217,9 +217,17 @@ EXPECTED = {
 }
 
 
+# A submit that stores judgments writes them and stamps its assignment in one statement on
+# PostgreSQL (the assignment's UPDATE as a WITH of the INSERT, judgments.actions.submission),
+# in two elsewhere: one query fewer there. A retry stores nothing.
+ONE_STATEMENT_STORE = {"submit_first", "submit_next", "submit_last"}
+
+
 @pytest.mark.parametrize("items", SIZES)
 @pytest.mark.parametrize("endpoint", sorted(EXPECTED))
 def test_query_count(endpoint, items):
     measure, status, expected = EXPECTED[endpoint]
+    if endpoint in ONE_STATEMENT_STORE and connection.vendor == "postgresql":
+        expected -= 1
     queries, response = measure(items)
     assert (response.status_code, queries) == (status, expected)
