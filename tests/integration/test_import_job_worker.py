@@ -64,7 +64,9 @@ def test_an_import_job_sent_over_the_api_is_run_by_a_worker(
     )
     assert response.status_code == 202, response.content
     job_url = response["Location"]
-    assert response.json()["status"] == "queued"
+    # The 202 reports the job as it is when answered: the worker may have taken it already
+    # (seen in a loaded run: "checking"); it never reports a failure here.
+    assert response.json()["status"] in ("queued", "checking", "writing", "done")
 
     def ended() -> bool:
         return client.get(job_url).json()["status"] in ("done", "failed")
