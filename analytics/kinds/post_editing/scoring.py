@@ -318,8 +318,11 @@ def _awaiting_reference(campaign_id: int, signature: str) -> QuerySet[PostEditSc
         ).annotate(
             main_reference=KeyTextTransform("0", "judgment__slot__output__segment__references")
         )
-        # Segments without a reference are left out by the callers, in Python: comparing the
-        # JSON text with "" is not portable (SQLite reads the "" as malformed JSON).
+        # Segments without any reference are left out here, so that a campaign without
+        # references reads none of its rows on every recompute; an empty first reference is
+        # left out by the callers, in Python: comparing the JSON text with "" is not portable
+        # (SQLite reads the "" as malformed JSON).
+        .exclude(judgment__slot__output__segment__references=[])
     )
 
 

@@ -282,6 +282,8 @@ def test_the_image_is_a_png_for_the_assignments_worker_only(assignment, django_a
         client.get(reverse("judgments:task-source-image", args=["nonsense", 2])).status_code == 404
     )
     assert client.get(url(assignment, "judgments:task-source-image", 9)).status_code == 404
+    # An absurd position (beyond any integer column) is a plain 404, not a database error.
+    assert client.get(url(assignment, "judgments:task-source-image", 10**30)).status_code == 404
     # Not while the assignment is no longer open.
     Assignment.objects.filter(pk=assignment.pk).update(status=AssignmentStatus.RETURNED)
     assert client.get(url(assignment, "judgments:task-source-image", 2)).status_code == 404
