@@ -315,7 +315,8 @@ def _awaiting_reference(campaign_id: int, signature: str) -> QuerySet[PostEditSc
     return (
         PostEditScore.objects.filter(
             campaign_id=campaign_id, signature=signature, reference_edits__isnull=True
-        ).annotate(
+        )
+        .annotate(
             main_reference=KeyTextTransform("0", "judgment__slot__output__segment__references")
         )
         # Segments without any reference are left out here, so that a campaign without
