@@ -14,8 +14,11 @@ which is what the reliability tests in ``analytics`` check. Two recipes:
 * **adequacy** (2014 section 3): "randomly delete a short sub-string of length proportional to
   the length of the original translation": a run of ``k`` words, ``k`` from the table in
   :func:`adequacy_run_length`. WMT's later practice (Appraise's ``_create_bad_ref``) puts a
-  same-length phrase from another reference in place of the deleted run; that is the
-  ``replace`` option of :func:`degrade_adequacy`.
+  same-length phrase from another segment's reference in place of the deleted run; that is
+  the ``replace`` option of :func:`degrade_adequacy`. The phrase must come from a *different*
+  segment: an alternative reference of the same segment says the same thing, so its phrase
+  would keep the meaning and the bad reference would not be bad (issue 17). The caller passes
+  the other segments' references (``campaigns.builders.direct_assessment`` does).
 
 Units
 -----
@@ -103,6 +106,9 @@ INSERT = "insert"
 # Two word-like units: the fluency recipe picks two distinct words, and the adequacy recipe
 # must delete a word and keep one (a one-word sentence cannot be degraded, 2014 section 3).
 MIN_WORDS = 2
+
+# References drawn at random for a replacement phrase before the whole list is tried in order.
+_REPLACEMENT_DRAWS = 16
 
 # Primary language subtags (ISO 639-1 and the ISO 639-2/3 codes in use for the same
 # languages) of scripts written without spaces between words: Chinese (incl. Cantonese, Wu,
@@ -416,22 +422,48 @@ def _choose_replacement(
     rng: random.Random,
 ) -> list[_Atom] | None:
     """A phrase of ``k`` units from one of ``other_references`` (tried in random order), with a
-    word in it and different from the removed run; ``None`` if no reference has one."""
-    order = list(range(len(other_references)))
+    word in it and different from the removed run; ``None`` if no reference has one.
+
+    ``other_references`` may be a whole campaign's references (every other segment's, see
+    ``campaigns.builders.direct_assessment``): a few references drawn at random are tried
+    first (almost always enough: most references have a run of ``k`` words), and only if all
+    of them fail is the whole list tried in a random order, so one bad reference costs a few
+    draws, not a shuffle of the campaign. The draws come from ``rng`` alone: the same seed
+    gives the same phrase.
+    """
+    count = len(other_references)
+    if not count:
+        return None
+    drawn = [rng.randrange(count) for _ in range(min(count, _REPLACEMENT_DRAWS))]
+    for index in drawn:
+        phrase = _phrase_from(other_references[index], removed, k, language, rng)
+        if phrase is not None:
+            return phrase
+    order = list(range(count))
     rng.shuffle(order)
     for index in order:
-        atoms = _atoms(other_references[index], language)
-        unit_indices = [i for i, atom in enumerate(atoms) if atom.is_unit]
-        candidates = []
-        for start in _windows(len(unit_indices), k):
-            phrase = [atoms[i].text for i in unit_indices[start : start + k]]
-            if phrase != list(removed) and any(is_word_like(unit) for unit in phrase):
-                candidates.append(start)
-        if candidates:
-            start = rng.choice(candidates)
-            # The phrase as written in that reference, with its inner separators.
-            return atoms[unit_indices[start] : unit_indices[start + k - 1] + 1]
+        phrase = _phrase_from(other_references[index], removed, k, language, rng)
+        if phrase is not None:
+            return phrase
     return None
+
+
+def _phrase_from(
+    reference: str, removed: Sequence[str], k: int, language: str, rng: random.Random
+) -> list[_Atom] | None:
+    """A random phrase of ``k`` units of ``reference`` with a word in it that differs from the
+    removed run (as written there, with its inner separators); ``None`` if it has none."""
+    atoms = _atoms(reference, language)
+    unit_indices = [i for i, atom in enumerate(atoms) if atom.is_unit]
+    candidates = []
+    for start in _windows(len(unit_indices), k):
+        phrase = [atoms[i].text for i in unit_indices[start : start + k]]
+        if phrase != list(removed) and any(is_word_like(unit) for unit in phrase):
+            candidates.append(start)
+    if not candidates:
+        return None
+    start = rng.choice(candidates)
+    return atoms[unit_indices[start] : unit_indices[start + k - 1] + 1]
 
 
 def degrade_adequacy(
@@ -447,7 +479,8 @@ def degrade_adequacy(
     a word and leave a word behind (so the result is never empty nor punctuation only).
 
     With ``replace=True`` (WMT / Appraise practice) the run is replaced by a phrase of ``k``
-    units from one of ``other_references`` instead of deleted; if none of them has such a
+    units from one of ``other_references`` (references of other segments, never the same
+    segment's, whose alternatives keep the meaning) instead of deleted; if none of them has such a
     phrase (too short, or only the same words) the run is deleted and ``method`` says so.
     Raises ``ValueError`` if :func:`can_degrade` is false.
     """

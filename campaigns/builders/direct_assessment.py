@@ -93,6 +93,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from campaigns.builders.problems import BuildProblem
 from campaigns.degradation import ADEQUACY, DELETE, MODES, OPTIONS, can_degrade, degrade
 
 __all__ = [
@@ -113,6 +114,9 @@ __all__ = [
     "SlotPlan",
     "build_direct_assessment_hits",
     "hit_count",
+    "hit_size_problem",
+    "minimum_outputs_per_system",
+    "short_systems_problem",
 ]
 
 # 2014 section 3: a HIT of 100 in 10 sets of 10, 70 outputs + 10 + 10 + 10 controls.
@@ -144,8 +148,11 @@ _REPAIR_TRIES = 64
 class DAOutput:
     """One system's translation of one segment, as the builder needs it.
 
-    ``reference`` is the segment's (main) reference; ``other_references`` are references of
-    other segments, the source of phrases for the ``replace`` degradation.
+    ``reference`` is the segment's (main) reference; ``alternative_references`` the segment's
+    further references, if any. The ``replace`` degradation takes its phrase from the
+    references (main and alternative) of *other* segments (:class:`_OtherSegmentsReferences`),
+    never from the segment's own: they say the same thing, so the phrase would keep the
+    meaning (issue 17; WMT takes another segment's reference).
     """
 
     output_id: int
@@ -153,7 +160,50 @@ class DAOutput:
     segment_id: int
     text: str
     reference: str
-    other_references: Sequence[str] = ()
+    alternative_references: Sequence[str] = ()
+
+
+class _ReferencePool:
+    """Every segment's references, grouped by segment (segments in id order, so the pool
+    depends on the outputs, not on their order), each distinct non-empty text once per
+    segment: where the ``replace`` degradation finds its phrases."""
+
+    def __init__(self, outputs: Sequence[DAOutput]) -> None:
+        by_segment: dict[int, list[str]] = {}
+        for output in outputs:
+            texts = by_segment.setdefault(output.segment_id, [])
+            for text in (output.reference, *output.alternative_references):
+                if text.strip() and text not in texts:
+                    texts.append(text)
+        self.texts: list[str] = []
+        self.block: dict[int, tuple[int, int]] = {}  # segment id: its [start, end) in texts
+        for segment_id in sorted(by_segment):
+            start = len(self.texts)
+            self.texts.extend(by_segment[segment_id])
+            self.block[segment_id] = (start, len(self.texts))
+
+    def others(self, segment_id: int) -> _OtherSegmentsReferences:
+        start, end = self.block.get(segment_id, (0, 0))
+        return _OtherSegmentsReferences(self.texts, start, end)
+
+
+class _OtherSegmentsReferences(Sequence[str]):
+    """The pool without one segment's block, as a sequence (no copy of the campaign's
+    references per bad reference)."""
+
+    def __init__(self, texts: list[str], start: int, end: int) -> None:
+        self.texts, self.start, self.end = texts, start, end
+
+    def __len__(self) -> int:
+        return len(self.texts) - (self.end - self.start)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        index %= len(self)
+        return self.texts[index if index < self.start else index + self.end - self.start]
 
 
 @dataclass(frozen=True)
@@ -203,9 +253,49 @@ def _slots_in_first_hits(rank: int, hits: int, system_count: int) -> int:
     return hits * base + handed_out // system_count + (rank < handed_out % system_count)
 
 
-def _minimum_outputs_per_system(system_count: int) -> int:
+def minimum_outputs_per_system(system_count: int) -> int:
+    """Outputs each system needs so that a HIT can show ``SYSTEM_OUTPUTS_PER_HIT`` distinct
+    outputs in equal shares (18 with 4 systems)."""
     base, extra = divmod(SYSTEM_OUTPUTS_PER_HIT, system_count)
     return base + (1 if extra else 0)
+
+
+def hit_size_problem(items_per_hit: int | None) -> str:
+    """Why the builder cannot make HITs of ``items_per_hit`` items, and what to do; '' when it
+    can. The one rule that the settings form (DirectAssessmentSettings.clean) and the build
+    (campaigns.kinds.direct_assessment) both apply: the builder lays out the 2014 design
+    exactly (10 sets of 10, Table 2), so a HIT has ``HIT_SIZE`` items."""
+    if items_per_hit == HIT_SIZE:
+        return ""
+    return (
+        f"Direct-assessment HITs follow the 2014 design of {HIT_SIZE} items (10 sets of 10: "
+        f"{SYSTEM_OUTPUTS_PER_HIT} system outputs, {BAD_REFERENCES_PER_HIT} bad references, "
+        f"{REPEATS_PER_HIT} repeats and {REFERENCES_PER_HIT} references, each control at least "
+        f"40 items from the output it checks), so 'Items per HIT' must be {HIT_SIZE}, not "
+        f"{items_per_hit}."
+    )
+
+
+def short_systems_problem(outputs_per_system: dict[int, int]) -> BuildProblem | None:
+    """The systems with fewer outputs than a HIT's equal share needs
+    (:func:`minimum_outputs_per_system`), as the problem to tell the requester; None when
+    every system has enough. The builder raises it; the campaign page's checklist shows it
+    before a build is tried."""
+    needed = minimum_outputs_per_system(len(outputs_per_system))
+    short = {system: n for system, n in outputs_per_system.items() if n < needed}
+    if not short:
+        return None
+    m = len(outputs_per_system)
+    return BuildProblem(
+        f"a direct-assessment HIT needs {needed} outputs per system when there are {m} "
+        f"systems ({SYSTEM_OUTPUTS_PER_HIT} outputs in equal shares); the campaign has fewer "
+        "for {systems} (outputs in brackets): add segments with outputs of "
+        + ("this system" if len(short) == 1 else "these systems")
+        + f", or leave {'it' if len(short) == 1 else 'them'} out of the import ('Items per "
+        f"HIT' is fixed at {HIT_SIZE}, the 2014 design the builder follows)",
+        systems=short,
+        counts=short,
+    )
 
 
 def hit_count(outputs_per_system: dict[int, int]) -> int:
@@ -236,23 +326,26 @@ def _validate(outputs: Sequence[DAOutput], mode: str, degradation: str) -> None:
             f"unknown degradation {degradation!r}; expected one of {', '.join(OPTIONS)}"
         )
     if not outputs:
-        raise ValueError("no outputs to build direct assessment HITs from")
+        raise BuildProblem(
+            "no outputs to build direct assessment HITs from: import segments with system "
+            "outputs first"
+        )
     duplicates = [oid for oid, n in Counter(o.output_id for o in outputs).items() if n > 1]
     if duplicates:
         raise ValueError(f"output ids appear more than once: {sorted(duplicates)[:10]}")
-    no_reference = [o.output_id for o in outputs if not o.reference.strip()]
+    no_reference = {o.segment_id for o in outputs if not o.reference.strip()}
     if no_reference:
         # Reference items (and, in adequacy, the gray text of every item) need one.
-        raise ValueError(f"outputs whose segment has no reference: {sorted(no_reference)[:10]}")
-    counts = Counter(o.system_id for o in outputs)
-    needed = _minimum_outputs_per_system(len(counts))
-    short = sorted(system for system, count in counts.items() if count < needed)
-    if short:
-        raise ValueError(
-            f"a HIT shows {SYSTEM_OUTPUTS_PER_HIT} distinct outputs in equal shares over "
-            f"{len(counts)} systems, so each system needs at least {needed} outputs; "
-            f"systems {short[:10]} have fewer"
+        raise BuildProblem(
+            "direct assessment shows each segment's reference translation (as a reference "
+            "item, and in adequacy under every output), and these segments have none: "
+            "{segments}. Import the segments with a reference column (or reference files "
+            "for the WMT format)",
+            segments=no_reference,
         )
+    problem = short_systems_problem(dict(Counter(o.system_id for o in outputs)))
+    if problem is not None:
+        raise problem
 
 
 # --- choosing the 70 outputs of each HIT -------------------------------------------------
@@ -436,11 +529,11 @@ class _Selection:
                     or self._relocate_degradable(h)
                     or self._raise_elsewhere(h)
                 ):
-                    raise ValueError(
+                    raise BuildProblem(
                         f"HIT {h + 1} needs {BAD_REFERENCES_PER_HIT} outputs with at least two "
                         f"words to make its bad references from, and only "
                         f"{self.degradable_count[h]} of its outputs have them: too many "
-                        f"one-word outputs in this campaign"
+                        f"one-word outputs in this campaign. Add segments with longer outputs"
                     )
 
     def _swap_in_degradable(self, h: int) -> bool:
@@ -682,11 +775,13 @@ def build_direct_assessment_hits(
     ordered = sorted(outputs, key=lambda o: (o.system_id, o.segment_id, o.output_id))
     degradable = [can_degrade(o.text, mode, language) for o in ordered]
     if sum(degradable) < BAD_REFERENCES_PER_HIT:
-        raise ValueError(
+        raise BuildProblem(
             f"a HIT needs {BAD_REFERENCES_PER_HIT} bad references made from outputs with at "
-            f"least two words; only {sum(degradable)} outputs have them"
+            f"least two words; only {sum(degradable)} outputs have them. Add segments with "
+            f"longer outputs"
         )
     rng = random.Random(seed)
+    pool = _ReferencePool(ordered)
     hits = _Selection(ordered, degradable, rng).run()
 
     plans = []
@@ -720,7 +815,7 @@ def build_direct_assessment_hits(
                     language,
                     rng,
                     option=degradation,
-                    other_references=output.other_references,
+                    other_references=pool.others(output.segment_id),
                 )
                 shown, method = bad.text, bad.method
             elif item.role == ROLE_REFERENCE:

@@ -47,8 +47,7 @@ def make_outputs(
         for seg in segments_by_system[system]:
             length = 1 if rng.random() < one_word_share else rng.randint(2, 20)
             text = (text_of or {}).get((system, seg)) or " ".join(rng.choices(WORDS, k=length))
-            others = [references[other] for other in rng.sample(all_segments, 2) if other != seg]
-            outputs.append(DAOutput(output_id, system, seg, text, references[seg], others))
+            outputs.append(DAOutput(output_id, system, seg, text, references[seg]))
             output_id += 1
     return outputs
 

@@ -78,7 +78,7 @@ class DirectAssessment(CampaignKind):
                 segment_id=segment_id,
                 text=text,
                 reference=references[0] if references else "",
-                other_references=tuple(references[1:]),
+                alternative_references=tuple(references[1:]),
             )
             for pk, system_id, segment_id, text, references in rows
         ]
