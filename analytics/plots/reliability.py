@@ -1,0 +1,105 @@
+"""Workers' reliability against their speed (001, the 2013 paper's Figure 4): one point per
+worker, the p-value of their reliability test against mean seconds per judgment, a line at
+the threshold. Fast, unreliable clickers gather at the top left."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from analytics.plots.render import GREY, OKABE_ITO, message_figure, new_figure
+
+__all__ = ["reliability_figure"]
+
+TITLE = "Worker reliability against speed"
+# (colour, marker) per group in legend order; groups beyond these cycle through them.
+STYLES = (
+    (OKABE_ITO["green"], "o"),
+    (OKABE_ITO["orange"], "s"),
+    (OKABE_ITO["vermillion"], "X"),
+    (OKABE_ITO["sky"], "^"),
+    (OKABE_ITO["purple"], "D"),
+)
+LOG_SCALE_SPREAD = 20  # fastest to slowest ratio above which seconds go on a log axis
+
+
+def reliability_figure(
+    seconds: Sequence[float | None] | np.ndarray,
+    p_values: Sequence[float | None] | np.ndarray,
+    groups: Sequence[str],
+    *,
+    alpha: float = 0.05,
+    test: str = "",
+    group_order: Sequence[str] = (),
+    campaign: str = "",
+) -> Any:
+    """One point per worker at (``seconds``, ``p_values``), coloured and shaped by ``groups``
+    (e.g. the recommendation), legend in ``group_order`` (then by first appearance). Workers
+    without a p-value or a time cannot be placed: the caption counts them."""
+    title = f"{TITLE}: {campaign}" if campaign else TITLE
+    x = np.array([np.nan if v is None else float(v) for v in seconds], dtype=np.float64)
+    p = np.array([np.nan if v is None else float(v) for v in p_values], dtype=np.float64)
+    if not (x.shape == p.shape == (len(groups),)):
+        raise ValueError("seconds, p_values and groups must have the same length")
+    placed = ~(np.isnan(x) | np.isnan(p))
+    if not placed.any():
+        if len(groups) == 0:
+            return message_figure(title, "No judgments yet: no worker to show.")
+        return message_figure(
+            title,
+            f"None of the {len(groups)} worker(s) can be placed yet: a worker needs timed "
+            "judgments and enough quality-control pairs for a p-value.",
+        )
+    order = list(dict.fromkeys([*group_order, *groups]))
+    present = [g for g in order if g in set(np.asarray(groups, dtype=object)[placed])]
+    figure = new_figure(7.5, 5.0)
+    axes = figure.subplots()
+    group_of = np.asarray(groups, dtype=object)
+    for index, group in enumerate(present):
+        colour, marker = STYLES[index % len(STYLES)]
+        members = np.flatnonzero(placed & (group_of == group))
+        collection = axes.scatter(
+            x[members],
+            p[members],
+            s=42,
+            c=colour,
+            marker=marker,
+            edgecolors="white",
+            linewidths=0.6,
+            label=f"{group} ({members.size})",
+            zorder=3,
+        )
+        collection.set_gid(f"group-{index}")
+    threshold = axes.axhline(alpha, color=OKABE_ITO["black"], linestyle="--", linewidth=1)
+    threshold.set_gid("threshold")
+    axes.annotate(
+        f"p = {alpha:g}: reliable below",
+        (1.0, alpha),
+        xycoords=("axes fraction", "data"),
+        xytext=(-4, 4),
+        textcoords="offset points",
+        ha="right",
+        fontsize=8,
+    )
+    shown = x[placed]
+    if shown.min() > 0 and shown.max() / shown.min() > LOG_SCALE_SPREAD:
+        axes.set_xscale("log")
+        axes.set_xlabel("Mean seconds per judgment (log scale)")
+    else:
+        axes.set_xlim(left=0)
+        axes.set_xlabel("Mean seconds per judgment")
+    axes.set_ylim(-0.02, 1.02)
+    axes.set_ylabel(f"p-value of the reliability test{f' ({test})' if test else ''}")
+    axes.set_title(title, loc="left")
+    axes.legend(loc="upper right", title="Recommendation", fontsize=8, title_fontsize=8)
+    missing = int((~placed).sum())
+    caption = f"{int(placed.sum())} worker(s) shown."
+    if missing:
+        caption += (
+            f" {missing} not shown: no p-value yet (too few quality-control pairs) or no "
+            "timed judgment."
+        )
+    figure.supxlabel(caption, x=0.01, ha="left", fontsize=8, color=GREY)
+    return figure
