@@ -3,16 +3,62 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef, QuerySet
+from django.utils import timezone
 
-from campaigns.kinds import HitBuildError, kind_of, registry
-from campaigns.models import Campaign, MTurkHit
+from campaigns.builders.problems import BuildProblem
+from campaigns.kinds import HitBuildError, kind_of, kind_settings, registry
+from campaigns.models import (
+    Campaign,
+    CampaignStatus,
+    Document,
+    GoldAnswer,
+    Hit,
+    HitSlot,
+    MTurkHit,
+    Output,
+    Segment,
+    System,
+)
+from campaigns.names import same_owner_campaign
 
 logger = logging.getLogger(__name__)
 
 
-__all__ = ["HitBuildError", "build_hits", "has_hit_builder"]
+__all__ = [
+    "FollowUpError",
+    "HitBuildError",
+    "build_hits",
+    "create_follow_up",
+    "has_hit_builder",
+    "hits_frozen_reason",
+    "segments_outside_hits",
+    "set_status",
+]
+
+
+class FollowUpError(Exception):
+    """No follow-up campaign can be made; the message says why and what to do."""
+
+
+def hits_frozen_reason(campaign: Campaign) -> str:
+    """Why the campaign's HITs can no longer be rebuilt ('' while they can): a worker holds an
+    assignment (judgments point at the HITs' slots and are never deleted) or HITs are published
+    on MTurk (workers there may be doing them). One or two queries."""
+    if campaign.assignments.exists():
+        return (
+            "Workers have already started this campaign's HITs, so they cannot be rebuilt. "
+            "Create a new campaign to evaluate with a different layout."
+        )
+    if MTurkHit.objects.filter(hit__campaign=campaign).exists():
+        return (
+            "This campaign's HITs are published on MTurk, so they cannot be rebuilt. Expire "
+            "them (action 'Expire MTurk HITs') and create a new campaign for a different layout."
+        )
+    return ""
 
 
 def build_hits(campaign: Campaign) -> int:
@@ -23,6 +69,9 @@ def build_hits(campaign: Campaign) -> int:
     the layout and build again; once a worker holds an assignment the HITs are frozen, because
     judgments point at their slots and judgments are never deleted. The same seed and the same
     outputs give the same HITs.
+
+    A builder's problem (:class:`~campaigns.builders.problems.BuildProblem`, in the ids the
+    pure builders work with) is told with the systems' and segments' names.
     """
     if not has_hit_builder(campaign.kind):
         raise HitBuildError(
@@ -31,19 +80,17 @@ def build_hits(campaign: Campaign) -> int:
     with transaction.atomic():
         # Lock the campaign row so two builds (or a build and a hand-out) cannot interleave.
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-        if campaign.assignments.exists():
-            raise HitBuildError(
-                "Workers have already started this campaign's HITs, so they cannot be rebuilt. "
-                "Create a new campaign to evaluate with a different layout."
-            )
-        if MTurkHit.objects.filter(hit__campaign=campaign).exists():
-            raise HitBuildError(
-                "This campaign's HITs are published on MTurk, so they cannot be rebuilt. Expire "
-                "them (action 'Expire MTurk HITs') and create a new campaign for a different "
-                "layout."
-            )
+        frozen = hits_frozen_reason(campaign)
+        if frozen:
+            raise HitBuildError(frozen)
         campaign.hits.all().delete()
-        count = kind_of(campaign).build_hits(campaign)
+        try:
+            count = kind_of(campaign).build_hits(campaign)
+        except HitBuildError as error:
+            cause = error.__cause__
+            if isinstance(cause, BuildProblem):
+                raise HitBuildError(cause.explain(campaign)) from cause
+            raise
     logger.info("Built %d HIT(s) for campaign %s", count, campaign.pk)
     return count
 
@@ -51,3 +98,157 @@ def build_hits(campaign: Campaign) -> int:
 def has_hit_builder(kind: str) -> bool:
     implementation = registry.get(kind)
     return implementation is not None and implementation.builds_hits
+
+
+def set_status(campaigns: QuerySet[Campaign], status: str) -> int:
+    """Activate, pause or finish ``campaigns``; return how many were changed. The reason of an
+    automatic pause is cleared (it no longer holds). ``update()`` skips ``auto_now``, so
+    ``updated_at`` is stamped here: the MTurk sync reads it to keep syncing a campaign for a
+    while after it finished."""
+    CampaignStatus(status)  # a ValueError for anything else
+    return campaigns.update(status=status, status_reason="", updated_at=timezone.now())
+
+
+def segments_outside_hits(campaign: Campaign) -> QuerySet[Segment]:
+    """The campaign's segments that no HIT shows: in no slot (by their own or their outputs'
+    reference) and of no document a HIT covers (reading comprehension's articles, post-editing
+    and translation runs). Segments imported after the HITs were built are the usual ones."""
+    slots = HitSlot.objects.filter(hit__campaign=campaign)
+    return campaign.segments.exclude(
+        Exists(slots.filter(segment=OuterRef("pk")))
+        | Exists(slots.filter(output__segment=OuterRef("pk")))
+        | Exists(Hit.objects.filter(campaign=campaign, document=OuterRef("document")))
+    )
+
+
+def follow_up_name(campaign: Campaign) -> str:
+    """'<name> (follow-up)', numbered when the owner has that name already."""
+    base = f"{campaign.name} (follow-up"
+    number = 1
+    while True:
+        name = f"{base})" if number == 1 else f"{base} {number})"
+        if same_owner_campaign(name, campaign.owner_id) is None:
+            return name
+        number += 1
+
+
+# Fields a follow-up campaign does not take over: its identity, state and history, and what
+# belongs to one study or qualification on a crowd platform.
+_NOT_COPIED = {
+    "id",
+    "name",
+    "owner",
+    "status",
+    "status_reason",
+    "imported_from",
+    "created_at",
+    "updated_at",
+    "prolific_study_id",
+    "mturk_qualification_type_id",
+}
+
+
+def create_follow_up(campaign: Campaign, owner=None) -> Campaign:
+    """A new draft campaign with ``campaign``'s settings (its kind's too) and the segments no
+    HIT of ``campaign`` shows (their documents, systems, outputs and gold answers), ready to
+    build HITs: the way forward for segments imported after the HITs were frozen (issue 17).
+    ``owner`` (default: the campaign's) owns it. Raises :class:`FollowUpError` when every
+    segment is in a HIT already. One transaction of bulk inserts."""
+    with transaction.atomic():
+        segments = list(segments_outside_hits(campaign).select_related("document").order_by("pk"))
+        if not segments:
+            raise FollowUpError(
+                f'Every segment of "{campaign}" is in one of its HITs: there is nothing for a '
+                "follow-up campaign. Import the new segments first."
+            )
+        values = {
+            field.name: getattr(campaign, field.attname)
+            for field in Campaign._meta.concrete_fields
+            if field.name not in _NOT_COPIED
+        }
+        # attname values: foreign keys (none are copied today) stay ids.
+        new = Campaign(
+            **values,
+            name=follow_up_name(campaign),
+            owner=owner if owner is not None else campaign.owner,
+            status=CampaignStatus.DRAFT,
+        )
+        new.save()
+        outputs = list(
+            Output.objects.filter(segment__in=[s.pk for s in segments])
+            .select_related("system")
+            .order_by("pk")
+        )
+        systems = _copy_systems(new, {output.system for output in outputs})
+        _copy_settings(campaign, new, systems)
+        documents = _copy_documents(new, {s.document for s in segments})
+        new_segments = Segment.objects.bulk_create(
+            Segment(
+                campaign=new,
+                document=documents[s.document_id],
+                external_id=s.external_id,
+                position=s.position,
+                source=s.source,
+                references=s.references,
+            )
+            for s in segments
+        )
+        segment_map = {old.pk: made for old, made in zip(segments, new_segments, strict=True)}
+        new_outputs = Output.objects.bulk_create(
+            Output(system=systems[o.system_id], segment=segment_map[o.segment_id], text=o.text)
+            for o in outputs
+        )
+        output_map = {old.pk: made for old, made in zip(outputs, new_outputs, strict=True)}
+        GoldAnswer.objects.bulk_create(
+            GoldAnswer(
+                segment=segment_map[gold.segment_id],
+                best_output=output_map.get(gold.best_output_id),
+                gold_text=gold.gold_text,
+                worst_output=output_map.get(gold.worst_output_id),
+            )
+            for gold in GoldAnswer.objects.filter(segment__in=list(segment_map))
+        )
+    logger.info(
+        "Follow-up campaign %s of campaign %s with %d segment(s)",
+        new.pk,
+        campaign.pk,
+        len(new_segments),
+    )
+    return new
+
+
+def _copy_systems(new: Campaign, used: Iterable[System]) -> dict[int, System]:
+    made = System.objects.bulk_create(
+        System(campaign=new, name=s.name, is_reference=s.is_reference)
+        for s in sorted(used, key=lambda s: s.name)
+    )
+    by_name = {system.name: system for system in made}
+    return {s.pk: by_name[s.name] for s in used}
+
+
+def _copy_documents(new: Campaign, used: Iterable[Document]) -> dict[int, Document]:
+    ordered = sorted(used, key=lambda d: d.position)
+    made = Document.objects.bulk_create(
+        Document(campaign=new, external_id=d.external_id, position=d.position) for d in ordered
+    )
+    return {old.pk: doc for old, doc in zip(ordered, made, strict=True)}
+
+
+def _copy_settings(campaign: Campaign, new: Campaign, systems: dict[int, System]) -> None:
+    """The kind's settings row, its foreign keys to systems pointing at the follow-up's
+    systems of the same name (a system without outputs there: left empty)."""
+    settings = kind_settings(campaign)
+    if settings is None:
+        return
+    model = type(settings)
+    values = {}
+    by_name = {system.name: system for system in systems.values()}
+    for field in model._meta.concrete_fields:
+        if field.name == "campaign":
+            continue
+        if field.is_relation and field.related_model is System:
+            old = getattr(settings, field.name)
+            values[field.name] = None if old is None else by_name.get(old.name)
+        else:
+            values[field.name] = getattr(settings, field.attname)
+    model.objects.create(campaign=new, **values)

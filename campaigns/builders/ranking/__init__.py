@@ -97,6 +97,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 
+from campaigns.builders.problems import BuildProblem
 from campaigns.builders.ranking.balance import (
     _EXTRA,
     _Balancer,
@@ -201,18 +202,22 @@ def _validate(
     gold_scheme: str,
 ) -> None:
     if not MIN_OUTPUTS_PER_SET <= outputs_per_set <= MAX_OUTPUTS_PER_SET:
-        raise ValueError(
-            f"outputs_per_set must be {MIN_OUTPUTS_PER_SET}..{MAX_OUTPUTS_PER_SET}, "
-            f"not {outputs_per_set}"
+        raise BuildProblem(
+            f"'Outputs per set' (outputs_per_set) must be from {MIN_OUTPUTS_PER_SET} to "
+            f"{MAX_OUTPUTS_PER_SET}, not {outputs_per_set}: change it in the ranking settings"
         )
     if sets_per_hit < 1:
-        raise ValueError("sets_per_hit must be at least 1")
+        raise BuildProblem(
+            "'Sets per HIT' (sets_per_hit) must be at least 1: change it in the ranking settings"
+        )
     if gold_scheme not in GOLD_SCHEMES:
         raise ValueError(
             f"unknown gold scheme {gold_scheme!r}; expected one of {', '.join(GOLD_SCHEMES)}"
         )
     if not outputs:
-        raise ValueError("no outputs to build ranking HITs from")
+        raise BuildProblem(
+            "no outputs to build ranking HITs from: import segments with system outputs first"
+        )
     duplicates = [oid for oid, n in Counter(o.output_id for o in outputs).items() if n > 1]
     if duplicates:
         raise ValueError(f"output ids appear more than once: {sorted(duplicates)[:10]}")
@@ -221,11 +226,16 @@ def _validate(
     if twice:
         raise ValueError(f"(system, segment) with more than one output: {twice[:10]}")
     per_segment = Counter(o.segment_id for o in outputs)
-    short = sorted(seg for seg, n in per_segment.items() if n < outputs_per_set)
+    short = {seg: n for seg, n in per_segment.items() if n < outputs_per_set}
     if short:
-        raise ValueError(
-            f"a ranking set shows {outputs_per_set} outputs of different systems; segments "
-            f"{short[:10]} have fewer outputs: lower outputs_per_set or import their outputs"
+        fewest = min(short.values())
+        raise BuildProblem(
+            f"a ranking set shows {outputs_per_set} outputs of different systems ('Outputs "
+            "per set'), and {segments} "
+            + ("has" if len(short) == 1 else "have")
+            + f" fewer outputs (the fewest: {fewest}): lower 'Outputs per set' to "
+            f"{max(fewest, MIN_OUTPUTS_PER_SET)} or import the missing outputs",
+            segments=short,
         )
 
 
@@ -255,8 +265,12 @@ def _validate_units(
         if not unit.text.strip():
             problems["gold units without a text"].append(unit.segment_id)
     if problems:
-        raise ValueError(
-            "; ".join(f"{what}: segments {sorted(ids)[:10]}" for what, ids in problems.items())
+        fields = {f"list{i}": ("segments", ids) for i, ids in enumerate(problems.values())}
+        raise BuildProblem(
+            "gold answers that do not fit: "
+            + "; ".join(f"{what}: {{list{i}}}" for i, what in enumerate(problems))
+            + ". Correct them under Gold answers",
+            lists=fields,
         )
 
 
@@ -423,9 +437,9 @@ def build_ranking_hits(
     )
     units = sorted(gold_units, key=_unit_key)
     if counts.gold_sets and not units:
-        raise ValueError(
-            f"gold_rate {gold_rate} asks for {counts.gold_sets} gold sets and no gold units "
-            f"were given: choose gold units or set gold_rate to 0"
+        raise BuildProblem(
+            f"the gold rate (gold_rate) {gold_rate} asks for {counts.gold_sets} gold sets and "
+            "no gold units were given: give gold answers or set 'Gold rate' to 0"
         )
     _validate_units(units, by_segment, gold_scheme)
 
@@ -491,9 +505,10 @@ def split_gold_units(
         by_segment[unit.segment_id].append(unit)
     segments = sorted(by_segment)
     if not 0 <= training_count <= len(segments):
-        raise ValueError(
-            f"cannot take {training_count} training units from gold units of "
-            f"{len(segments)} segments"
+        raise BuildProblem(
+            f"the qualification test takes {training_count} gold answers ('Qualification "
+            f"sets') and the campaign has gold answers for {len(segments)} segments: add gold "
+            "answers or lower 'Qualification sets'"
         )
     random.Random(seed).shuffle(segments)
     training = [by_segment[seg][0] for seg in segments[:training_count]]
@@ -525,9 +540,10 @@ def build_training_sets(
     first_of_segment = list({unit.segment_id: unit for unit in reversed(units)}.values())
     first_of_segment.sort(key=_unit_key)
     if not 1 <= count <= len(first_of_segment):
-        raise ValueError(
-            f"a test of {count} sets needs gold units of {count} segments; "
-            f"{len(first_of_segment)} given"
+        raise BuildProblem(
+            f"a qualification test of {count} sets ('Qualification sets') needs gold answers "
+            f"for {count} segments and {len(first_of_segment)} were given: add gold answers or "
+            "lower 'Qualification sets'"
         )
     rng = random.Random(seed)
     chosen = rng.sample(first_of_segment, count)
