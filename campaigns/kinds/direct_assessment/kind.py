@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from campaigns.builders.direct_assessment import DAOutput, build_direct_assessment_hits
+from campaigns.builders.direct_assessment import (
+    DAOutput,
+    build_direct_assessment_hits,
+    hit_size_problem,
+)
 from campaigns.kinds import CampaignKind, HitBuildError, registry
 from campaigns.kinds.direct_assessment.models import DirectAssessmentSettings
 from campaigns.models import Campaign, Hit, HitSlot, HitTask, Output, TaskKind
@@ -60,12 +64,9 @@ class DirectAssessment(CampaignKind):
 
     def build_hits(self, campaign: Campaign) -> int:
         settings = campaign.da_settings
-        if settings.items_per_hit != 100:
-            # The builder implements the 2014 layout (10 sets of 10, Table 2) exactly.
-            raise HitBuildError(
-                f"Direct-assessment HITs follow the 2014 design of 100 items; this campaign asks "
-                f"for {settings.items_per_hit}. Set 'Items per HIT' to 100."
-            )
+        problem = hit_size_problem(settings.items_per_hit)  # the settings form's rule too
+        if problem:
+            raise HitBuildError(problem)
         rows = (
             Output.objects.filter(segment__campaign=campaign)
             .order_by("pk")

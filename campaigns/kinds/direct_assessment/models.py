@@ -152,10 +152,9 @@ class DirectAssessmentSettings(KindSettings):
         ]
 
     def clean(self) -> None:
-        if self.items_per_hit is not None and self.items_per_hit % 10:
-            raise ValidationError(
-                {
-                    "items_per_hit": "Direct assessment HITs are built of sets of 10 items "
-                    "(2014 design); use a multiple of 10, normally 100."
-                }
-            )
+        # The builder's own rule (issue 17: the form refuses the sizes the builder refuses).
+        from campaigns.builders.direct_assessment import hit_size_problem
+
+        problem = "" if self.items_per_hit is None else hit_size_problem(self.items_per_hit)
+        if problem:
+            raise ValidationError({"items_per_hit": problem})
