@@ -323,6 +323,20 @@ class WorkerTimingSerializer(serializers.Serializer):
     total_seconds = serializers.FloatField(allow_null=True)
 
 
+class WorkerStatisticsSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the campaign's stored statistics (the kind's row of the worker: "
+        "reliability, trust, profile) were computed; null before the first computation.",
+    )
+    n_judgments = serializers.IntegerField(
+        allow_null=True,
+        help_text="The worker's judgments in the campaign stored by then: what the stored "
+        "statistics could reflect (the kind's row says which of them count). Below the live "
+        "n_judgments while a recompute is pending; null before the first computation.",
+    )
+
+
 def prefixed(worker: Worker, prefix: str, serializer: type[serializers.Serializer]) -> dict:
     """The annotations ``<prefix>_<field>`` of ``worker``, for each field of ``serializer``
     (a kind's stored row of the worker, ``AnalyticsKind.annotate_workers``)."""
@@ -337,9 +351,16 @@ class WorkerSerializer(serializers.ModelSerializer):
     years_source_language = serializers.IntegerField(allow_null=True)
     years_target_language = serializers.IntegerField(allow_null=True)
     n_assignments = serializers.IntegerField()
-    n_judgments = serializers.IntegerField(source="timing.n_judgments")
+    n_judgments = serializers.IntegerField(
+        source="timing.n_judgments",
+        help_text="The worker's judgments in the campaign now (live, like timing).",
+    )
     timing = WorkerTimingSerializer(
         help_text="Seconds per judgment: the browser's measure, else the server's."
+    )
+    statistics = WorkerStatisticsSerializer(
+        help_text="When the stored statistics of the worker were computed, and over how many "
+        "of their judgments (n_judgments and timing are live)."
     )
 
     class Meta:
@@ -360,6 +381,7 @@ class WorkerSerializer(serializers.ModelSerializer):
             "n_assignments",
             "n_judgments",
             "timing",
+            "statistics",
         ]
         read_only_fields = fields
 

@@ -15,6 +15,7 @@ Every list endpoint runs a fixed number of queries whatever its page size:
 from analytics.api.queries.rows import (
     PAID_STATUSES,
     CampaignCost,
+    WorkerStatistics,
     WorkerTiming,
     annotate_assignment_counts,
     annotate_assignments,
@@ -42,6 +43,7 @@ __all__ = [
     "CampaignCost",
     "SegmentTable",
     "StoredSignificance",
+    "WorkerStatistics",
     "WorkerTiming",
     "annotate_assignment_counts",
     "annotate_assignments",

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 import numpy as np
 from django.db.models import (
+    Case,
     Count,
+    DateTimeField,
     Exists,
     F,
     FilteredRelation,
@@ -26,6 +29,7 @@ from django.db.models import (
     Subquery,
     Sum,
     Value,
+    When,
 )
 from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce
@@ -47,6 +51,7 @@ from judgments.models import (
 __all__ = [
     "PAID_STATUSES",
     "CampaignCost",
+    "WorkerStatistics",
     "WorkerTiming",
     "annotate_assignment_counts",
     "annotate_assignments",
@@ -297,6 +302,12 @@ def campaign_workers(campaign: Campaign) -> QuerySet[Worker]:
     for statistics in registry:
         workers = statistics.annotate_workers(workers, campaign)
     return workers.annotate(
+        # When the stored statistics the kinds' rows above come from were computed (a
+        # subquery of the page's query; null before the first computation or for a kind
+        # without statistics), so that the live counts beside them can be told apart
+        # (issue 17: the list mixed both without saying when). attach_worker_timing counts
+        # the judgments stored by then.
+        statistics_computed_at=_stored_computed_at(campaign),
         n_assignments=_count(
             Assignment.objects.filter(campaign=campaign, worker=OuterRef("pk")), "worker"
         ),
@@ -306,6 +317,31 @@ def campaign_workers(campaign: Campaign) -> QuerySet[Worker]:
         years_source_language=F("membership__years_source_language"),
         years_target_language=F("membership__years_target_language"),
     ).order_by("external_id", "pk")
+
+
+def _stored_computed_at(campaign: Campaign) -> Combinable:
+    """The campaign's stored result's ``computed_at`` as an expression of the page's query
+    (its kind's result row, ``AnalyticsKind.result_model``), or NULL."""
+    statistics = registry.get(campaign.kind)
+    if statistics is None:
+        return Value(None, output_field=DateTimeField())
+    computed = (
+        statistics.result_model.objects.filter(campaign=campaign)
+        .order_by()
+        .values("computed_at")[:1]
+    )
+    return Subquery(computed, output_field=DateTimeField())
+
+
+@dataclass(frozen=True)
+class WorkerStatistics:
+    """What the stored statistics of a worker reflect: when they were computed (None before
+    the first computation) and how many of the worker's judgments in the campaign had been
+    stored by then (None before the first computation). The live count is
+    ``WorkerTiming.n_judgments``; the two differ while a recompute is pending."""
+
+    computed_at: datetime | None
+    n_judgments: int | None
 
 
 @dataclass(frozen=True)
@@ -366,21 +402,44 @@ def _timings(
 
 
 def attach_worker_timing(workers: Sequence[Worker], campaign_id: int) -> None:
-    """Set ``worker.timing`` (:class:`WorkerTiming`) from one query over the page's workers."""
+    """Set ``worker.timing`` (:class:`WorkerTiming`) and ``worker.statistics``
+    (:class:`WorkerStatistics`) from one query over the page's workers.
+
+    Workers from :func:`campaign_workers` carry ``statistics_computed_at``; the same query
+    flags each judgment stored at or before it (``submitted_at <= computed_at``: the stored
+    result's ``computed_at`` is taken before its load reads the judgments)."""
     ids = np.array([w.pk for w in workers], dtype=np.int64)
     if ids.size == 0:
         return
+    computed_at = getattr(workers[0], "statistics_computed_at", None)
+    before = (
+        Case(When(submitted_at__lte=computed_at, then=Value(1)), default=Value(0))
+        if computed_at is not None
+        else Value(0)
+    )
     rows = list(
         Judgment.objects.filter(campaign_id=campaign_id, worker_id__in=ids.tolist())
         .order_by()
-        .values_list("worker_id", "client_duration_ms", "server_duration_ms")
+        .annotate(before=before)
+        .values_list("worker_id", "client_duration_ms", "server_duration_ms", "before")
     )
-    table = np.array(rows, dtype=np.float64).reshape(-1, 3)
+    table = np.array(rows, dtype=np.float64).reshape(-1, 4)
     client, server = table[:, 1], table[:, 2]
     seconds = np.where(np.isnan(client), server, client) / 1000.0
-    timing = _timings(table[:, 0].astype(np.int64), seconds, ids)
+    worker_of = table[:, 0].astype(np.int64)
+    timing = _timings(worker_of, seconds, ids)
+    # Judgments stored by computed_at, per worker: one bincount over the sorted page ids.
+    sorted_ids = np.sort(ids)
+    counts = np.bincount(
+        np.searchsorted(sorted_ids, worker_of), weights=table[:, 3], minlength=ids.size
+    )
+    reflected = dict(zip(sorted_ids.tolist(), counts.tolist(), strict=True))
     for worker in workers:
         worker.timing = timing[worker.pk]
+        worker.statistics = WorkerStatistics(
+            computed_at=computed_at,
+            n_judgments=None if computed_at is None else int(reflected[worker.pk]),
+        )
 
 
 # --- Assignments and judgments ---------------------------------------------------------------

@@ -21,6 +21,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from analytics.models import CampaignResult
 from campaigns.models import MTurkHit, SlotRole, TaskKind
 from judgments.models import (
     Assignment,
@@ -522,7 +523,14 @@ def test_workers_with_reliability_background_and_timing(cast, small):
             "median_seconds": 8.0,
             "total_seconds": 219.0,
         },
+        # Computed by the fixture over all 26 judgments (issue 17: say when, over how many).
+        "statistics": {
+            "computed_at": data["results"][0]["statistics"]["computed_at"],
+            "n_judgments": 26,
+        },
     }
+    computed_at = CampaignResult.objects.get(campaign=cast.campaign).computed_at
+    assert first["statistics"]["computed_at"] == computed_at.isoformat().replace("+00:00", "Z")
     assert second["external_id"] == "random"
     assert second["excluded"] is True
     assert second["reliability"]["reliable"] is False
