@@ -10,6 +10,8 @@ admin.site.index_title = "Campaigns, workers and results"
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    # Campaign dashboards (analytics.dashboards): admin pages, so before the admin's own.
+    path("admin/", include("analytics.dashboards.urls")),
     path("admin/", admin.site.urls),
     path("work/", include("judgments.urls")),
     path("api/", include("analytics.api.urls")),

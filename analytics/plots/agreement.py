@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics.plots.render import CYCLE, GREY, OKABE_ITO, message_figure, new_figure
+from analytics.plots.render import CYCLE, GREY, OKABE_ITO, add_note, message_figure, new_figure
 
 __all__ = ["voters_figure"]
 
@@ -46,6 +46,9 @@ def voters_figure(
             ks,
             share,
             marker=MARKERS[index % len(MARKERS)],
+            # Later curves smaller: where two coincide (one voter: weights change nothing)
+            # both stay visible.
+            markersize=max(9 - 2.5 * index, 4),
             color=OKABE_ITO[CYCLE[index % len(CYCLE)]],
             linewidth=2,
             label=name,
@@ -81,6 +84,5 @@ def voters_figure(
     axes.set_ylabel(f"Agreement with {against} (% of pairwise labels)")
     axes.set_title(title, loc="left")
     axes.legend(loc="lower right", fontsize=8)
-    if note:
-        figure.supxlabel(note, x=0.01, ha="left", fontsize=8, color=GREY)
+    add_note(figure, note)
     return figure

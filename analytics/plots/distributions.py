@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics.plots.render import GREY, OKABE_ITO, message_figure, new_figure
+from analytics.plots.render import GREY, OKABE_ITO, add_note, message_figure, new_figure
 from analytics.stats._lazy import lazy_module
 
 __all__ = ["box_figure", "rank_share_figure"]
@@ -71,8 +71,7 @@ def box_figure(
     direction = "lower is better ←" if lower_is_better else "higher is better →"
     axes.set_xlabel(f"{xlabel}\n({direction}; box: quartiles, line: median, ◆: mean)")
     axes.set_title(title, loc="left")
-    if note:
-        figure.supxlabel(note, x=0.01, ha="left", fontsize=8, color=GREY)
+    add_note(figure, note)
     return figure
 
 
@@ -129,6 +128,5 @@ def rank_share_figure(
         title="rank given (1 = best)",
         title_fontsize=8,
     )
-    if note:
-        figure.supxlabel(note, x=0.01, ha="left", fontsize=8, color=GREY)
+    add_note(figure, note)
     return figure

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics.plots.render import CYCLE, GREY, OKABE_ITO, message_figure, new_figure
+from analytics.plots.render import CYCLE, GREY, OKABE_ITO, add_note, message_figure, new_figure
 
 __all__ = ["ForestPanel", "ForestRow", "ForestSeries", "forest_figure"]
 
@@ -160,8 +160,7 @@ def forest_figure(
             )
             label.set_gid(f"row-note-{r}")
     figure.suptitle(title, x=0.01, ha="left", fontweight="bold", fontsize=12)
-    if note:
-        figure.supxlabel(note, x=0.01, ha="left", fontsize=8, color=GREY)
+    add_note(figure, note)
     return figure
 
 

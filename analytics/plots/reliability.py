@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics.plots.render import GREY, OKABE_ITO, message_figure, new_figure
+from analytics.plots.render import OKABE_ITO, add_note, message_figure, new_figure
 
 __all__ = ["reliability_figure"]
 
@@ -91,15 +91,17 @@ def reliability_figure(
         axes.set_xlim(left=0)
         axes.set_xlabel("Mean seconds per judgment")
     axes.set_ylim(-0.02, 1.02)
-    axes.set_ylabel(f"p-value of the reliability test{f' ({test})' if test else ''}")
+    axes.set_ylabel("p-value of the reliability test (low: reliable)")
     axes.set_title(title, loc="left")
     axes.legend(loc="upper right", title="Recommendation", fontsize=8, title_fontsize=8)
     missing = int((~placed).sum())
     caption = f"{int(placed.sum())} worker(s) shown."
+    if test:
+        caption = f"Test: {test}. {caption}"
     if missing:
         caption += (
             f" {missing} not shown: no p-value yet (too few quality-control pairs) or no "
             "timed judgment."
         )
-    figure.supxlabel(caption, x=0.01, ha="left", fontsize=8, color=GREY)
+    add_note(figure, caption)
     return figure

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import logging
+import textwrap
 import threading
 from typing import Any
 
@@ -29,6 +30,7 @@ from analytics.stats._lazy import lazy_module
 __all__ = [
     "CONTENT_TYPES",
     "OKABE_ITO",
+    "add_note",
     "FORMATS",
     "message_figure",
     "new_figure",
@@ -125,6 +127,17 @@ def render(figure: Any, fmt: str) -> bytes:
     return out.getvalue()
 
 
+def add_note(figure: Any, note: str) -> None:
+    """``note`` under the figure, in small grey type, wrapped to the figure's width (a long
+    line would widen the saved figure: ``savefig.bbox`` is "tight")."""
+    if not note:
+        return
+    columns = max(40, int(figure.get_figwidth() * 15))
+    figure.supxlabel(
+        textwrap.fill(note, columns), x=0.01, ha="left", fontsize=8, color=GREY, wrap=False
+    )
+
+
 def message_figure(title: str, message: str, *, width: float = 7.0, height: float = 2.2) -> Any:
     """A figure that says why there is nothing to plot yet (e.g. "No judgments yet"), with
     the plot's title, so a dashboard or a downloaded file is never an error or a blank."""
@@ -132,6 +145,8 @@ def message_figure(title: str, message: str, *, width: float = 7.0, height: floa
     axes = figure.subplots()
     axes.set_axis_off()
     axes.set_title(title, loc="left")
-    note = axes.text(0.5, 0.5, message, ha="center", va="center", wrap=True, color=GREY)
+    note = axes.text(
+        0.5, 0.5, textwrap.fill(message, int(width * 12)), ha="center", va="center", color=GREY
+    )
     note.set_gid("message")
     return figure

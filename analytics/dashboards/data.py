@@ -1,0 +1,180 @@
+"""The plots every kind has, read with one query per table: progress over time and workers
+per country; and the worker-reliability and agreement-against-voters plots of the kinds
+that have them (direct assessment, ranking)."""
+
+from __future__ import annotations
+
+from datetime import UTC
+from typing import Any
+
+import numpy as np
+from django.db.models import Count, Exists, IntegerField, OuterRef, Sum, Value
+from django.db.models.functions import Coalesce, TruncHour
+from django_countries import countries
+
+from analytics.dashboards.voters import agreement_by_voters
+from analytics.kinds.ranking.actions import load_references
+from analytics.kinds.ranking.loading import load_ranking_judgments
+from analytics.models import CampaignResult, RankingWorkerStat, Recommendation, WorkerStat
+from analytics.plots import countries_figure, progress_figure, reliability_figure, voters_figure
+from analytics.stats.ranking.weights import peer_weights
+from campaigns.models import Campaign, HitSlot, ReliabilityTest
+from judgments.models import Judgment, Worker
+
+__all__ = [
+    "agreement_voters_figure",
+    "countries_data",
+    "planned_judgments",
+    "progress_data",
+    "progress_plot",
+    "reliability_plot",
+    "workers_per_country_plot",
+]
+
+
+def progress_data(campaign: Campaign) -> tuple[list[Any], list[int]]:
+    """Judgments per hour (UTC), outside qualification tests: one grouped query."""
+    rows = list(
+        Judgment.objects.filter(campaign=campaign, slot__hit__is_qualification=False)
+        .annotate(hour=TruncHour("submitted_at", tzinfo=UTC))
+        .order_by()
+        .values_list("hour")
+        .annotate(n=Count("id"))
+        .order_by("hour")
+    )
+    return [hour for hour, _ in rows], [n for _, n in rows]
+
+
+def planned_judgments(campaign: Campaign) -> int | None:
+    """Judgments the HITs built so far ask for: each slot of a regular HIT once per place (the
+    HIT's places, else the campaign's redundancy). One query; None for a campaign of imported
+    judgments (its HITs are the files' annotators, not a plan) or without HITs."""
+    if campaign.imported_from:
+        return None
+    planned = HitSlot.objects.filter(hit__campaign=campaign, hit__is_qualification=False).aggregate(
+        planned=Sum(
+            Coalesce("hit__places", Value(campaign.redundancy)), output_field=IntegerField()
+        )
+    )["planned"]
+    return int(planned) if planned else None
+
+
+def progress_plot(campaign: Campaign) -> Any:
+    hours, counts = progress_data(campaign)
+    return progress_figure(
+        hours, counts, planned=planned_judgments(campaign), campaign=campaign.name
+    )
+
+
+def countries_data(campaign: Campaign) -> tuple[list[str], list[int], int]:
+    """Workers with a judgment in the campaign, per country (names in English) and how many
+    have no country: one grouped query over workers (an EXISTS on the judgments' index)."""
+    judged = Judgment.objects.filter(campaign=campaign, worker=OuterRef("pk"))
+    rows = list(
+        Worker.objects.filter(Exists(judged))
+        .order_by()
+        .values_list("country")
+        .annotate(n=Count("id"))
+    )
+    unknown = sum(n for code, n in rows if not code)
+    known = [(countries.name(code) or code, n) for code, n in rows if code]
+    return [name for name, _ in known], [n for _, n in known], unknown
+
+
+def workers_per_country_plot(campaign: Campaign) -> Any:
+    names, counts, unknown = countries_data(campaign)
+    return countries_figure(names, counts, unknown=unknown, campaign=campaign.name)
+
+
+# How the recommendations are named in the legend, in its order (Recommendation's labels are
+# sentences for the admin's table).
+RECOMMENDATION_NAMES = {
+    Recommendation.APPROVE.value: "Approve (reliable)",
+    Recommendation.PAY.value: "Pay, leave out of scores",
+    Recommendation.REJECT.value: "Consider rejecting",
+    Recommendation.WAIT.value: "Wait (too few pairs)",
+}
+
+
+def reliability_plot(campaign: Campaign) -> Any:
+    """001 2013 Figure 4 from the stored worker table (two queries)."""
+    rows = list(
+        WorkerStat.objects.filter(campaign=campaign)
+        .order_by("worker_id")
+        .values_list("mean_seconds", "p_value", "recommendation")
+    )
+    result = (
+        CampaignResult.objects.filter(campaign=campaign)
+        .values_list("reliability_test", "reliability_alpha")
+        .first()
+    )
+    test, alpha = result if result else (campaign.da_settings.reliability_test, None)
+    alpha = float(alpha if alpha is not None else campaign.da_settings.reliability_alpha)
+    return reliability_figure(
+        [seconds for seconds, _, _ in rows],
+        [p for _, p, _ in rows],
+        [RECOMMENDATION_NAMES.get(r, r) for _, _, r in rows],
+        alpha=alpha,
+        test=_test_label(test),
+        group_order=tuple(RECOMMENDATION_NAMES.values()),
+        campaign=campaign.name,
+    )
+
+
+def _test_label(test: str) -> str:
+    try:
+        return str(ReliabilityTest(test).label)
+    except ValueError:
+        return test
+
+
+def agreement_voters_figure(campaign: Campaign) -> Any:
+    """000 Figure 1 from the campaign's ranking judgments (the ranking loader's five queries,
+    the trust table's and the references'): the workers the scores count, their scored
+    ballots on system outputs, combined unweighted and weighted by agreement with the other
+    workers (000's "weighted by non-experts")."""
+    loaded = load_ranking_judgments(campaign.pk)
+    out_of_scores = np.array(
+        sorted(
+            RankingWorkerStat.objects.filter(campaign=campaign, in_scores=False).values_list(
+                "worker_id", flat=True
+            )
+        ),
+        dtype=np.int64,
+    )
+    j = loaded.judgments
+    keep = loaded.scored & (j.system >= 0) & ~np.isin(j.worker, out_of_scores)
+    j = j.select(keep)
+    oracle = load_references(campaign).oracle
+    title_campaign = f"{campaign.name} (ranking)"
+    if len(j) == 0:
+        return voters_figure([], {}, against="", campaign=title_campaign)
+    weightings = {
+        "Unweighted (one vote each)": None,
+        "Weighted by agreement with the other workers": peer_weights(j).weight,
+    }
+    curves = agreement_by_voters(j, weightings, oracle=oracle)
+    if curves.against == "oracle":
+        against = "the oracle"
+        note = (
+            f"Schulze-combined rankings of k workers per ranking set against the requester's "
+            f"oracle, over the {curves.n_sets:,} sets with enough ballots; mean of "
+            f"{curves.seeds} random choices of the k workers."
+        )
+    else:
+        against = "a held-out worker"
+        note = (
+            "Schulze-combined rankings of k workers per ranking set against one more worker of "
+            f"the same set, left out at random; over the {curves.n_sets:,} sets with at least "
+            f"k + 1 ballots, mean of {curves.seeds} random choices. Declare an oracle on the "
+            "campaign's page to compare with known system orders instead (002)."
+        )
+    return voters_figure(
+        curves.voters,
+        curves.curves,
+        against=against,
+        note=note,
+        empty_message="Needs ranking sets ranked by at least two workers (trusted, scored "
+        "ballots); none yet.",
+        campaign=title_campaign,
+    )
