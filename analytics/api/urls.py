@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django.urls import include, path, reverse
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from analytics.api import exports, imports
+from analytics.api import exports, imports, plots, reports
 from analytics.api.views import router
 from analytics.kinds import registry
 
@@ -38,6 +38,8 @@ urlpatterns = [
     path("docs/", docs, name="docs"),
     *exports.urlpatterns,
     *imports.urlpatterns,
+    *reports.urlpatterns,
+    *plots.urlpatterns,
     # Endpoints only one kind has (AnalyticsKind.api_urls), e.g. post-editing's edits.
     *(pattern for statistics in registry for pattern in statistics.api_urls()),
     path("", include(router.urls)),
