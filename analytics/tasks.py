@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.utils import timezone
 
-from analytics import actions
+from analytics import actions, incremental
 from campaigns.models import Campaign
 from evalsite.cachesafe import cache_set
 
@@ -34,6 +35,12 @@ def recompute_campaign_results(campaign_id: int, only_if_stale: bool = False) ->
     sweep's repair of a lost recompute, ``analytics.actions.repair_lost_recompute``): skip the
     work when the stored results already match the data (a duplicate of a run that was only
     late, not lost).
+
+    With ``ANALYTICS_INCREMENTAL`` (the default), a direct-assessment campaign is recomputed
+    from the arrays this worker process kept from its previous recompute, reading only what is
+    new (``analytics.incremental``; the same results as a full recompute). The sweep's repair
+    reads the campaign in full: a result it finds stale may come from a cache that missed
+    something.
     """
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
@@ -43,7 +50,11 @@ def recompute_campaign_results(campaign_id: int, only_if_stale: bool = False) ->
         actions.clear_recompute_flag(campaign.pk)
         logger.info("Campaign %s is up to date; the repair recompute was not needed", campaign_id)
         return None
-    result = actions.recompute_campaign(campaign)
+    if settings.ANALYTICS_INCREMENTAL and incremental.supports(campaign):
+        actions.clear_recompute_flag(campaign.pk)  # before reading: see analytics.actions
+        result = incremental.recompute(campaign, full_reload=only_if_stale)
+    else:
+        result = actions.recompute_campaign(campaign)
     return None if result is None else result.n_judgments
 
 

@@ -373,6 +373,12 @@ REST_FRAMEWORK["NUM_PROXIES"] = TRUSTED_PROXY_COUNT
 ANALYTICS_RECOMPUTE_COUNTDOWN = env_int("ANALYTICS_RECOMPUTE_COUNTDOWN", 5, minimum=0)
 # The Celery queue of the recompute task; empty: Celery's default queue.
 ANALYTICS_RECOMPUTE_QUEUE = env_str("ANALYTICS_RECOMPUTE_QUEUE")
+# Issue 16 item 3 (analytics.incremental): a Celery worker process keeps the arrays of the
+# campaigns it recomputed, up to this many MiB, and later recomputes read only the judgments
+# added since. Off: every recompute reads the whole campaign. On by default with a broker
+# only: without one, tasks run inline in the web process (and SQLite may reuse deleted ids).
+ANALYTICS_INCREMENTAL = env_bool("ANALYTICS_INCREMENTAL", default=bool(REDIS_URL))
+ANALYTICS_CACHE_MIB = env_int("ANALYTICS_CACHE_MIB", 128, minimum=0)
 # An assignment nobody has touched for this long is expired and its HIT returns to the pool.
 ASSIGNMENT_TIMEOUT_SECONDS = env_int("ASSIGNMENT_TIMEOUT_SECONDS", 2 * 60 * 60, minimum=60)
 

@@ -10,7 +10,8 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from analytics import actions, tasks
+from analytics import actions, incremental, tasks
+from analytics.incremental.direct_assessment import CachedDACampaign
 from analytics.kinds.direct_assessment import actions as da_actions
 from analytics.models import CampaignResult, WorkerStat
 from campaigns.models import DirectAssessmentSettings, TaskKind
@@ -71,7 +72,10 @@ def test_after_the_task_runs_the_next_submission_enqueues_again(small, broker):
     assert broker.call_count == 2
 
 
-def test_a_submission_during_the_computation_schedules_another_run(small, broker, monkeypatch):
+def test_a_submission_during_the_computation_schedules_another_run(
+    small, broker, monkeypatch, settings
+):
+    settings.ANALYTICS_INCREMENTAL = False  # a full read; the incremental one: below
     announce(small.campaign.pk)
     real_load = da_actions.load_da_judgments
 
@@ -82,6 +86,24 @@ def test_a_submission_during_the_computation_schedules_another_run(small, broker
     monkeypatch.setattr(da_actions, "load_da_judgments", load_while_a_judgment_arrives)
     tasks.recompute_campaign_results(small.campaign.pk)
     assert broker.call_count == 2
+
+
+def test_a_submission_during_an_incremental_read_schedules_another_run(
+    small, broker, monkeypatch, settings
+):
+    settings.ANALYTICS_INCREMENTAL = True
+    incremental.clear_cache()
+    announce(small.campaign.pk)
+    real_read = CachedDACampaign._append_after
+
+    def read_while_a_judgment_arrives(self, after_id, **kwargs):
+        announce(self.campaign_id)  # committed after the flag was cleared
+        return real_read(self, after_id, **kwargs)
+
+    monkeypatch.setattr(CachedDACampaign, "_append_after", read_while_a_judgment_arrives)
+    assert tasks.recompute_campaign_results(small.campaign.pk) == 52
+    assert broker.call_count == 2
+    incremental.clear_cache()
 
 
 def test_campaigns_are_coalesced_separately(small, broker):

@@ -1,0 +1,127 @@
+"""Fresh results at a million judgments: recomputes that read only what is new.
+
+A full direct-assessment recompute reads every judgment of the campaign (about 2.5 s of its
+6 s at a million judgments). Judgments are append-only, so a Celery worker process keeps the
+arrays it read (:class:`~analytics.incremental.direct_assessment.CachedDACampaign`, narrow
+columns) and each later recompute of the campaign reads only the judgments added since, the
+rejected assignments and excluded workers (small), and then runs the very statistics and
+store of a full recompute (``analytics.kinds.direct_assessment.actions.analyse_loaded`` and
+``store_results``): the stored results equal a full recompute's over the same judgments
+(tests/analytics/test_incremental.py compares them).
+
+The stored results say which judgments they reflect: ``CampaignResult.n_judgments`` and
+``computed_at`` (when they were read, as before) and ``details["as_of"]``:
+``{"judgment_id": the highest judgment id read, "n_judgments", "read_at", "incremental":
+whether only new rows were read, "rows_read"}``.
+
+Memory: the cache is per worker process and bounded by ``ANALYTICS_CACHE_MIB`` (least
+recently recomputed campaigns are dropped first; a campaign bigger than the budget is not
+kept). A million judgments take about 55 MB (ids as int32).
+
+Used by ``analytics.tasks.recompute_campaign_results`` when ``ANALYTICS_INCREMENTAL`` is on (the
+default) for the kinds that support it (direct assessment); every other path (the admin's
+exclusions, other kinds) recomputes in full as before.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from analytics.incremental.direct_assessment import CachedDACampaign, Refresh
+from analytics.kinds.direct_assessment.actions import analyse_loaded, da_config_for, store_results
+from analytics.models import CampaignResult
+from campaigns.models import Campaign, TaskKind
+
+__all__ = ["cache_budget_bytes", "cached_campaigns", "clear_cache", "recompute", "supports"]
+
+logger = logging.getLogger(__name__)
+
+_cache: OrderedDict[int, CachedDACampaign] = OrderedDict()
+# Celery's prefork children run one task at a time; the lock is for threaded pools.
+_lock = threading.Lock()
+
+
+def supports(campaign: Campaign) -> bool:
+    """Whether the campaign's kind is recomputed incrementally."""
+    return campaign.kind == TaskKind.DIRECT_ASSESSMENT
+
+
+def cache_budget_bytes() -> int:
+    return int(settings.ANALYTICS_CACHE_MIB) * 2**20
+
+
+def cached_campaigns() -> dict[int, int]:
+    """The campaigns this process keeps, with their bytes (least recently used first)."""
+    return {campaign_id: entry.nbytes for campaign_id, entry in _cache.items()}
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def _evict(keep: int) -> None:
+    """Drop least recently used campaigns until the cache fits its budget; the campaign just
+    used stays only if it fits alone."""
+    budget = cache_budget_bytes()
+    while _cache and sum(entry.nbytes for entry in _cache.values()) > budget:
+        campaign_id, _ = _cache.popitem(last=False)
+        if campaign_id != keep:
+            logger.info("Dropped campaign %s's arrays from the recompute cache", campaign_id)
+
+
+def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResult:
+    """Recompute and store a direct-assessment campaign's results from the cached arrays
+    brought up to date (``full_reload``: read everything again). Idempotent."""
+    if not supports(campaign):
+        raise ValueError(f"campaign {campaign.pk} ({campaign.kind}) is not recomputed here")
+    with _lock:
+        # When the judgments are read, taken before reading: see CampaignResult.computed_at.
+        computed_at = timezone.now()
+        started = time.perf_counter()
+        entry = _cache.pop(campaign.pk, None) or CachedDACampaign(campaign.pk)
+        _cache[campaign.pk] = entry  # the most recently used, last
+        try:
+            refresh = entry.refresh(full=full_reload)
+            loaded = entry.loaded()
+        except Exception:
+            _cache.pop(campaign.pk, None)  # never keep a half-read cache
+            raise
+        read_seconds = time.perf_counter() - started
+        analysis = analyse_loaded(loaded, da_config_for(campaign))
+        seconds = time.perf_counter() - started
+        _evict(keep=campaign.pk)
+    with transaction.atomic():
+        result = store_results(campaign, loaded, analysis, computed_at, compute_seconds=seconds)
+        if result.computed_at == computed_at:  # stored (not dropped for a newer result)
+            result.details = {**result.details, "as_of": _as_of(refresh, loaded, computed_at)}
+            result.save(update_fields=["details"])
+    logger.info(
+        "Recomputed campaign %s from %s: %d judgments (%d read, up to id %d) in %.3fs "
+        "(reading %.3fs)",
+        campaign.pk,
+        f"a full read ({refresh.reason})" if refresh.full else "the cached arrays",
+        loaded.n_read,
+        refresh.n_new,
+        refresh.last_id,
+        seconds,
+        read_seconds,
+    )
+    return result
+
+
+def _as_of(refresh: Refresh, loaded, computed_at) -> dict:
+    return {
+        "judgment_id": refresh.last_id,
+        "n_judgments": loaded.n_read,
+        "read_at": computed_at.isoformat(),
+        "incremental": not refresh.full,
+        "rows_read": refresh.n_new,
+    }

@@ -1,0 +1,289 @@
+"""A direct-assessment campaign's judgments kept in a worker's memory between recomputes.
+
+:class:`CachedDACampaign` holds the per-row arrays that
+``analytics.kinds.direct_assessment.loading.load_da_judgments`` reads, plus each row's
+judgment id, in narrow growable columns (:mod:`analytics.incremental.columns`). A recompute
+then reads only what is new:
+
+- judgments: the rows with an id above the cache's *settled* mark (one query, a binary COPY
+  on PostgreSQL through ``analytics.loading.load_columns``). Ids are handed out at INSERT
+  time but become visible at COMMIT, so a row with a lower id can appear after one with a
+  higher id: rows stay unsettled (dropped and read again on every run) until
+  ``SETTLE_SECONDS`` after a run first saw an id above them; a transaction still open after
+  that is caught by the count check below.
+- slots and outputs: kept too; read again only when a new judgment points at a slot or an
+  output the cache does not know (HITs built after the first load).
+- what changes without a new judgment (rejected or unconfirmed MTurk assignments, excluded
+  workers): read in full on every run, two small queries, exactly as the full loader does, so
+  a rejection or an exclusion is reflected by the next run like a judgment.
+- a count of the campaign's judgments up to the settled mark, every ``VERIFY_SECONDS``: when it
+  differs from the cache's (a judgment deleted with its assignment, or a transaction that
+  committed very late), the cache is dropped and loaded in full.
+
+:meth:`CachedDACampaign.loaded` builds the :class:`LoadedCampaign` the statistics take; it
+equals what ``load_da_judgments`` returns over the same judgments (tests/analytics/
+test_incremental.py checks every array), so the stored results are a full recompute's.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Case, IntegerField, Q, Value, When
+from django.db.models.functions import Coalesce
+from numpy.typing import NDArray
+
+from analytics.incremental.columns import Column, narrow_ids
+from analytics.kinds.direct_assessment.loading import LoadedCampaign
+from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
+from analytics.stats.direct_assessment import DAJudgments, Role
+from campaigns.models import HitSlot, Output
+from judgments.models import CampaignWorker, Judgment
+
+__all__ = ["SETTLE_SECONDS", "VERIFY_SECONDS", "CachedDACampaign", "Refresh"]
+
+# How long rows stay unsettled after a run first saw a higher id (see the module docstring).
+# A submission's transaction lasts milliseconds, and gunicorn kills a request after 30 s.
+SETTLE_SECONDS = 30.0
+# How often the judgments up to the settled mark are counted against the cache.
+VERIFY_SECONDS = 30.0
+
+_ROLE_CODES = {member.name.lower(): member.value for member in Role}
+_NO_ROLE = -1
+_ID_COLUMNS = ("id", "worker", "assignment", "slot", "system", "item", "pair_slot")
+_FLOAT_COLUMNS = ("score", "seconds", "given_z")
+
+
+def _role_code() -> Case:
+    """The slot's role as a Role code in SQL; roles outside direct assessment become -1."""
+    return Case(
+        *(When(role=name, then=Value(code)) for name, code in _ROLE_CODES.items()),
+        default=Value(_NO_ROLE),
+        output_field=IntegerField(),
+    )
+
+
+def _scored_judgments(campaign_id: int):
+    """The judgments a DA recompute reads: a score or a given z (as the full loader)."""
+    return (
+        Judgment.objects.filter(campaign_id=campaign_id)
+        .filter(Q(score__isnull=False) | Q(given_z__isnull=False))
+        .order_by("id")
+    )
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """What one :meth:`CachedDACampaign.refresh` did: ``full`` (loaded from scratch, and
+    why: ``reason``), ``n_new`` (rows read) and ``last_id`` (the highest judgment id in the
+    cache)."""
+
+    full: bool
+    n_new: int
+    last_id: int
+    reason: str
+
+
+class CachedDACampaign:
+    """One campaign's DA rows, read once in full and then by what is new (see the module
+    docstring). Not thread-safe: one per worker process, used by one task at a time."""
+
+    def __init__(self, campaign_id: int) -> None:
+        self.campaign_id = campaign_id
+        self._reset()
+
+    def _reset(self) -> None:
+        self.columns = {name: Column(np.int32) for name in _ID_COLUMNS}
+        self.columns["role"] = Column(np.int8)
+        self.columns.update({name: Column(np.float64) for name in _FLOAT_COLUMNS})
+        self.slot_id = np.empty(0, dtype=np.int64)
+        self.slot_role = np.empty(0, dtype=np.int8)
+        self.slot_output = np.empty(0, dtype=np.int64)
+        self.slot_control = np.empty(0, dtype=np.int64)
+        self.output_id = np.empty(0, dtype=np.int64)
+        self.output_system = np.empty(0, dtype=np.int64)
+        self.settled_id = 0  # every row with an id up to this is in the cache for good
+        self.marks: list[tuple[float, int]] = []  # (monotonic time, highest id then seen)
+        self.verified_at: float | None = None
+        self.loaded_once = False
+
+    # --- sizes -----------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self.columns["id"].n
+
+    @property
+    def nbytes(self) -> int:
+        tables = (
+            self.slot_id,
+            self.slot_role,
+            self.slot_output,
+            self.slot_control,
+            self.output_id,
+            self.output_system,
+        )
+        return sum(c.nbytes for c in self.columns.values()) + sum(a.nbytes for a in tables)
+
+    @property
+    def last_id(self) -> int:
+        ids = self.columns["id"].view()
+        return int(ids[-1]) if ids.size else 0
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def refresh(self, *, full: bool = False, now: float | None = None) -> Refresh:
+        """Bring the cache up to date with the database; ``full`` reads everything again."""
+        now = time.monotonic() if now is None else now
+        reason = "requested" if full else ""
+        if not full and self.loaded_once and self._verify_due(now) and not self._counts_agree():
+            full, reason = True, "count differs"
+        if full or not self.loaded_once:
+            reason = reason or "first load"
+            self._reset()
+            self.verified_at = now
+        # Ids a run saw SETTLE_SECONDS ago or earlier are settled: every row up to them is in.
+        settled = [last for at, last in self.marks if at <= now - SETTLE_SECONDS]
+        if settled:
+            self.settled_id = max(self.settled_id, settled[-1])
+        self.marks = [(at, last) for at, last in self.marks if at > now - SETTLE_SECONDS]
+        # Unsettled rows are read again: a lower id may have committed after a higher one.
+        keep = int(np.searchsorted(self.columns["id"].view(), self.settled_id, side="right"))
+        for column in self.columns.values():
+            column.truncate(keep)
+        n_new = self._append_after(self.settled_id, count_first=not self.loaded_once)
+        self.loaded_once = True
+        self.marks.append((now, self.last_id))
+        return Refresh(full=bool(reason), n_new=n_new, last_id=self.last_id, reason=reason)
+
+    def _verify_due(self, now: float) -> bool:
+        return self.verified_at is None or now - self.verified_at >= VERIFY_SECONDS
+
+    def _counts_agree(self) -> bool:
+        """Whether the database holds exactly the cached rows up to the settled mark."""
+        self.verified_at = time.monotonic()
+        in_database = _scored_judgments(self.campaign_id).filter(id__lte=self.settled_id).count()
+        cached = int(np.searchsorted(self.columns["id"].view(), self.settled_id, side="right"))
+        return in_database == cached
+
+    def _append_after(self, after_id: int, *, count_first: bool) -> int:
+        rows = load_columns(
+            _scored_judgments(self.campaign_id)
+            .filter(id__gt=after_id)
+            .annotate(duration_ms=Coalesce("client_duration_ms", "server_duration_ms")),
+            [
+                ("id", "id"),
+                ("worker_id", "id"),
+                ("assignment_id", "id"),
+                ("slot_id", "id"),
+                ("score", "float"),
+                ("duration_ms", "float"),
+                ("given_z", "float"),
+            ],
+            count_first=count_first,
+        )
+        n = int(rows["id"].shape[0])
+        if n == 0:
+            return 0
+        slot = rows["slot_id"]
+        if not np.isin(slot, self.slot_id).all():
+            self._load_slots()
+        at = lookup(self.slot_id, slot, "judged slot(s)")
+        role = self.slot_role[at]
+        item = self.slot_output[at]
+        pair_slot = np.where(role != Role.SYSTEM, self.slot_control[at], -1)
+        system = np.full(n, -1, dtype=np.int64)
+        scored_output = np.isin(role, (Role.SYSTEM, Role.REPEAT)) & (item >= 0)
+        if scored_output.any():
+            wanted = item[scored_output]
+            if not np.isin(wanted, self.output_id).all():
+                self._load_outputs()
+            system[scored_output] = self.output_system[
+                lookup(self.output_id, wanted, "judged output(s)")
+            ]
+        seconds = rows["duration_ms"]
+        seconds /= 1000.0
+        values = {
+            "id": rows["id"],
+            "worker": rows["worker_id"],
+            "assignment": rows["assignment_id"],
+            "slot": slot,
+            "system": system,
+            "item": item,
+            "pair_slot": pair_slot,
+            "role": role,
+            "score": rows["score"],
+            "seconds": seconds,
+            "given_z": rows["given_z"],
+        }
+        for name, column in self.columns.items():
+            column.append(values[name])
+        return n
+
+    def _load_slots(self) -> None:
+        slots = load_columns(
+            HitSlot.objects.filter(hit__campaign_id=self.campaign_id)
+            .order_by("id")
+            .annotate(role_code=_role_code()),
+            [("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id")],
+        )
+        self.slot_id = narrow_ids(slots["id"])
+        self.slot_role = slots["role_code"].astype(np.int8)
+        self.slot_output = narrow_ids(slots["output_id"])
+        self.slot_control = narrow_ids(slots["controls_id"])
+
+    def _load_outputs(self) -> None:
+        outputs = load_columns(
+            Output.objects.filter(system__campaign_id=self.campaign_id).order_by("id"),
+            [("id", "id"), ("system_id", "id")],
+        )
+        self.output_id = narrow_ids(outputs["id"])
+        self.output_system = narrow_ids(outputs["system_id"])
+
+    # --- what the statistics take ------------------------------------------------------------
+
+    def loaded(self) -> LoadedCampaign:
+        """The cached rows as ``load_da_judgments`` returns them, with the rejected
+        assignments and excluded workers read now (two queries)."""
+        rejected_assignments = held_back_assignment_ids(self.campaign_id)
+        excluded_workers = np.sort(
+            id_array(
+                list(
+                    CampaignWorker.objects.filter(campaign_id=self.campaign_id, excluded=True)
+                    .order_by()
+                    .values_list("worker_id", flat=True)
+                )
+            )
+        )
+        c = {name: column.view() for name, column in self.columns.items()}
+        n_read = len(self)
+        rejected = np.isin(c["assignment"], rejected_assignments)
+        n_rejected_read = int(np.count_nonzero(rejected))
+        keep: NDArray[np.bool_] | slice = c["role"] != _NO_ROLE
+        n_skipped = int(np.count_nonzero(~keep))
+        if not n_skipped:
+            keep = slice(None)
+        worker = c["worker"][keep]
+        judgments = DAJudgments(
+            worker=worker,
+            assignment=c["assignment"][keep],
+            slot=c["slot"][keep],
+            role=c["role"][keep],
+            system=c["system"][keep],
+            item=c["item"][keep],
+            pair_slot=c["pair_slot"][keep],
+            score=c["score"][keep],
+            seconds=c["seconds"][keep],
+            given_z=c["given_z"][keep],
+        )
+        return LoadedCampaign(
+            campaign_id=self.campaign_id,
+            judgments=judgments,
+            rejected=rejected[keep],
+            excluded=np.isin(judgments.worker, excluded_workers),
+            excluded_workers=excluded_workers,
+            n_read=n_read,
+            n_rejected_read=n_rejected_read,
+            n_skipped=n_skipped,
+        )

@@ -1,0 +1,352 @@
+"""Incremental recomputes (analytics.incremental, issue 16 item 3): the arrays a worker keeps
+and brings up to date equal a full load over the same judgments, and the results it stores
+equal a full recompute's, exactly, through appends, late commits, rejections, exclusions and
+HITs built later."""
+
+from __future__ import annotations
+
+import random
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from django.db.models import Max
+
+from analytics import actions, incremental, tasks
+from analytics.incremental import direct_assessment as cached_da
+from analytics.incremental.columns import Column, narrow_ids
+from analytics.kinds.direct_assessment.loading import load_da_judgments
+from analytics.models import CampaignResult, SystemScore, WorkerStat
+from campaigns.actions import build_hits
+from campaigns.kinds import new_campaign
+from campaigns.models import Document, Hit, HitSlot, HitTask, Output, Segment, System
+from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment, Worker
+
+pytestmark = pytest.mark.django_db
+
+SETTLE = cached_da.SETTLE_SECONDS
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    incremental.clear_cache()
+    yield
+    incremental.clear_cache()
+
+
+class Campaign3:
+    """A DA campaign built as production builds it: 3 systems x 70 segments, three 100-item
+    HITs (bad references, repeats and references linked to what they control), workers who
+    answer slot by slot."""
+
+    def __init__(self, name: str = "incremental") -> None:
+        self.rng = random.Random(16)
+        self.campaign = new_campaign(
+            settings={"assessment_mode": "adequacy"},
+            name=name,
+            kind="direct_assessment",
+            source_language="de",
+            target_language="en",
+            redundancy=3,
+            status="active",
+        ).save()
+        actions.clear_recompute_flag(self.campaign.pk)
+        document = Document.objects.create(campaign=self.campaign, external_id="d", position=1)
+        systems = [System.objects.create(campaign=self.campaign, name=f"s{n}") for n in range(3)]
+        for n in range(70):
+            segment = Segment.objects.create(
+                campaign=self.campaign,
+                document=document,
+                external_id=str(n + 1),
+                position=n + 1,
+                source=f"Quelle {n} mit einigen Woertern hier.",
+                references=[f"Reference {n} with a few words in it here."],
+            )
+            for system in systems:
+                Output.objects.create(
+                    system=system,
+                    segment=segment,
+                    text=f"Output {n} of {system.name} with a few more words in it.",
+                )
+        assert build_hits(self.campaign) == 3
+        self.hits = list(self.campaign.hits.order_by("number"))
+        self.assignments: list[Assignment] = []
+        self.next_slot: dict[int, int] = {}
+
+    def assign(self, hit_number: int, name: str) -> Assignment:
+        worker, _ = Worker.objects.get_or_create(platform="direct", external_id=name)
+        assignment = Assignment.objects.create(
+            campaign=self.campaign,
+            hit=self.hits[hit_number],
+            worker=worker,
+            status=AssignmentStatus.SUBMITTED,
+            expires_at=self.campaign.created_at.replace(year=2100),
+        )
+        self.assignments.append(assignment)
+        self.next_slot[assignment.pk] = 0
+        return assignment
+
+    def answer(self, assignment: Assignment, n: int, *, ids: list[int] | None = None) -> None:
+        """The assignment's next ``n`` slots (by position), with explicit ids if given."""
+        slots = list(HitSlot.objects.filter(hit=assignment.hit).order_by("position"))
+        start = self.next_slot[assignment.pk]
+        rows = []
+        for k, slot in enumerate(slots[start : start + n]):
+            score = self.rng.randint(0, 99)
+            if slot.role == "bad_reference":
+                score = max(score - 40, 0)
+            fields = {"id": ids[k]} if ids else {}
+            rows.append(
+                Judgment(
+                    campaign=self.campaign,
+                    worker_id=assignment.worker_id,
+                    assignment=assignment,
+                    slot=slot,
+                    score=float(score) + (0.25 if k % 7 == 0 else 0.0),
+                    client_duration_ms=self.rng.randint(800, 20000) if k % 5 else None,
+                    server_duration_ms=self.rng.randint(900, 21000),
+                    **fields,
+                )
+            )
+        Judgment.objects.bulk_create(rows)
+        self.next_slot[assignment.pk] = start + len(rows)
+
+
+def assert_same_load(cache: cached_da.CachedDACampaign) -> None:
+    """The cache's LoadedCampaign equals a full load's, array by array."""
+    mine, full = cache.loaded(), load_da_judgments(cache.campaign_id)
+    for name in (
+        "worker",
+        "assignment",
+        "slot",
+        "role",
+        "system",
+        "item",
+        "pair_slot",
+        "score",
+        "seconds",
+        "given_z",
+    ):
+        a, b = getattr(mine.judgments, name), getattr(full.judgments, name)
+        assert a.dtype == b.dtype, name
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+    assert mine.judgments.scale_max == full.judgments.scale_max
+    for name in ("rejected", "excluded", "excluded_workers"):
+        assert np.array_equal(getattr(mine, name), getattr(full, name)), name
+    for name in ("campaign_id", "n_read", "n_rejected_read", "n_skipped"):
+        assert getattr(mine, name) == getattr(full, name), name
+    assert len(mine) == Judgment.objects.filter(campaign_id=cache.campaign_id).count()
+
+
+def stored(campaign) -> dict:
+    """Everything stored for the campaign but when and how long (and the incremental stamp)."""
+    result = CampaignResult.objects.get(campaign=campaign)
+    fields = {
+        f.name: getattr(result, f.name)
+        for f in CampaignResult._meta.concrete_fields
+        if f.name not in ("computed_at", "compute_seconds", "details")
+    }
+    fields["details"] = {k: v for k, v in result.details.items() if k != "as_of"}
+    workers = list(
+        WorkerStat.objects.filter(campaign=campaign)
+        .order_by("worker_id")
+        .values_list(*[f.name for f in WorkerStat._meta.concrete_fields if f.name != "id"])
+    )
+    systems = list(
+        SystemScore.objects.filter(campaign=campaign)
+        .order_by("include_unreliable", "position")
+        .values_list(*[f.name for f in SystemScore._meta.concrete_fields if f.name != "id"])
+    )
+    return {"result": fields, "workers": workers, "systems": systems}
+
+
+def assert_incremental_equals_full(campaign) -> dict:
+    incremental.recompute(campaign)
+    mine = stored(campaign)
+    as_of = CampaignResult.objects.get(campaign=campaign).details["as_of"]
+    actions.recompute_campaign(campaign)
+    full = stored(campaign)
+    assert mine == full
+    return as_of
+
+
+def test_appended_judgments_are_read_alone_and_give_a_full_loads_arrays_and_results():
+    built = Campaign3()
+    first, second = built.assign(0, "w1"), built.assign(0, "w2")
+    built.answer(first, 60)
+    built.answer(second, 35)
+    cache = cached_da.CachedDACampaign(built.campaign.pk)
+    refresh = cache.refresh(now=0.0)
+    assert (refresh.full, refresh.reason, refresh.n_new) == (True, "first load", 95)
+    assert_same_load(cache)
+
+    built.answer(first, 40)
+    built.answer(second, 65)
+    third = built.assign(1, "w3")
+    built.answer(third, 100)
+    # Past the settle time: the first 95 rows are kept, only what came after them is read.
+    refresh = cache.refresh(now=SETTLE + 1)
+    assert (refresh.full, refresh.n_new) == (False, 205)
+    assert cache.settled_id == Judgment.objects.order_by("id")[94].pk
+    refresh = cache.refresh(now=SETTLE + 2)  # nothing new, but 205 rows not settled yet
+    assert (refresh.full, refresh.n_new) == (False, 205)
+    refresh = cache.refresh(now=2 * SETTLE + 2)
+    assert (refresh.full, refresh.n_new) == (False, 0)
+    assert_same_load(cache)
+    assert refresh.last_id == Judgment.objects.aggregate(m=Max("id"))["m"]
+
+
+def test_a_row_that_commits_after_a_higher_id_is_read_while_unsettled():
+    built = Campaign3()
+    worker = built.assign(0, "w1")
+    built.answer(worker, 10, ids=[1000 + k for k in range(10)])
+    cache = cached_da.CachedDACampaign(built.campaign.pk)
+    cache.refresh(now=0.0)
+    # A transaction that took id 990 before 1000-1009 commits only now.
+    built.answer(worker, 1, ids=[990])
+    refresh = cache.refresh(now=1.0)
+    assert (refresh.full, refresh.n_new) == (False, 11)  # the unsettled rows, read again
+    assert_same_load(cache)
+
+
+def test_a_row_committed_after_its_ids_settled_is_caught_by_the_count_and_a_full_read():
+    built = Campaign3()
+    worker = built.assign(0, "w1")
+    built.answer(worker, 10, ids=[1000 + k for k in range(10)])
+    cache = cached_da.CachedDACampaign(built.campaign.pk)
+    cache.refresh(now=0.0)
+    cache.refresh(now=SETTLE + 1)  # 1000-1009 settle
+    assert cache.settled_id == 1009
+    built.answer(worker, 1, ids=[995])  # very late
+    cache.verified_at = -cached_da.VERIFY_SECONDS  # the count check is due
+    refresh = cache.refresh(now=SETTLE + 2)
+    assert (refresh.full, refresh.reason, refresh.n_new) == (True, "count differs", 11)
+    assert_same_load(cache)
+
+
+def test_rejections_exclusions_and_hits_built_later_are_reflected_without_a_full_read():
+    built = Campaign3()
+    a, b, c = built.assign(0, "w1"), built.assign(1, "w2"), built.assign(2, "w3")
+    for assignment in (a, b, c):
+        built.answer(assignment, 100)
+    cache = cached_da.CachedDACampaign(built.campaign.pk)
+    cache.refresh(now=0.0)
+    assert_same_load(cache)
+
+    Assignment.objects.filter(pk=b.pk).update(status=AssignmentStatus.REJECTED)
+    CampaignWorker.objects.create(campaign=built.campaign, worker=c.worker, excluded=True)
+    assert cache.refresh(now=SETTLE + 1).full is False
+    assert_same_load(cache)
+    assert cache.loaded().n_rejected_read == 100
+
+    # A HIT added after the first load: its slots are read when a judgment needs them.
+    hit = Hit.objects.create(campaign=built.campaign, task=HitTask.ASSESS, number=4)
+    for slot in HitSlot.objects.filter(hit=built.hits[0]).order_by("position"):
+        HitSlot.objects.create(
+            hit=hit,
+            position=slot.position,
+            group=slot.group,
+            role=slot.role,
+            segment=slot.segment,
+            output=slot.output,
+            shown_text=slot.shown_text,
+        )
+    built.hits.append(hit)
+    late = built.assign(3, "w4")
+    built.answer(late, 30)  # system outputs only (controls would need their links copied)
+    refresh = cache.refresh(now=SETTLE + 2)
+    assert (refresh.full, refresh.n_new) == (False, 30)
+    assert_same_load(cache)
+
+
+def test_stored_results_equal_a_full_recompute_at_every_step_and_say_what_they_reflect():
+    built = Campaign3()
+    campaign = built.campaign
+    a, b = built.assign(0, "careful"), built.assign(0, "other")
+    built.answer(a, 50)
+    built.answer(b, 50)
+    as_of = assert_incremental_equals_full(campaign)
+    assert as_of["incremental"] is False  # the first read is full
+    assert (as_of["n_judgments"], as_of["rows_read"]) == (100, 100)
+    assert as_of["judgment_id"] == Judgment.objects.aggregate(m=Max("id"))["m"]
+
+    for step in range(3):
+        built.answer(a, 10 + step)
+        built.answer(b, 7)
+        if step == 1:
+            Assignment.objects.filter(pk=b.pk).update(status=AssignmentStatus.REJECTED)
+        if step == 2:
+            c = built.assign(1, "third")
+            built.answer(c, 100)
+            CampaignWorker.objects.create(campaign=campaign, worker=a.worker, excluded=True)
+        as_of = assert_incremental_equals_full(campaign)
+        assert as_of["incremental"] is True
+        assert as_of["n_judgments"] == Judgment.objects.filter(campaign=campaign).count()
+        assert as_of["judgment_id"] == Judgment.objects.aggregate(m=Max("id"))["m"]
+
+    # New settings are read on every run.
+    settings_row = campaign.da_settings
+    settings_row.reliability_alpha = Decimal("0.100")
+    settings_row.save()
+    campaign.refresh_from_db()
+    assert_incremental_equals_full(campaign)
+
+
+def test_the_stamp_is_not_written_over_newer_results():
+    built = Campaign3()
+    a = built.assign(0, "w1")
+    built.answer(a, 40)
+    newer = actions.recompute_campaign(built.campaign)
+    newer.computed_at = newer.computed_at.replace(year=2100)
+    newer.save()
+    incremental.recompute(built.campaign)
+    assert "as_of" not in CampaignResult.objects.get(campaign=built.campaign).details
+
+
+def test_the_cache_keeps_campaigns_within_its_budget(settings):
+    one, two = Campaign3("one"), Campaign3("two")
+    for built in (one, two):
+        built.answer(built.assign(0, f"w{built.campaign.pk}"), 100)
+    incremental.recompute(one.campaign)
+    incremental.recompute(two.campaign)
+    sizes = incremental.cached_campaigns()
+    assert list(sizes) == [one.campaign.pk, two.campaign.pk]  # least recently used first
+    settings.ANALYTICS_CACHE_MIB = 0
+    incremental.recompute(one.campaign)
+    assert incremental.cached_campaigns() == {}  # over the budget even alone: not kept
+
+
+def test_the_task_recomputes_incrementally_and_its_repair_reads_everything(settings):
+    settings.ANALYTICS_INCREMENTAL = True
+    built = Campaign3()
+    a = built.assign(0, "w1")
+    built.answer(a, 40)
+    assert tasks.recompute_campaign_results(built.campaign.pk) == 40
+    built.answer(a, 5)
+    assert tasks.recompute_campaign_results(built.campaign.pk) == 45
+    as_of = CampaignResult.objects.get(campaign=built.campaign).details["as_of"]
+    assert (as_of["incremental"], as_of["rows_read"]) == (True, 45)  # nothing settled yet
+    built.answer(a, 5)  # stale now: the sweep's repair run reads the campaign in full
+    assert tasks.recompute_campaign_results(built.campaign.pk, only_if_stale=True) == 50
+    as_of = CampaignResult.objects.get(campaign=built.campaign).details["as_of"]
+    assert (as_of["incremental"], as_of["rows_read"]) == (False, 50)
+
+    settings.ANALYTICS_INCREMENTAL = False
+    built.answer(a, 5)
+    assert tasks.recompute_campaign_results(built.campaign.pk) == 55
+    assert "as_of" not in CampaignResult.objects.get(campaign=built.campaign).details
+
+
+def test_columns_grow_narrow_and_widen_when_an_id_does_not_fit():
+    column = Column(np.int32)
+    column.append(np.array([1, 2, 3]))
+    assert column.view().dtype == np.int32 and column.data.shape[0] == 1024
+    column.append(np.array([2**31 + 5]))
+    assert column.view().dtype == np.int64
+    assert column.view().tolist() == [1, 2, 3, 2**31 + 5]
+    column.truncate(2)
+    column.append(np.arange(2000))
+    assert column.view().tolist() == [1, 2, *range(2000)]
+    with pytest.raises(ValueError, match="cannot truncate"):
+        column.truncate(5000)
+    assert narrow_ids(np.array([-1, 7])).dtype == np.int32
