@@ -43,7 +43,24 @@ def nullable_ids(values: tuple) -> NDArray[np.int64]:
 
 
 def lookup(sorted_ids: NDArray[np.int64], wanted: NDArray[np.int64], what: str) -> NDArray:
-    """Positions of ``wanted`` in ``sorted_ids``; every id must be there."""
+    """Positions of ``wanted`` in ``sorted_ids``; every id must be there.
+
+    Ids of one campaign's rows are dense: then a table from id to position answers each
+    wanted id in O(1) (a million judgments' slots: a tenth of the time of a binary search);
+    sparse ids are searched."""
+    n_ids = sorted_ids.shape[0]
+    if n_ids and wanted.shape[0] > n_ids:
+        lo, hi = int(sorted_ids[0]), int(sorted_ids[-1])
+        if hi - lo < 4 * n_ids + 1024:
+            position = np.full(hi - lo + 1, -1, dtype=np.intp)
+            position[sorted_ids - lo] = np.arange(n_ids)
+            inside = (wanted >= lo) & (wanted <= hi)
+            pos = position[np.where(inside, wanted - lo, 0)]
+            found = inside & (pos >= 0)
+            if not found.all():
+                missing = wanted[~found][:5].tolist()
+                raise ValueError(f"{what} {missing} not found in the campaign")
+            return pos
     pos = np.searchsorted(sorted_ids, wanted)
     pos = np.minimum(pos, max(sorted_ids.shape[0] - 1, 0))
     found = sorted_ids[pos] == wanted if sorted_ids.size else np.zeros(wanted.shape, dtype=bool)
@@ -77,10 +94,12 @@ def load_columns(
     ``columns``: (field or annotation name, "id" or "float"); an "id" column is int64 with
     NULL as -1, a "float" column float64 with NULL as NaN. On PostgreSQL the rows come as one
     binary ``COPY`` of fixed-width rows (the NULLs replaced in SQL), parsed in
-    ``COPY_CHUNK_BYTES`` pieces straight into the arrays: no Python object per value, no list
-    of tuples, and the stream never held whole. ``count_first`` counts the rows first (one
-    more query) to size the arrays exactly; they grow if more rows arrive meanwhile.
-    Elsewhere (SQLite) it is one ``values_list`` converted in C.
+    ``COPY_CHUNK_BYTES`` pieces: no Python object per value, no list of tuples, and the stream
+    never held whole. ``count_first`` counts the rows first (one more query, a second pass of
+    PostgreSQL over them) to parse straight into arrays of that size; without it each piece
+    is parsed into arrays of its own, joined column by column at the end (one column's pieces
+    at a time held twice, a few MB). Elsewhere (SQLite) it is one ``values_list`` converted
+    in C.
     """
     names = [name for name, _ in columns]
     kinds = [kind for _, kind in columns]
@@ -121,7 +140,8 @@ def load_columns(
 
 class _BinaryCopySink(io.RawIOBase):
     """Receives PostgreSQL's binary COPY stream of fixed-width rows (every field 8 bytes, none
-    NULL) in large pieces and fills one preallocated array per column."""
+    NULL) in large pieces and fills one array per column: preallocated when the number of
+    rows is known (``capacity``), else one array per piece, joined by :meth:`finish`."""
 
     def __init__(self, kinds: Sequence[str], capacity: int) -> None:
         self.kinds = list(kinds)
@@ -129,10 +149,10 @@ class _BinaryCopySink(io.RawIOBase):
         for k, kind in enumerate(kinds):
             fields += [(f"l{k}", ">i4"), (f"v{k}", ">i8" if kind == "id" else ">f8")]
         self.row = np.dtype(fields)
-        self.arrays = [
-            np.empty(max(capacity, 0), dtype=np.int64 if kind == "id" else np.float64)
-            for kind in kinds
-        ]
+        self.dtypes = [np.dtype(np.int64 if kind == "id" else np.float64) for kind in kinds]
+        self.preallocated = capacity > 0
+        self.arrays = [np.empty(max(capacity, 0), dtype=dtype) for dtype in self.dtypes]
+        self.pieces: list[list[NDArray]] = [[] for _ in kinds]
         self.n = 0
         self.pending = b""
         self.header_done = False
@@ -173,6 +193,11 @@ class _BinaryCopySink(io.RawIOBase):
         ):
             raise ValueError("unexpected field in the binary COPY stream")
         end = self.n + rows.shape[0]
+        if not self.preallocated:
+            for k, dtype in enumerate(self.dtypes):
+                self.pieces[k].append(rows[f"v{k}"].astype(dtype))
+            self.n = end
+            return
         if end > self.arrays[0].shape[0]:
             capacity = max(end, 2 * self.arrays[0].shape[0], 1024)
             self.arrays = [np.resize(a, capacity) for a in self.arrays]
@@ -183,6 +208,13 @@ class _BinaryCopySink(io.RawIOBase):
     def finish(self) -> list[NDArray]:
         if not self.ended or self.pending:
             raise ValueError("the binary COPY stream ended early")
+        if not self.preallocated:
+            arrays = []
+            for k, dtype in enumerate(self.dtypes):
+                pieces, self.pieces[k] = self.pieces[k], []
+                arrays.append(np.concatenate(pieces) if pieces else np.empty(0, dtype=dtype))
+                del pieces
+            return arrays
         if self.n == self.arrays[0].shape[0]:
             return self.arrays
         return [a[: self.n].copy() for a in self.arrays]

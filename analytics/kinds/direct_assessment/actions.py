@@ -31,7 +31,11 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from analytics.actions.common import json_safe as _finite
-from analytics.kinds.direct_assessment.loading import LoadedCampaign, load_da_judgments, subset
+from analytics.kinds.direct_assessment.loading import (
+    LoadedCampaign,
+    LoadSummary,
+    load_da_judgments,
+)
 from analytics.models import CampaignResult, Recommendation, SystemScore, WorkerStat, variant_key
 from analytics.stats.direct_assessment import (
     DAConfig,
@@ -190,8 +194,17 @@ def recommendations(
     return out, reasons
 
 
-def analyse_loaded(loaded: LoadedCampaign, config: DAConfig) -> CampaignAnalysis:
-    """Run the statistics on a loaded campaign: pure, no database."""
+def analyse_loaded(
+    loaded: LoadedCampaign, config: DAConfig, *, release: bool = False
+) -> CampaignAnalysis:
+    """Run the statistics on a loaded campaign: pure, no database.
+
+    What needs every judgment (the worker table, recommendations, rejected counts) comes
+    first; then the scored rows are taken. ``release``: the caller is done with
+    ``loaded.judgments`` (it kept :meth:`LoadedCampaign.summary` for storing): every
+    column is let go as the scored rows are copied (:meth:`DAJudgments.subset`), so the
+    two copies are never held at once.
+    """
     judgments = loaded.judgments
     workers = worker_reliability(
         judgments,
@@ -200,7 +213,14 @@ def analyse_loaded(loaded: LoadedCampaign, config: DAConfig) -> CampaignAnalysis
         min_pairs=config.min_pairs,
         assumption_a_test=config.assumption_a_test,
     )
-    scored = subset(judgments, loaded.scored)
+    n_rejected = np.bincount(
+        judgments.worker_index[loaded.rejected], minlength=judgments.n_workers
+    ).astype(np.int64)
+    values, reasons = recommendations(
+        workers.records(), config.min_pairs, score_spread(judgments), config
+    )
+    scored = judgments.subset(loaded.scored, release=release)
+    del judgments
     # config.include_unreliable is True for a campaign that counts every worker
     # (da_config_for): then both variants count everyone.
     # The second variant reuses what does not depend on include_unreliable (reliability,
@@ -210,12 +230,6 @@ def analyse_loaded(loaded: LoadedCampaign, config: DAConfig) -> CampaignAnalysis
         False: first,
         True: analyse_campaign(scored, replace(config, include_unreliable=True), reuse=first),
     }
-    n_rejected = np.bincount(
-        judgments.worker_index[loaded.rejected], minlength=judgments.n_workers
-    ).astype(np.int64)
-    values, reasons = recommendations(
-        workers.records(), config.min_pairs, score_spread(judgments), config
-    )
     return CampaignAnalysis(
         config=config,
         workers=workers,
@@ -231,13 +245,16 @@ def recompute_direct_assessment(campaign: Campaign) -> CampaignResult:
     computed_at = timezone.now()
     started = time.perf_counter()
     loaded = load_da_judgments(campaign.pk)
-    analysis = analyse_loaded(loaded, da_config_for(campaign))
+    summary = loaded.summary()
+    # The judgments are let go while the scored ones are taken (memory: issue 16).
+    analysis = analyse_loaded(loaded, da_config_for(campaign), release=True)
+    del loaded
     seconds = time.perf_counter() - started
-    result = store_results(campaign, loaded, analysis, computed_at, compute_seconds=seconds)
+    result = store_results(campaign, summary, analysis, computed_at, compute_seconds=seconds)
     logger.info(
         "Recomputed campaign %s: %d judgments, %d workers in %.3fs",
         campaign.pk,
-        loaded.n_read,
+        summary.n_read,
         analysis.workers.workers.shape[0],
         seconds,
     )
@@ -286,7 +303,7 @@ def _system_rows(campaign: Campaign, report: DAReport, include: bool) -> list[Sy
 
 
 def _worker_rows(
-    campaign: Campaign, loaded: LoadedCampaign, analysis: CampaignAnalysis
+    campaign: Campaign, loaded: LoadSummary, analysis: CampaignAnalysis
 ) -> list[WorkerStat]:
     excluded = np.isin(analysis.workers.workers, loaded.excluded_workers)
     return [
@@ -315,7 +332,7 @@ def _worker_rows(
 
 def store_results(
     campaign: Campaign,
-    loaded: LoadedCampaign,
+    loaded: LoadedCampaign | LoadSummary,
     analysis: CampaignAnalysis,
     computed_at: datetime,
     *,
@@ -327,9 +344,10 @@ def store_results(
     take turns; a store whose data was read before the stored result's is dropped (the newer
     result stays). Two first-ever stores racing on the unique row: the loser retries once.
     """
+    summary = loaded.summary() if isinstance(loaded, LoadedCampaign) else loaded
     for attempt in (1, 2):
         try:
-            return _store(campaign, loaded, analysis, computed_at, compute_seconds)
+            return _store(campaign, summary, analysis, computed_at, compute_seconds)
         except IntegrityError:
             if attempt == 2 or not CampaignResult.objects.filter(campaign=campaign).exists():
                 raise
@@ -338,7 +356,7 @@ def store_results(
 
 def _store(
     campaign: Campaign,
-    loaded: LoadedCampaign,
+    loaded: LoadSummary,
     analysis: CampaignAnalysis,
     computed_at: datetime,
     compute_seconds: float,
@@ -346,10 +364,10 @@ def _store(
     fields = {
         "computed_at": computed_at,
         "n_judgments": loaded.n_read,
-        "n_scored_judgments": int(np.count_nonzero(loaded.scored)),
+        "n_scored_judgments": loaded.n_scored,
         "n_rejected_judgments": loaded.n_rejected_read,
         "n_workers": int(analysis.workers.workers.shape[0]),
-        "n_unmatched_controls": loaded.judgments.n_unmatched_controls,
+        "n_unmatched_controls": loaded.n_unmatched_controls,
         "reliability_test": analysis.config.reliability_test,
         "reliability_alpha": campaign.da_settings.reliability_alpha,
         "score_averaging": campaign.da_settings.score_averaging,

@@ -1,9 +1,10 @@
 """Glue: load one direct-assessment campaign's judgments as numpy arrays.
 
-A fixed number of queries whatever the size of the campaign: one per table (Judgment, with a
-count first to size its arrays, HitSlot, Output, plus the ids of rejected assignments and of
-excluded workers), no query per judgment, no model instances, no Python object per value
-(``analytics.loading.load_columns``: numeric columns, a binary COPY on PostgreSQL).
+A fixed number of queries whatever the size of the campaign: one per table (Judgment, HitSlot,
+Output, plus the ids of rejected assignments and of excluded workers), no query per judgment,
+no model instances, no Python object per value (``analytics.loading.load_columns``: numeric
+columns, a binary COPY on PostgreSQL). The arrays are handed to :class:`DAJudgments` read-only,
+so it keeps them without a copy.
 Judgments are joined to their slots and outputs in numpy (sorted ids + ``searchsorted``,
 ``analytics.loading``), never row by row in Python.
 
@@ -28,10 +29,11 @@ from numpy.typing import NDArray
 
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.direct_assessment import DAJudgments, Role
+from analytics.stats.direct_assessment.judgments import freeze
 from campaigns.models import HitSlot, Output
 from judgments.models import CampaignWorker, Judgment
 
-__all__ = ["LoadedCampaign", "load_da_judgments", "subset"]
+__all__ = ["LoadSummary", "LoadedCampaign", "load_da_judgments", "subset"]
 
 # Judgment columns read, in this order (all numeric or NULL, so one float array holds them;
 # ids stay exact in float64 up to 2**53).
@@ -79,6 +81,30 @@ class LoadedCampaign:
     def __len__(self) -> int:
         return len(self.judgments)
 
+    def summary(self) -> LoadSummary:
+        """What storing the results needs of the load besides the analysis (no per-row
+        array), taken before the judgments are let go."""
+        return LoadSummary(
+            campaign_id=self.campaign_id,
+            n_read=self.n_read,
+            n_scored=int(np.count_nonzero(self.scored)),
+            n_rejected_read=self.n_rejected_read,
+            n_unmatched_controls=self.judgments.n_unmatched_controls,
+            excluded_workers=self.excluded_workers,
+        )
+
+
+@dataclass(frozen=True)
+class LoadSummary:
+    """:meth:`LoadedCampaign.summary`: the counts and excluded workers that are stored."""
+
+    campaign_id: int
+    n_read: int
+    n_scored: int
+    n_rejected_read: int
+    n_unmatched_controls: int
+    excluded_workers: NDArray[np.int64]
+
 
 def _role_code() -> Case:
     """The slot's role as a Role code in SQL; roles outside direct assessment become -1."""
@@ -90,8 +116,7 @@ def _role_code() -> Case:
 
 
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:
-    """Load campaign ``campaign_id``'s direct-assessment judgments (five queries in all;
-    six on PostgreSQL, where the judgments are counted first to size their arrays)."""
+    """Load campaign ``campaign_id``'s direct-assessment judgments (five queries in all)."""
     judgments_qs = (
         Judgment.objects.filter(campaign_id=campaign_id)
         .filter(Q(score__isnull=False) | Q(given_z__isnull=False))
@@ -112,7 +137,6 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
             ("duration_ms", "float"),
             ("given_z", "float"),
         ],
-        count_first=True,
     )
     slots = load_columns(
         HitSlot.objects.filter(hit__campaign_id=campaign_id)
@@ -162,24 +186,28 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     item = slot_output[at]
     # Links on system slots are ignored by the statistics; -1 keeps the arrays clean.
     pair_slot = np.where(role != Role.SYSTEM, slot_control[at], -1)
+    del at
 
     system = np.full(item.shape[0], -1, dtype=np.int64)
     scored_output = np.isin(role, (Role.SYSTEM, Role.REPEAT)) & (item >= 0)
     if scored_output.any():
         out_at = lookup(outputs["id"], item[scored_output], "judged output(s)")
         system[scored_output] = outputs["system_id"][out_at]
+        del out_at
+    del scored_output
 
     judgments = DAJudgments(
-        worker=worker,
-        assignment=assignment,
-        slot=slot,
-        role=role,
-        system=system,
-        item=item,
-        pair_slot=pair_slot,
-        score=score,
-        seconds=seconds,
-        given_z=given_z,
+        worker=freeze(worker),
+        assignment=freeze(assignment),
+        slot=freeze(slot),
+        role=freeze(role),
+        system=freeze(system),
+        item=freeze(item),
+        pair_slot=freeze(pair_slot),
+        score=freeze(score),
+        seconds=freeze(seconds),
+        # None when no row has one (the usual case): no array of NaN to keep.
+        given_z=freeze(given_z) if not np.isnan(given_z).all() else None,
     )
     return LoadedCampaign(
         campaign_id=campaign_id,
@@ -195,17 +223,5 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
 
 def subset(judgments: DAJudgments, rows: NDArray[np.bool_]) -> DAJudgments:
     """The judgments of the rows where ``rows`` is True (whole assignments, so that control
-    pairs stay within the subset)."""
-    return DAJudgments(
-        worker=judgments.worker[rows],
-        assignment=judgments.assignment[rows],
-        slot=judgments.slot[rows],
-        role=judgments.role[rows],
-        system=judgments.system[rows],
-        item=judgments.item[rows],
-        pair_slot=judgments.pair_slot[rows],
-        score=judgments.score[rows],
-        seconds=judgments.seconds[rows],
-        scale_max=judgments.scale_max,
-        given_z=judgments.given_z[rows],
-    )
+    pairs stay within the subset): :meth:`DAJudgments.subset`."""
+    return judgments.subset(rows)

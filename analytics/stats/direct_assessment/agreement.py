@@ -23,6 +23,7 @@ per output in closed form from sorted values (O(n log n) in judgments, not quadr
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -30,6 +31,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from analytics.stats.direct_assessment._codes import factorise, stable_order
 from analytics.stats.direct_assessment.judgments import DAJudgments, Role
 from analytics.stats.direct_assessment.scores import ZScores
 
@@ -106,11 +108,21 @@ def percentile_categories(values: ArrayLike, k: int, reference: ArrayLike) -> ND
     Edges are the 1/k, 2/k, ... quantiles of ``reference`` (numpy's default linear
     interpolation); a value equal to an edge goes to the upper category.
     """
+    return _categories_by_edges(values, _percentile_edges(reference, k))
+
+
+def _percentile_edges(reference: ArrayLike, k: int) -> NDArray[np.float64] | None:
+    """The 1/k, 2/k, ... quantiles of ``reference``; None when it is empty."""
     ref = np.asarray(reference, dtype=np.float64)
-    v = np.asarray(values, dtype=np.float64)
     if ref.size == 0:
+        return None
+    return np.quantile(ref, np.arange(1, k) / k)
+
+
+def _categories_by_edges(values: ArrayLike, edges: NDArray[np.float64] | None) -> NDArray[np.int64]:
+    v = np.asarray(values, dtype=np.float64)
+    if edges is None:
         return np.zeros(v.shape, dtype=np.int64)
-    edges = np.quantile(ref, np.arange(1, k) / k)
     return np.searchsorted(edges, v, side="right").astype(np.int64)
 
 
@@ -120,6 +132,9 @@ class _Groups:
 
     group: NDArray[np.int64]  # per member, group code 0..n_groups-1
     n_groups: int
+    # Optional: the members' order by (group, value, member), when the caller has it already
+    # (see _DistinctJudges); else diff_moments sorts.
+    order: NDArray[np.intp] | None = None
 
     @property
     def sizes(self) -> NDArray[np.int64]:
@@ -137,7 +152,7 @@ class _Groups:
         and sum_{i<j} (x_i - x_j)**2 = n * sum (x - mean)**2.
         """
         n = self.sizes
-        order = np.lexsort((x, self.group))
+        order = self.order if self.order is not None else np.lexsort((x, self.group))
         xs, gs = x[order], self.group[order]
         starts = np.cumsum(n) - n
         j = np.arange(xs.shape[0]) - starts[gs]  # 0-based rank within group
@@ -166,7 +181,7 @@ def _pair_agreement(
     groups: _Groups,
     scores: NDArray[np.float64],
     z: NDArray[np.float64] | None,
-    z_reference: NDArray[np.float64] | None,
+    z_edges: dict[int, NDArray[np.float64] | None] | None,
     categories: Sequence[int],
     z_categories: Sequence[int],
     chance: ChanceModel,
@@ -193,10 +208,8 @@ def _pair_agreement(
         ("equal_width", k, equal_width_categories(scores, k, scale_max) if raw else None)
         for k in categories
     ]
-    if z is not None and z_reference is not None:
-        binnings += [
-            ("z_percentile", k, percentile_categories(z, k, z_reference)) for k in z_categories
-        ]
+    if z is not None and z_edges is not None:
+        binnings += [("z_percentile", k, _categories_by_edges(z, z_edges[k])) for k in z_categories]
     kappas = []
     for binning, k, cats in binnings:
         if cats is None:
@@ -230,34 +243,31 @@ def agreement(
         raise ValueError("chance must be 'uniform' or 'pooled'")
     rows_ok = judgments.worker_mask_to_rows(include_workers)
     zz = None
-    z_reference = None
+    z_edges = None
     if z is not None:
         zz = z.z if isinstance(z, ZScores) else np.asarray(z, dtype=np.float64)
-        z_reference = zz[rows_ok]
+        # The percentile edges over every included judgment, once for both kinds of pair.
+        z_reference = zz if include_workers is None else zz[rows_ok]
+        z_edges = {k: _percentile_edges(z_reference, k) for k in z_categories}
+        del z_reference
 
     # Same judge: repeat pairs, as groups of two (original row, repeat row).
     rep = judgments.control_pairs(Role.REPEAT)
     keep = rows_ok[rep.control_row]
     members = np.stack([rep.original_row[keep], rep.control_row[keep]], axis=1).reshape(-1)
     same_groups = _Groups(np.repeat(np.arange(np.count_nonzero(keep)), 2), int(keep.sum()))
+    del rows_ok
 
-    # Distinct judges: one SYSTEM judgment per (worker, item), grouped by item.
-    cand = np.flatnonzero(rows_ok & (judgments.role == Role.SYSTEM))
-    item_code = np.unique(judgments.item[cand], return_inverse=True)[1].reshape(-1)
-    worker_code = judgments.worker_index[cand]
-    pair_key = item_code.astype(np.int64) * max(judgments.n_workers, 1) + worker_code
-    _, first = np.unique(pair_key, return_index=True)
-    distinct_rows = cand[first]
-    item_of = item_code[first]
-    n_items = int(item_of.max()) + 1 if item_of.size else 0
-    distinct_groups = _Groups(item_of.astype(np.int64), n_items)
+    distinct_rows, distinct_groups = _distinct_judges(judgments).restricted(
+        include_workers, judgments
+    )
 
     def measure(groups: _Groups, rows: NDArray[np.int64]) -> PairAgreement:
         return _pair_agreement(
             groups,
             judgments.score[rows],
             None if zz is None else zz[rows],
-            z_reference,
+            z_edges,
             categories,
             z_categories,
             chance,
@@ -268,3 +278,81 @@ def agreement(
         same_judge=measure(same_groups, members),
         distinct_judges=measure(distinct_groups, distinct_rows),
     )
+
+
+class _DistinctJudges:
+    """Distinct-judge pairs of one :class:`DAJudgments`, for every worker: one SYSTEM
+    judgment per (worker, item) (the first row), grouped by item, in (item, worker) order;
+    and, once asked, the members' order by (item, raw score). Kept per judgments object
+    (:data:`_DISTINCT_JUDGES`): the unfiltered and the filtered agreement of a report, and of
+    both variants of stored results, restrict it to their workers instead of sorting again.
+    """
+
+    def __init__(self, judgments: DAJudgments) -> None:
+        cand = np.flatnonzero(judgments.role == Role.SYSTEM)
+        _, item_code = factorise(judgments.item[cand])
+        worker_code = judgments.worker_index[cand]
+        pair_key = item_code.astype(np.int64) * max(judgments.n_workers, 1) + worker_code
+        del worker_code
+        # The first row of each (item, worker), as np.unique(return_index=True) finds it.
+        order = stable_order(pair_key)
+        sorted_key = pair_key[order]
+        del pair_key
+        first = np.empty(sorted_key.shape[0], dtype=bool)
+        first[:1] = True
+        np.not_equal(sorted_key[1:], sorted_key[:-1], out=first[1:])
+        del sorted_key
+        chosen = order[first]
+        del order, first
+        self.rows = cand[chosen]
+        self.item = item_code[chosen].astype(np.int64)
+        self._by_score: NDArray[np.intp] | None = None
+        self._scores = judgments.score
+
+    def by_score(self) -> NDArray[np.intp]:
+        """Members ordered by (item, score, member): ``np.lexsort((score, item))``, as a
+        stable sort of the scores then a stable (radix) sort of their items."""
+        if self._by_score is None:
+            by_value = np.argsort(self._scores[self.rows], kind="stable")
+            self._by_score = by_value[stable_order(self.item[by_value])]
+        return self._by_score
+
+    def restricted(
+        self, include_workers: NDArray[np.bool_] | None, judgments: DAJudgments
+    ) -> tuple[NDArray[np.int64], _Groups]:
+        """The members of the included workers and their groups, numbered among the items
+        they judged: what grouping the included judgments alone would give."""
+        raw = bool(np.isfinite(judgments.score[self.rows]).all())
+        if include_workers is None:
+            rows, item = self.rows, self.item
+            order = self.by_score() if raw else None
+        else:
+            member = judgments.worker_mask_to_rows(include_workers)[self.rows]
+            rows, item = self.rows[member], self.item[member]
+            order = None
+            if raw:
+                full_order = self.by_score()
+                position = np.cumsum(member, dtype=np.intp)
+                position -= 1
+                order = position[full_order[member[full_order]]]
+        present = np.bincount(item) > 0 if item.size else np.zeros(0, dtype=bool)
+        if present.all():
+            group = item
+        else:
+            renumber = np.cumsum(present, dtype=np.int64)
+            renumber -= 1
+            group = renumber[item]
+        n_groups = int(group.max()) + 1 if group.size else 0
+        return rows, _Groups(group, n_groups, order)
+
+
+_DISTINCT_JUDGES: weakref.WeakKeyDictionary[DAJudgments, _DistinctJudges] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _distinct_judges(judgments: DAJudgments) -> _DistinctJudges:
+    found = _DISTINCT_JUDGES.get(judgments)
+    if found is None:
+        found = _DISTINCT_JUDGES[judgments] = _DistinctJudges(judgments)
+    return found

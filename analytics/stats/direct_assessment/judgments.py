@@ -19,9 +19,10 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from analytics.stats.direct_assessment._codes import factorise, stable_order
 from analytics.stats.rows import WorkerRows
 
-__all__ = ["ControlPairs", "DAJudgments", "Role"]
+__all__ = ["ControlPairs", "DAJudgments", "Role", "freeze"]
 
 
 class Role(IntEnum):
@@ -64,12 +65,50 @@ class Role(IntEnum):
 
 
 def _frozen_array(values: ArrayLike, dtype: type, name: str) -> NDArray:
-    arr = np.array(values, dtype=dtype, copy=True)
+    if (
+        isinstance(values, np.ndarray)
+        and values.dtype == dtype
+        and not values.flags.writeable
+        and not (isinstance(values.base, np.ndarray) and values.base.flags.writeable)
+    ):
+        # Already read-only all the way down (a loader's arrays, a subset's): nobody can change
+        # it, so no copy (at a million judgments each copy of a column is 8 MB).
+        arr = values
+    else:
+        arr = np.array(values, dtype=dtype, copy=True)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     # Read-only so that the cached derived arrays below can never go stale.
     arr.setflags(write=False)
     return arr
+
+
+_COLUMNS = (
+    "worker",
+    "assignment",
+    "slot",
+    "role",
+    "system",
+    "item",
+    "pair_slot",
+    "score",
+    "seconds",
+    "given_z",
+)
+# What a released object's columns become (DAJudgments.subset(release=True)).
+_RELEASED = np.zeros(0)
+_RELEASED.setflags(write=False)
+
+
+def _no_given_z(n: int) -> NDArray[np.float64]:
+    return np.broadcast_to(np.float64(np.nan), (n,))
+
+
+def freeze(array: NDArray) -> NDArray:
+    """Mark an array the caller owns and will not change as read-only, so that
+    :class:`DAJudgments` takes it without a copy; returns it."""
+    array.setflags(write=False)
+    return array
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,8 +178,11 @@ class DAJudgments(WorkerRows):
         n = self.worker.shape[0]
         given = self.given_z
         if given is None or (n and np.size(given) == 0):
-            given = np.full(n, np.nan)  # no row has a given z
-        object.__setattr__(self, "given_z", _frozen_array(given, np.float64, "given_z"))
+            # No row has a given z: NaN everywhere, as a read-only broadcast that takes no
+            # memory (8 MB at a million judgments otherwise).
+            object.__setattr__(self, "given_z", _no_given_z(n))
+        else:
+            object.__setattr__(self, "given_z", _frozen_array(given, np.float64, "given_z"))
         for name in [*columns, "role", "given_z"]:
             if getattr(self, name).shape[0] != n:
                 raise ValueError(f"{name} has length {getattr(self, name).shape[0]}, expected {n}")
@@ -165,10 +207,18 @@ class DAJudgments(WorkerRows):
         return ~np.isnan(self.given_z)
 
     @cached_property
+    def _worker_factor(self) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+        # Worker ids are dense: numbered without a sort (as np.unique would number them).
+        return factorise(self.worker)
+
+    @cached_property
     def value(self) -> NDArray[np.float64]:
         """Per row, what control pairs compare: the given z where a row has one, else the raw
         score (for a campaign of raw scores, exactly ``score``)."""
-        value = np.where(self.has_given_z, self.given_z, self.score)
+        has_given = self.has_given_z
+        if not has_given.any():
+            return self.score
+        value = np.where(has_given, self.given_z, self.score)
         value.setflags(write=False)
         return value
 
@@ -180,28 +230,39 @@ class DAJudgments(WorkerRows):
         wants = (self.role != Role.SYSTEM) & (self.pair_slot >= 0)
         if n == 0:
             return partner
-        # Encode (assignment, slot) as one int64 key after factorising both columns, so that
-        # arbitrary database ids cannot overflow; then one sort + one searchsorted.
-        a_code = np.unique(self.assignment, return_inverse=True)[1].reshape(-1)
-        slot_values, s_code = np.unique(
-            np.concatenate([self.slot, self.pair_slot[wants]]), return_inverse=True
-        )
-        s_code = s_code.reshape(-1)
-        width = np.int64(slot_values.shape[0])
-        key = a_code.astype(np.int64) * width + s_code[:n]
-        order = np.argsort(key, kind="stable")
+        # (assignment, slot) as one int64 key: the offsets of both from their smallest id when
+        # the product of their spans fits (campaign ids are dense), else their codes among
+        # the distinct values; then one stable sort and one searchsorted.
+        want_rows = np.flatnonzero(wants)
+        wanted_slot = self.pair_slot[want_rows]
+        a_lo = int(self.assignment.min())
+        a_span = int(self.assignment.max()) - a_lo + 1
+        s_lo = min(int(self.slot.min()), int(wanted_slot.min()) if want_rows.size else 1 << 62)
+        s_hi = max(int(self.slot.max()), int(wanted_slot.max()) if want_rows.size else 0)
+        width = s_hi - s_lo + 1
+        if a_span * width < 1 << 62:
+            key = (self.assignment - a_lo) * width + (self.slot - s_lo)
+            want_key = (self.assignment[want_rows] - a_lo) * width + (wanted_slot - s_lo)
+        else:
+            a_code = factorise(self.assignment)[1].astype(np.int64)
+            slot_values, s_code = factorise(np.concatenate([self.slot, wanted_slot]))
+            width = slot_values.shape[0]
+            key = a_code * width + s_code[:n]
+            want_key = a_code[want_rows] * width + s_code[n:]
+        order = stable_order(key)
         sorted_key = key[order]
+        del key
         duplicated = sorted_key[1:] == sorted_key[:-1]
         if duplicated.any():
             row = order[1:][duplicated][0]
             raise ValueError(
                 f"duplicate judgment for (assignment={self.assignment[row]}, slot={self.slot[row]})"
             )
-        want_rows = np.flatnonzero(wants)
-        want_key = a_code[want_rows].astype(np.int64) * width + s_code[n:]
+        del duplicated
         pos = np.minimum(np.searchsorted(sorted_key, want_key), n - 1)
         found = sorted_key[pos] == want_key
         partner[want_rows[found]] = order[pos[found]]
+        del order, sorted_key
 
         linked = partner >= 0
         bad_role = linked & (self.role[np.where(linked, partner, 0)] != Role.SYSTEM)
@@ -217,6 +278,59 @@ class DAJudgments(WorkerRows):
             raise ValueError(f"assignment {self.assignment[row]} has more than one worker")
         partner.setflags(write=False)
         return partner
+
+    def subset(self, rows: NDArray[np.bool_], *, release: bool = False) -> DAJudgments:
+        """The judgments of the rows where ``rows`` is True, which must be whole assignments
+        (so that control pairs stay within the subset).
+
+        Valid rows of valid judgments need no new checks, and what the subset derives from
+        them (its pair links, its workers) follows from this one's without a sort: a control
+        keeps its partner, renumbered; the workers keep their order.
+
+        ``release``: this object is not used again (a recompute that is done with every
+        judgment and goes on with the scored ones): each of its columns is let go as soon as
+        the subset has its copy, so that both are never held whole at once (at a million
+        judgments, about 80 MB less at the peak). Afterwards this object has no rows.
+        """
+        rows = np.asarray(rows, dtype=bool)
+        if rows.shape != (len(self),):
+            raise ValueError(f"rows must have shape ({len(self)},)")
+        new_position = np.cumsum(rows, dtype=np.int64)
+        new_position -= 1
+        partner = self.partner[rows]
+        linked = partner >= 0
+        kept = linked.copy()
+        kept[linked] = rows[partner[linked]]
+        partner = np.where(kept, new_position[np.where(kept, partner, 0)], -1)
+        del new_position, kept, linked
+        worker_index = self.worker_index[rows]
+        present = np.bincount(worker_index, minlength=self.n_workers) > 0
+        if present.all():
+            workers = self.workers
+        else:
+            renumber = np.cumsum(present, dtype=np.intp)
+            renumber -= 1
+            worker_index = renumber[worker_index]
+            workers = self.workers[present]
+        has_given = bool(self.has_given_z.any())
+        out = object.__new__(DAJudgments)
+        if release:
+            for name in ("partner", "_worker_factor", "value"):
+                self.__dict__.pop(name, None)
+        for name in _COLUMNS:
+            if name == "given_z" and not has_given:
+                taken = _no_given_z(int(np.count_nonzero(rows)))
+            else:
+                taken = freeze(getattr(self, name)[rows])
+            object.__setattr__(out, name, taken)
+            if release:
+                object.__setattr__(self, name, _RELEASED)
+        object.__setattr__(out, "scale_max", self.scale_max)
+        for derived in (partner, worker_index, workers):
+            derived.setflags(write=False)
+        out.__dict__["partner"] = partner
+        out.__dict__["_worker_factor"] = (workers, worker_index)
+        return out
 
     @property
     def n_unmatched_controls(self) -> int:

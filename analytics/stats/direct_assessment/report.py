@@ -25,8 +25,7 @@ from analytics.stats.direct_assessment.scores import (
     SystemScores,
     ZScores,
     standardize,
-    system_samples,
-    system_scores,
+    system_scores_and_samples,
 )
 from analytics.stats.significance import (
     ClusterMethod,
@@ -127,9 +126,13 @@ def analyse_campaign(
         if cfg.include_unreliable
         else reliability.reliable.copy()
     )
-    systems = system_scores(judgments, z, include_workers=included, averaging=cfg.averaging)
-    samples = system_samples(
-        judgments, z.z, systems.system, include_workers=included, unit=cfg.significance_unit
+    # The segment means are computed once for the scores and the significance samples.
+    systems, samples = system_scores_and_samples(
+        judgments,
+        z,
+        include_workers=included,
+        averaging=cfg.averaging,
+        unit=cfg.significance_unit,
     )
     p = pairwise_rank_sum(samples)
     clusters = wmt_clusters(

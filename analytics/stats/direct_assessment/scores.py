@@ -15,6 +15,7 @@ from typing import Literal, get_args
 import numpy as np
 from numpy.typing import NDArray
 
+from analytics.stats.direct_assessment._codes import factorise, stable_order
 from analytics.stats.direct_assessment._groups import Grouped
 from analytics.stats.direct_assessment.judgments import DAJudgments, Role
 
@@ -155,23 +156,33 @@ def _segment_means(
 
     The segment of an output judgment is its ``item`` (the output id: a system has one output
     per segment, and a repeat carries the id of the output it repeats), so (system, item) is
-    (system, segment).  The pairs are numbered in sorted (system, segment) order by 1-D sorts
-    of int64 keys (system code x number of distinct items + item code; ``np.unique(axis=0)``
-    sorts rows as structured values, about 50 times slower at a million rows), no Python loop
-    over rows.
+    (system, segment). System and item ids are numbered by :func:`._codes.factorise` (no
+    sort for dense ids). When every item belongs to one system, as output ids do, the pairs
+    are the items, put in (system, item) order by a sort of the distinct items only; else
+    they are numbered by an int64 key (system code x number of distinct items + item code).
+    Either way the pairs' numbering is that of sorted (system, item) and each mean sums its
+    judgments in row order, so the results are those of ``np.unique`` over the pairs.
     """
-    systems, system_code = np.unique(judgments.system[rows], return_inverse=True)
-    items, item_code = np.unique(judgments.item[rows], return_inverse=True)
-    width = np.int64(max(items.shape[0], 1))
-    pair_keys, code = np.unique(
-        system_code.reshape(-1).astype(np.int64) * width + item_code.reshape(-1),
-        return_inverse=True,
-    )
-    code = code.reshape(-1)
-    k = pair_keys.shape[0]
+    systems, system_code = factorise(judgments.system[rows])
+    items, item_code = factorise(judgments.item[rows])
+    n_items = items.shape[0]
+    item_system = np.full(n_items, -1, dtype=np.intp)
+    item_system[item_code] = system_code
+    if (item_system[item_code] == system_code).all():
+        pair_items = np.lexsort((np.arange(n_items), item_system))
+        rank = np.empty(n_items, dtype=np.intp)
+        rank[pair_items] = np.arange(n_items)
+        code = rank[item_code]
+        pair_system = systems[item_system[pair_items]]
+        del rank, item_system, item_code, system_code
+    else:
+        width = np.int64(max(n_items, 1))
+        pair_keys, code = factorise(system_code.astype(np.int64) * width + item_code)
+        pair_system = systems[pair_keys // width]
+    k = pair_system.shape[0]
     n = np.bincount(code, minlength=k)
     means = [np.bincount(code, weights=v[rows], minlength=k) / n for v in values]
-    return systems[pair_keys // width].astype(np.int64), n.astype(np.int64), means
+    return pair_system.astype(np.int64), n.astype(np.int64), means
 
 
 def system_scores(
@@ -190,14 +201,30 @@ def system_scores(
     ``include_workers`` is a boolean mask aligned to ``judgments.workers`` (for instance
     ``WorkerReliability.reliable``, the default in the paper); None includes every worker.
     """
+    return system_scores_and_samples(
+        judgments, z, include_workers=include_workers, averaging=averaging, unit=None
+    )[0]
+
+
+def system_scores_and_samples(
+    judgments: DAJudgments,
+    z: NDArray[np.float64] | ZScores,
+    *,
+    include_workers: NDArray[np.bool_] | None = None,
+    averaging: Averaging = "segments",
+    unit: Averaging | None = "segments",
+) -> tuple[SystemScores, list[NDArray[np.float64]] | None]:
+    """:func:`system_scores` and, unless ``unit`` is None, :func:`system_samples` of the
+    z-scores for its systems, with the segment means computed once for both."""
     _check_averaging(averaging)
+    if unit is not None:
+        _check_averaging(unit)
     zz = z.z if isinstance(z, ZScores) else np.asarray(z, dtype=np.float64)
     if zz.shape != (len(judgments),):
         raise ValueError("z must have one value per judgment")
     rows = _output_rows(judgments, include_workers)
     seg_system, seg_n, (seg_score, seg_z) = _segment_means(judgments, rows, [judgments.score, zz])
-    systems, seg_code = np.unique(seg_system, return_inverse=True)
-    seg_code = seg_code.reshape(-1)
+    systems, seg_code = factorise(seg_system)
     m = systems.shape[0]
     n_segments = np.bincount(seg_code, minlength=m)
     n = np.bincount(seg_code, weights=seg_n, minlength=m)
@@ -210,7 +237,7 @@ def system_scores(
         mean_z = np.bincount(seg_code, weights=seg_z * seg_n, minlength=m) / n
     # Best first; lexsort's last key is primary.  Ties broken by system id for determinism.
     order = np.lexsort((systems, -mean_z))
-    return SystemScores(
+    scores = SystemScores(
         system=systems[order],
         n=n[order].astype(np.int64),
         mean_score=mean_score[order],
@@ -218,6 +245,23 @@ def system_scores(
         n_segments=n_segments[order].astype(np.int64),
         averaging=averaging,
     )
+    if unit is None:
+        return scores, None
+    if unit == "segments":
+        return scores, _split_by_system(seg_system, seg_z, scores.system)
+    return scores, _split_by_system(judgments.system[rows], zz[rows], scores.system)
+
+
+def _split_by_system(
+    sys_ids: NDArray[np.int64], vals: NDArray[np.float64], systems: NDArray[np.int64]
+) -> list[NDArray[np.float64]]:
+    """Per system in ``systems`` order, the values of ``vals`` whose ``sys_ids`` is it (in
+    their order): one stable sort and one split, not a mask per system."""
+    order = stable_order(sys_ids)
+    sys_sorted, vals_sorted = sys_ids[order], vals[order]
+    lo = np.searchsorted(sys_sorted, systems, side="left")
+    hi = np.searchsorted(sys_sorted, systems, side="right")
+    return [vals_sorted[a:b] for a, b in zip(lo, hi, strict=True)]
 
 
 def system_samples(
@@ -243,11 +287,7 @@ def system_samples(
         sys_ids, _, (vals,) = _segment_means(judgments, rows, [vals])
     else:
         sys_ids, vals = judgments.system[rows], vals[rows]
-    order = np.argsort(sys_ids, kind="stable")
-    sys_sorted, vals_sorted = sys_ids[order], vals[order]
-    lo = np.searchsorted(sys_sorted, systems, side="left")
-    hi = np.searchsorted(sys_sorted, systems, side="right")
-    return [vals_sorted[a:b] for a, b in zip(lo, hi, strict=True)]
+    return _split_by_system(sys_ids, vals, systems)
 
 
 def calibrated_gain(
