@@ -30,10 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Q
+from django.db.models import Case, IntegerField, Q, Value, When
 from numpy.typing import NDArray
 
-from analytics.loading import held_back_assignment_ids, id_array, lookup, nullable_ids
+from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.ranking import RankingJudgments
 from analytics.stats.ranking.judgments import tuple_codes
 from campaigns.models import HitSlot, Output, SlotRole
@@ -108,32 +108,52 @@ def _gold_system_ids(
     return out
 
 
-def load_ranking_judgments(campaign_id: int) -> LoadedRanking:
-    """Load campaign ``campaign_id``'s ranking judgments (five queries in all)."""
-    judgment_rows = list(
-        Judgment.objects.filter(campaign_id=campaign_id, rank__isnull=False)
-        .order_by("id")
-        .values_list("id", "worker_id", "assignment_id", "slot_id", "rank")
+def _role_code() -> Case:
+    """The slot's role as :data:`_RANKING_ROLES`' code, computed in SQL (numeric columns
+    only: ``load_columns``)."""
+    return Case(
+        *(When(role=name, then=Value(code)) for name, code in _RANKING_ROLES.items()),
+        default=Value(0),
+        output_field=IntegerField(),
     )
-    slot_rows = list(
+
+
+def load_ranking_judgments(campaign_id: int) -> LoadedRanking:
+    """Load campaign ``campaign_id``'s ranking judgments (five queries in all).
+
+    Judgments, slots and outputs come through ``analytics.loading.load_columns`` (numeric
+    columns; PostgreSQL's binary COPY straight into arrays, no Python object per value)."""
+    judgments = load_columns(
+        Judgment.objects.filter(campaign_id=campaign_id, rank__isnull=False).order_by("id"),
+        [("id", "id"), ("worker_id", "id"), ("assignment_id", "id"), ("slot_id", "id")]
+        + [("rank", "id")],
+    )
+    slots = load_columns(
         HitSlot.objects.filter(hit__campaign_id=campaign_id)
         .order_by("id")
-        .values_list(
-            "id",
-            "hit_id",
-            "group",
-            "role",
-            "segment_id",
-            "output_id",
-            "expected_rank_min",
-            "expected_rank_max",
-            "hit__is_qualification",
-        )
+        .annotate(
+            role_code=_role_code(),
+            qualification=Case(
+                When(hit__is_qualification=True, then=Value(1)),
+                default=Value(0),
+                output_field=IntegerField(),
+            ),
+        ),
+        [
+            ("id", "id"),
+            ("hit_id", "id"),
+            ("group", "id"),
+            ("role_code", "id"),
+            ("segment_id", "id"),
+            ("output_id", "id"),
+            ("expected_rank_min", "id"),
+            ("expected_rank_max", "id"),
+            ("qualification", "id"),
+        ],
     )
-    output_rows = list(
-        Output.objects.filter(system__campaign_id=campaign_id)
-        .order_by("id")
-        .values_list("id", "system_id", "segment_id")
+    outputs = load_columns(
+        Output.objects.filter(system__campaign_id=campaign_id).order_by("id"),
+        [("id", "id"), ("system_id", "id"), ("segment_id", "id")],
     )
     # Rejected, or opened from MTurk and not confirmed by MTurk yet (analytics.loading).
     rejected_assignments = held_back_assignment_ids(campaign_id)
@@ -146,26 +166,16 @@ def load_ranking_judgments(campaign_id: int) -> LoadedRanking:
     excluded_workers = id_array([worker for worker, excluded, _ in flags if excluded])
     untrusted_workers = id_array([worker for worker, _, untrusted in flags if untrusted])
 
-    table = np.array(judgment_rows, dtype=np.int64).reshape(-1, 5)
-    order, worker, assignment, slot, rank = (table[:, i] for i in range(5))
-    n_read = int(table.shape[0])
+    order, worker, assignment, slot, rank = (
+        judgments[name] for name in ("id", "worker_id", "assignment_id", "slot_id", "rank")
+    )
+    n_read = int(order.shape[0])
 
-    if slot_rows:
-        ids, hits, groups, roles, segments, outputs, lows, highs, qualification = zip(
-            *slot_rows, strict=True
-        )
-        slot_id = id_array(list(ids))
-        slot_hit = id_array(list(hits))
-        slot_group = id_array(list(groups))
-        slot_role = np.array([_RANKING_ROLES.get(role, 0) for role in roles], dtype=np.int8)
-        slot_segment = nullable_ids(segments)
-        slot_output = nullable_ids(outputs)
-        slot_expected = _expected_rank(nullable_ids(lows), nullable_ids(highs))
-        slot_qualification = np.array(qualification, dtype=bool)
-    else:
-        slot_id = slot_hit = slot_group = slot_segment = slot_output = slot_expected = id_array([])
-        slot_role = np.zeros(0, dtype=np.int8)
-        slot_qualification = np.zeros(0, dtype=bool)
+    slot_id, slot_hit, slot_group = slots["id"], slots["hit_id"], slots["group"]
+    slot_role = slots["role_code"].astype(np.int8)
+    slot_segment, slot_output = slots["segment_id"], slots["output_id"]
+    slot_expected = _expected_rank(slots["expected_rank_min"], slots["expected_rank_max"])
+    slot_qualification = slots["qualification"] == 1
 
     at = lookup(slot_id, slot, "judged slot(s)")
     qualification = slot_qualification[at]
@@ -182,16 +192,18 @@ def load_ranking_judgments(campaign_id: int) -> LoadedRanking:
         column[keep] for column in (order, worker, assignment, slot, rank, at, role)
     )
 
-    output = np.array(output_rows, dtype=np.int64).reshape(-1, 3)
+    output_id, output_system, output_segment = (
+        outputs[name] for name in ("id", "system_id", "segment_id")
+    )
     item = slot_output[at]
     segment = slot_segment[at]
     system = np.full(item.shape[0], -1, dtype=np.int64)
     is_system = role == _RANKING_ROLES[SlotRole.SYSTEM.value]
     with_output = item >= 0
     if with_output.any():
-        out_at = lookup(output[:, 0], item[with_output], "ranked output(s)")
-        system[with_output] = output[out_at, 1]
-        segment[with_output & (segment < 0)] = output[out_at, 2][segment[with_output] < 0]
+        out_at = lookup(output_id, item[with_output], "ranked output(s)")
+        system[with_output] = output_system[out_at]
+        segment[with_output & (segment < 0)] = output_segment[out_at][segment[with_output] < 0]
     if (is_system & ~with_output).any():
         missing = slot[is_system & ~with_output][:5].tolist()
         raise ValueError(f"system slot(s) {missing} have no output")

@@ -23,11 +23,21 @@ Reported, for a score method (Bradley-Terry, Expected Wins or a win ratio):
   higher cluster significantly beats every system of every lower cluster), with
   :func:`~analytics.stats.significance.rank_ranges`.
 
-Speed: per-unit outcome counts are stored once as a sparse (units x 2m^2) matrix; a chunk of
+Systems a replicate did not draw (small campaigns: a system in few sets may be in none of
+the drawn ones) are left out of that replicate, as WMT13's resampling code does (a resample
+scores and ranks only the systems it has; a system's rank range is over the samples it is
+in): no score, no rank, not an opponent in Expected Wins' mean, not fitted by Bradley-Terry;
+its interval and rank range are over the replicates that have it, and a p-value of two
+systems over the replicates that have both (:func:`_summarise`). Nothing changes when every
+replicate has every system, as in any campaign of useful size.
+
+Speed: per-unit outcome counts are stored once as a sparse (2m^2 x units) matrix; a chunk of
 replicates is one integer draw, one bincount (unit multiplicities) and one sparse-dense
-product, so the cost does not grow with the number of pairs per replicate.  Win ratios and
-Expected Wins then score all replicates in one vectorised call; Bradley-Terry calls choix
-once per replicate on an m x m matrix, warm-started at the full-data estimate.
+product, so the cost does not grow with the number of pairs per replicate. The replicates
+are drawn once per (pairs, systems, samples, seed, unit) and shared by every method
+(:func:`replicates`). Win ratios and Expected Wins then score all replicates in one
+vectorised call; Bradley-Terry fits all replicates at once (:func:`ilsr_dense_batch`: choix's
+I-LSR iteration on a batch of m x m matrices), warm-started at the full-data estimate.
 """
 
 from __future__ import annotations
@@ -59,18 +69,20 @@ from analytics.stats.ranking.scores import (
 )
 from analytics.stats.significance import ClusterMethod, rank_ranges, wmt_clusters
 
-# Imported on first use: a web worker loads this module but never computes (issue 16; choix
-# imports scipy).
-choix = lazy_module("choix")
+# Imported on first use: a web worker loads this module but never computes (issue 16).
 sp = lazy_module("scipy.sparse")
 
 __all__ = [
     "BootstrapResult",
     "Method",
+    "Replicates",
     "Unit",
     "bootstrap_counting_scores",
     "bootstrap_scores",
+    "bt_batch",
+    "ilsr_dense_batch",
     "replicate_counts",
+    "replicates",
 ]
 
 Method = Literal["bradley_terry", "expected_wins", "win_ratio"]
@@ -114,14 +126,8 @@ class BootstrapResult:
         return self.scores.score
 
 
-def replicate_counts(
-    pairs: Pairs,
-    systems: NDArray[np.int64],
-    n_samples: int,
-    rng: np.random.Generator,
-    unit: Unit = "set",
-) -> Iterator[tuple[NDArray[np.float64], NDArray[np.float64]]]:
-    """Yield (wins, ties) of shape (chunk, m, m) for n_samples bootstrap replicates in chunks.
+def _unit_matrix(pairs: Pairs, systems: NDArray[np.int64], unit: Unit) -> tuple[object, int]:
+    """Per-unit outcome counts as a sparse (2 m^2 x units) matrix, and the number of units.
 
     Only units (sets or ballots) with at least one counted pair are resampled, so dropping
     workers or systems upstream does not leave empty units diluting the replicates.
@@ -139,25 +145,104 @@ def replicate_counts(
     _, unit_code = np.unique(raw_unit, return_inverse=True)
     n_units = int(unit_code.max()) + 1 if unit_code.size else 0
     if n_units == 0:
+        return None, 0
+    # Duplicate (cell, unit) entries are summed by the sparse constructor.
+    by_unit = sp.csr_matrix(
+        (np.ones(int(keep.sum())), (col[keep], unit_code.reshape(-1))),
+        shape=(2 * m * m, n_units),
+    )
+    return by_unit, n_units
+
+
+def _replicate_chunks(
+    pairs: Pairs,
+    systems: NDArray[np.int64],
+    n_samples: int,
+    rng: np.random.Generator,
+    unit: Unit,
+) -> Iterator[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    m = systems.shape[0]
+    by_unit, n_units = _unit_matrix(pairs, systems, unit)
+    if n_units == 0:
         yield np.zeros((n_samples, m, m)), np.zeros((n_samples, m, m))
         return
-    # Duplicate (unit, cell) entries are summed by the sparse constructor.
-    per_unit = sp.csr_matrix(
-        (np.ones(int(keep.sum())), (unit_code.reshape(-1), col[keep])),
-        shape=(n_units, 2 * m * m),
-    )
-    cells_by_unit = per_unit.T.tocsr()
     chunk = max(1, min(n_samples, _CHUNK_CELLS // n_units))
     for start in range(0, n_samples, chunk):
         size = min(chunk, n_samples - start)
         draws = rng.integers(0, n_units, size=(size, n_units))
-        offsets = (np.arange(size, dtype=np.int64) * n_units)[:, None]
-        mult = np.bincount((draws + offsets).reshape(-1), minlength=size * n_units)
-        mult = mult.reshape(size, n_units).astype(np.float64)
-        totals = np.asarray(cells_by_unit @ mult.T).T  # (size, 2 m^2)
+        # Multiplicities laid out units x replicates, so that the sparse product reads each
+        # unit's row of replicates contiguously (one pass over the nonzeros, no transposed
+        # copy); counts are small integers, exact in float64.
+        draws *= size
+        draws += np.arange(size, dtype=np.int64)[:, None]
+        mult = np.bincount(draws.reshape(-1), minlength=size * n_units)
+        del draws
+        mult = mult.reshape(n_units, size).astype(np.float64)
+        totals = np.asarray(by_unit @ mult).T  # (size, 2 m^2)
         wins = totals[:, : m * m].reshape(size, m, m)
         upper = totals[:, m * m :].reshape(size, m, m)
         yield wins, upper + np.swapaxes(upper, 1, 2)
+
+
+def replicate_counts(
+    pairs: Pairs,
+    systems: NDArray[np.int64],
+    n_samples: int,
+    rng: np.random.Generator,
+    unit: Unit = "set",
+) -> Iterator[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+    """Yield (wins, ties) of shape (chunk, m, m) for n_samples bootstrap replicates in chunks.
+
+    Each replicate draws as many units as there are, uniformly with replacement
+    (``rng.integers(0, n_units, (chunk, n_units))``); only units (sets or ballots) with at
+    least one counted pair are resampled, so dropping workers or systems upstream does not
+    leave empty units diluting the replicates.
+    """
+    yield from _replicate_chunks(pairs, systems, n_samples, rng, unit)
+
+
+@dataclass(frozen=True, eq=False)
+class Replicates:
+    """Every replicate's counts, drawn once and shared by every method (module docstring).
+
+    ``wins`` / ``ties`` are (B, m, m); ``absent[b, i]``: system i has comparisons in the
+    data but none in replicate b (it was not drawn): it is left out of that replicate.
+    """
+
+    wins: NDArray[np.float64]
+    ties: NDArray[np.float64]
+    absent: NDArray[np.bool_]
+
+    @property
+    def left_out(self) -> NDArray[np.int64]:
+        """Per replicate, how many systems it leaves out."""
+        return self.absent.sum(axis=1)
+
+
+def replicates(
+    pairs: Pairs, systems: NDArray[np.int64], n_samples: int, seed: int, unit: Unit = "set"
+) -> Replicates:
+    """The bootstrap replicates of ``pairs`` for ``systems`` (sorted ids), ``n_samples`` of
+    them drawn from ``numpy.random.default_rng(seed)``: the same draws
+    :func:`replicate_counts` makes. Kept on ``pairs`` (a few MB), so that Bradley-Terry,
+    Expected Wins and the win ratios of one analysis resample once."""
+    cache = pairs.__dict__.setdefault("_replicates", {})
+    key = (systems.tobytes(), int(n_samples), int(seed), unit)
+    if key in cache:
+        return cache[key]
+    m = systems.shape[0]
+    wins = np.empty((n_samples, m, m))
+    ties = np.empty((n_samples, m, m))
+    at = 0
+    for w, t in _replicate_chunks(pairs, systems, n_samples, np.random.default_rng(seed), unit):
+        wins[at : at + w.shape[0]] = w
+        ties[at : at + w.shape[0]] = t
+        at += w.shape[0]
+    in_data = pair_counts(pairs, systems).comparisons.sum(axis=1) > 0
+    played = (wins.sum(axis=2) + wins.sum(axis=1) + ties.sum(axis=2)) > 0
+    result = Replicates(wins=wins, ties=ties, absent=in_data[None, :] & ~played)
+    cache[key] = result
+    return result
 
 
 def _point(
@@ -170,6 +255,28 @@ def _point(
     if method == "win_ratio":
         return win_ratios(counts, ties=win_ties)
     raise ValueError(f"method must be one of bradley_terry, expected_wins, win_ratio: {method!r}")
+
+
+def _replicate_scores(
+    reps: Replicates,
+    method: Method,
+    win_ties: TieRule,
+    bt_ties: BTTies,
+    bt_alpha: float,
+    point: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """(B, m) scores of every replicate; NaN for a system the replicate left out."""
+    if method == "win_ratio":
+        samples = win_ratio_batch(reps.wins, reps.ties, win_ties)
+    elif method == "expected_wins":
+        # A system the resample did not draw is not in that replicate at all (WMT13's
+        # resampling code only knows the systems it drew), so the mean over opponents is over
+        # the others it has.
+        samples = expected_wins_batch(reps.wins, left_out=reps.left_out)
+    else:
+        samples = bt_batch(bt_matrix(reps.wins, reps.ties, bt_ties), point, bt_alpha, reps.absent)
+    samples[reps.absent] = np.nan
+    return samples
 
 
 def bootstrap_scores(
@@ -199,18 +306,11 @@ def bootstrap_scores(
     pairs = data.pairs if isinstance(data, RankingJudgments) else data
     counts = pair_counts(pairs, systems)
     point = _point(counts, method, win_ties, bt_ties, bt_alpha)
-    rng = np.random.default_rng(seed)
-
-    parts: list[NDArray[np.float64]] = []
-    for wins, ties in replicate_counts(pairs, counts.systems, n_samples, rng, unit):
-        if method == "win_ratio":
-            parts.append(win_ratio_batch(wins, ties, win_ties))
-        elif method == "expected_wins":
-            parts.append(expected_wins_batch(wins))
-        else:
-            comp = bt_matrix(wins, ties, bt_ties)
-            parts.append(np.stack([_bt_replicate(c, point.score, bt_alpha) for c in comp]))
-    return _summarise(point, parts, level, alpha, n_samples, unit, seed, cluster_method)
+    reps = replicates(pairs, counts.systems, n_samples, seed, unit)
+    samples = _replicate_scores(reps, method, win_ties, bt_ties, bt_alpha, point.score)
+    return _summarise(
+        point, samples, reps.absent, level, alpha, n_samples, unit, seed, cluster_method
+    )
 
 
 def bootstrap_counting_scores(
@@ -227,7 +327,8 @@ def bootstrap_counting_scores(
 ) -> dict[str, BootstrapResult]:
     """Several scores that are plain functions of the pair counts (win ratios, Expected Wins),
     bootstrapped from ONE set of resamples: each gets exactly what :func:`bootstrap_scores`
-    with the same seed would give, for the cost of one draw. ``methods`` maps a name of the
+    with the same seed would give, for the cost of one draw (shared with Bradley-Terry's
+    bootstrap of the same pairs too: :func:`replicates`). ``methods`` maps a name of the
     caller's to (method, tie rule); Bradley-Terry is not a counting score and is refused."""
     if n_samples < 1:
         raise ValueError("n_samples must be >= 1")
@@ -237,29 +338,37 @@ def bootstrap_counting_scores(
         raise ValueError("bootstrap Bradley-Terry with bootstrap_scores")
     pairs = data.pairs if isinstance(data, RankingJudgments) else data
     counts = pair_counts(pairs, systems)
-    points = {
-        name: _point(counts, method, ties, "half", DEFAULT_BT_ALPHA)
-        for name, (method, ties) in methods.items()
-    }
-    parts: dict[str, list[NDArray[np.float64]]] = {name: [] for name in methods}
-    rng = np.random.default_rng(seed)
-    for wins, ties_counts in replicate_counts(pairs, counts.systems, n_samples, rng, unit):
-        for name, (method, ties) in methods.items():
-            if method == "win_ratio":
-                parts[name].append(win_ratio_batch(wins, ties_counts, ties))
-            else:
-                parts[name].append(expected_wins_batch(wins))
-    return {
-        name: _summarise(
-            points[name], parts[name], level, alpha, n_samples, unit, seed, cluster_method
+    reps = replicates(pairs, counts.systems, n_samples, seed, unit)
+    out: dict[str, BootstrapResult] = {}
+    for name, (method, ties) in methods.items():
+        point = _point(counts, method, ties, "half", DEFAULT_BT_ALPHA)
+        samples = _replicate_scores(reps, method, ties, "half", DEFAULT_BT_ALPHA, point.score)
+        out[name] = _summarise(
+            point, samples, reps.absent, level, alpha, n_samples, unit, seed, cluster_method
         )
-        for name in methods
-    }
+    return out
+
+
+def _rank_range(
+    ranks: NDArray[np.int64], absent: NDArray[np.bool_], point_rank: NDArray[np.int64], q: float
+) -> NDArray[np.int64]:
+    """Per system, the inverted-CDF quantile ``q`` of its rank over the replicates that have
+    it (WMT13: a system's ranks are collected from the samples it is in); the point rank
+    for a system no replicate has."""
+    m = ranks.shape[1]
+    out = np.empty(m, dtype=np.int64)
+    if not absent.any():
+        return np.quantile(ranks, q, axis=0, method="inverted_cdf").astype(np.int64)
+    for i in range(m):  # per system (m is small), not per replicate or pair
+        have = ranks[~absent[:, i], i]
+        out[i] = int(np.quantile(have, q, method="inverted_cdf")) if have.size else point_rank[i]
+    return out
 
 
 def _summarise(
     point: SystemScores,
-    parts: list[NDArray[np.float64]],
+    samples: NDArray[np.float64],
+    absent: NDArray[np.bool_],
     level: float,
     alpha: float,
     n_samples: int,
@@ -267,24 +376,40 @@ def _summarise(
     seed: int,
     cluster_method: ClusterMethod,
 ) -> BootstrapResult:
-    """Intervals, rank ranges, bootstrap p-values and clusters from the replicates."""
-    m = point.systems.shape[0]
-    samples = np.concatenate(parts, axis=0) if parts else np.zeros((0, m))
+    """Intervals, rank ranges, bootstrap p-values and clusters from the replicates.
 
+    A system a replicate left out (``absent``, the resample drew none of its comparisons)
+    has no score and no rank there (NaN): its interval and rank range are over the
+    replicates that have it, the others are ranked among the systems present, and a p-value
+    of two systems counts the replicates that have both. This is what WMT13's bootstrap
+    does (keisks/wmt-trueskill: each resample scores and ranks the systems it drew, and a
+    system's rank range is taken over the samples it appears in); counting a left-out system
+    as last gave a small campaign's unbeaten system a "1-4" range around a one-point
+    interval (issue 17).
+    """
+    m = point.systems.shape[0]
     tail = (1.0 - level) / 2.0
     if m:
         ci_low, ci_high = np.nanquantile(samples, [tail, 1.0 - tail], axis=0)
         ranks = competition_ranks(samples)
-        rank_low = np.quantile(ranks, tail, axis=0, method="inverted_cdf").astype(np.int64)
-        rank_high = np.quantile(ranks, 1.0 - tail, axis=0, method="inverted_cdf").astype(np.int64)
+        point_rank = competition_ranks(point.score)
+        rank_low = _rank_range(ranks, absent, point_rank, tail)
+        rank_high = _rank_range(ranks, absent, point_rank, 1.0 - tail)
     else:
         ci_low = ci_high = np.zeros(0)
         rank_low = rank_high = np.zeros(0, dtype=np.int64)
 
-    # p[i, j] = (1 + #{b: s_b[i] <= s_b[j]}) / (1 + B); NaN scores never count as higher.
+    # p[i, j] = (1 + #{b: s_b[i] <= s_b[j]}) / (1 + #{b}), over the replicates b that have
+    # both systems; NaN scores (no comparison that counts) never count as higher.
     s = np.where(np.isnan(samples), -np.inf, samples)
-    not_higher = np.sum(s[:, :, None] <= s[:, None, :], axis=0)
-    p = (1.0 + not_higher) / (1.0 + samples.shape[0])
+    not_higher = s[:, :, None] <= s[:, None, :]
+    if absent.any():
+        both = ~absent[:, :, None] & ~absent[:, None, :]
+        n_both = both.sum(axis=0)
+        not_higher &= both
+    else:
+        n_both = samples.shape[0]
+    p = (1.0 + not_higher.sum(axis=0)) / (1.0 + n_both)
     np.fill_diagonal(p, np.nan)
     # wmt_clusters refuses NaN; a system without comparisons (NaN win ratio) sorts last.
     finite = point.score[np.isfinite(point.score)]
@@ -311,13 +436,85 @@ def _summarise(
     )
 
 
-def _bt_replicate(
-    comp: NDArray[np.float64], start: NDArray[np.float64], bt_alpha: float
+def _stationary(generator: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Stationary distributions of a batch of Markov-chain generators (B, n, n), scaled to
+    sum to n as choix.utils.statdist does: pi Q = 0 with pi_n = 1, solved for the rest."""
+    n = generator.shape[-1]
+    a = np.swapaxes(generator, 1, 2)
+    x = np.linalg.solve(a[:, :-1, :-1], -a[:, :-1, -1:])[..., 0]
+    res = np.concatenate([x, np.ones((x.shape[0], 1))], axis=1)
+    return (n / res.sum(axis=1, keepdims=True)) * res
+
+
+def ilsr_dense_batch(
+    comp: NDArray[np.float64],
+    alpha: float,
+    initial_params: NDArray[np.float64],
+    max_iter: int = 500,
+    tol: float = 1e-10,
 ) -> NDArray[np.float64]:
-    if comp.shape[0] < 2:
-        return np.zeros(comp.shape[0])
-    return np.asarray(
-        choix.ilsr_pairwise_dense(
-            comp, alpha=bt_alpha, initial_params=start, max_iter=500, tol=1e-10
+    """choix.ilsr_pairwise_dense on a batch of (n x n) comparison matrices at once.
+
+    The same iteration (choix's lsr_pairwise_dense: the LSR chain with every rate
+    ``alpha`` plus comp[j, i] / (w_i + w_j), its stationary distribution, centred logs) and
+    the same stopping rule per matrix (choix's NormOfDifferenceTest: the L1 change of the
+    centred parameters at most ``tol`` * n, from the second iteration on), each matrix
+    frozen when it stops; the stationary distribution is solved directly rather than through
+    choix's LU of the singular generator, which agrees to rounding (tests).
+    """
+    b, n = comp.shape[0], comp.shape[1]
+    params = np.broadcast_to(np.asarray(initial_params, dtype=np.float64), (b, n)).copy()
+    if n < 2 or b == 0:
+        return np.zeros((b, n))
+    comp_t = np.swapaxes(comp, 1, 2)
+    previous: NDArray[np.float64] | None = None
+    active = np.arange(b)
+    for _ in range(max_iter):
+        p = params[active]
+        ws = np.exp(p - p.mean(axis=1, keepdims=True))
+        ws = (n / ws.sum(axis=1, keepdims=True)) * ws
+        chain = alpha + comp_t[active] / (ws[:, None, :] + ws[:, :, None])
+        chain -= chain.sum(axis=2)[:, :, None] * np.eye(n)
+        dist = _stationary(chain)
+        logs = np.log(dist)
+        new = logs - logs.mean(axis=1, keepdims=True)
+        params[active] = new
+        centred = new - new.mean(axis=1, keepdims=True)
+        if previous is None:
+            previous = np.full((b, n), np.nan)
+            previous[active] = centred
+            continue
+        change = np.abs(previous[active] - centred).sum(axis=1)
+        previous[active] = centred
+        active = active[~(change <= tol * n)]
+        if active.size == 0:
+            return params
+    raise RuntimeError(f"Did not converge after {max_iter} iterations")
+
+
+def bt_batch(
+    comp: NDArray[np.float64],
+    start: NDArray[np.float64],
+    bt_alpha: float,
+    absent: NDArray[np.bool_],
+) -> NDArray[np.float64]:
+    """Bradley-Terry θ of every replicate (B, m), warm-started at the full-data estimate;
+    each replicate is fitted on the systems it has (``absent`` ones get NaN, and θ is
+    centred over the others), replicates with the same systems left out in one batch."""
+    b, m = comp.shape[0], comp.shape[1]
+    out = np.full((b, m), np.nan)
+    if b == 0:
+        return out
+    patterns, which = np.unique(absent, axis=0, return_inverse=True)
+    which = which.reshape(-1)
+    for k, pattern in enumerate(patterns):
+        rows = np.flatnonzero(which == k)
+        keep = np.flatnonzero(~pattern)
+        sub = comp[rows][:, keep][:, :, keep]
+        theta = (
+            ilsr_dense_batch(sub, bt_alpha, start[keep], max_iter=500, tol=1e-10)
+            if keep.size >= 2
+            else np.zeros((rows.size, keep.size))
         )
-    )
+        out[np.ix_(rows, keep)] = theta
+    return out

@@ -196,6 +196,20 @@ def analyse_ranking(
     geq = win_ratios(counts, "better_or_equal")
 
     chance = cfg.agreement_chance
+    intra_all = intra_annotator_agreement(j, chance=chance)
+    inter_all = inter_annotator_agreement(j, chance=chance)
+    # Everyone included (include_untrusted, or nobody untrusted): the same figures.
+    everyone = bool(included.all())
+    intra_included = (
+        intra_all
+        if everyone
+        else intra_annotator_agreement(j, chance=chance, include_workers=included)
+    )
+    inter_included = (
+        inter_all
+        if everyone
+        else inter_annotator_agreement(j, chance=chance, include_workers=included)
+    )
     rho = None
     if reference_systems is not None and reference_ranks is not None:
         rho = spearman(systems, geq.score, reference_systems, reference_ranks)
@@ -213,10 +227,10 @@ def analyse_ranking(
         expected_wins=expected_wins(counts),
         bradley_terry=bt,
         trueskill=ts,
-        intra_all=intra_annotator_agreement(j, chance=chance),
-        intra_included=intra_annotator_agreement(j, chance=chance, include_workers=included),
-        inter_all=inter_annotator_agreement(j, chance=chance),
-        inter_included=inter_annotator_agreement(j, chance=chance, include_workers=included),
+        intra_all=intra_all,
+        intra_included=intra_included,
+        inter_all=inter_all,
+        inter_included=inter_included,
         experts=None if experts is None else reference_agreement(j, experts, chance=chance),
         oracle=None if oracle is None else oracle_agreement(j, oracle, chance=chance),
         spearman=rho,

@@ -184,14 +184,21 @@ def win_ratio_batch(
         return np.where(n > 0, num / np.where(n > 0, n, 1), np.nan)
 
 
-def expected_wins_batch(wins: NDArray[np.float64]) -> NDArray[np.float64]:
+def expected_wins_batch(
+    wins: NDArray[np.float64], left_out: NDArray[np.int64] | None = None
+) -> NDArray[np.float64]:
+    """``left_out`` (shape ``wins.shape[:-2]``): systems a bootstrap replicate does not have,
+    which are not opponents there (m - 1 - left_out of them)."""
     m = wins.shape[-1]
     decisive = wins + np.swapaxes(wins, -1, -2)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(decisive > 0, wins / np.where(decisive > 0, decisive, 1), 0.0)
     # Undefined terms (no decisive comparison) add 0 but still count in m - 1, as in WMT's
     # reference implementation (module docstring).
-    return share.sum(axis=-1) / max(m - 1, 1)
+    if left_out is None:
+        return share.sum(axis=-1) / max(m - 1, 1)
+    opponents = np.maximum(m - 1 - np.asarray(left_out), 1).astype(np.float64)
+    return share.sum(axis=-1) / opponents[..., None]
 
 
 def bt_matrix(wins: NDArray[np.float64], ties: NDArray[np.float64], rule: BTTies) -> NDArray:
