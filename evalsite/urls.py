@@ -12,6 +12,8 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     # Campaign dashboards (analytics.dashboards): admin pages, so before the admin's own.
     path("admin/", include("analytics.dashboards.urls")),
+    # Campaign reports and judgments still needed (analytics.reports): admin pages too.
+    path("admin/", include("analytics.reports.urls")),
     path("admin/", admin.site.urls),
     path("work/", include("judgments.urls")),
     path("api/", include("analytics.api.urls")),
