@@ -1,0 +1,92 @@
+"""analytics.loading: ``load_columns`` reads exactly what ``values_list`` reads (on PostgreSQL
+a binary COPY parsed in pieces, with or without a count first), and ``lookup`` finds ids by a
+table when they are dense and by a search when they are not."""
+
+import numpy as np
+import pytest
+
+from analytics import loading
+from analytics.loading import load_columns, lookup
+from judgments.models import Judgment
+from tests.factories import JudgmentFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def judgments():
+    """Seven judgments, with NULL scores, durations and z-scores among them."""
+    rows = [
+        (55.5, 1200, None),
+        (None, None, 0.25),
+        (0.0, 0, None),
+        (100.0, None, -1.5),
+        (12.25, 99, None),
+        (None, 7, None),
+        (73.0, 3000, 2.0),
+    ]
+    return [JudgmentFactory(score=score, client_duration_ms=ms, given_z=z) for score, ms, z in rows]
+
+
+COLUMNS = [
+    ("id", "id"),
+    ("worker_id", "id"),
+    ("score", "float"),
+    ("client_duration_ms", "float"),
+    ("given_z", "float"),
+]
+
+
+def expected():
+    rows = list(Judgment.objects.order_by("id").values_list(*(name for name, _ in COLUMNS)))
+    out = {}
+    for k, (name, kind) in enumerate(COLUMNS):
+        values = [row[k] for row in rows]
+        if kind == "id":
+            out[name] = np.array([-1 if v is None else v for v in values], dtype=np.int64)
+        else:
+            out[name] = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    return out
+
+
+@pytest.mark.parametrize("count_first", [False, True])
+@pytest.mark.parametrize("chunk_bytes", [37, 4 * 2**20])
+def test_load_columns_reads_what_values_list_reads(
+    judgments, monkeypatch, count_first, chunk_bytes
+) -> None:
+    # A 37-byte buffer splits the COPY stream inside rows and inside the header (PostgreSQL).
+    monkeypatch.setattr(loading, "COPY_CHUNK_BYTES", chunk_bytes)
+    got = load_columns(Judgment.objects.order_by("id"), COLUMNS, count_first=count_first)
+    want = expected()
+    assert list(got) == [name for name, _ in COLUMNS]
+    for name, _ in COLUMNS:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+        assert got[name].dtype == want[name].dtype
+    assert got["score"][1] != got["score"][1]  # NULL: NaN
+
+
+def test_load_columns_of_no_rows() -> None:
+    got = load_columns(Judgment.objects.all(), COLUMNS)
+    for name, kind in COLUMNS:
+        assert got[name].shape == (0,)
+        assert got[name].dtype == (np.int64 if kind == "id" else np.float64)
+
+
+def test_lookup_in_dense_ids_many_wanted() -> None:
+    ids = np.array([100, 101, 103, 104], dtype=np.int64)
+    wanted = np.array([104, 100, 103, 103, 101, 100], dtype=np.int64)
+    assert lookup(ids, wanted, "slot(s)").tolist() == [3, 0, 2, 2, 1, 0]
+
+
+def test_lookup_in_sparse_ids() -> None:
+    ids = np.array([5, 10**12], dtype=np.int64)
+    wanted = np.array([10**12, 5, 5], dtype=np.int64)
+    assert lookup(ids, wanted, "slot(s)").tolist() == [1, 0, 0]
+
+
+@pytest.mark.parametrize("missing", [102, 99, 105])
+def test_lookup_names_the_missing_ids(missing: int) -> None:
+    ids = np.array([100, 101, 103, 104], dtype=np.int64)
+    wanted = np.array([100, missing, 101, 103, 104, 100], dtype=np.int64)
+    with pytest.raises(ValueError, match=rf"slot\(s\) \[{missing}\] not found in the campaign"):
+        lookup(ids, wanted, "slot(s)")
