@@ -1,0 +1,165 @@
+"""Judgments still needed (issue 17 item 4), through the API and the admin page, on the
+hand-worked campaigns of tests/analytics/api/conftest.py."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+from scipy import stats
+
+from analytics import actions
+from analytics.reports import still_needed as still_needed_module
+from judgments.models import Judgment
+from tests.analytics.kinds.direct_assessment.test_actions import CAREFUL
+from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, JudgmentFactory
+
+pytestmark = pytest.mark.django_db
+
+# The careful worker's scores with system B brought close to A: B's outputs (items 7-12) and
+# the repeats of B's outputs 10-12 (items 22-24). Bad references stay 30 points below their
+# sources, so the worker stays reliable.
+CLOSE = list(CAREFUL)
+CLOSE[6:12] = [78, 83, 79, 81, 80, 84]
+CLOSE[21:24] = [82, 79, 85]
+# Segment means (raw; z is one increasing linear map of them for one worker, so ranks and
+# the rank-sum test are the same): A 80, 84, 77, 82.5, 79, 85.5 (Ave 81.33); B 78, 83, 79,
+# 81.5, 79.5, 84.5 (Ave 80.92).
+A_MEANS = [80, 84, 77, 82.5, 79, 85.5]
+B_MEANS = [78, 83, 79, 81.5, 79.5, 84.5]
+
+
+@pytest.fixture
+def close(cast, small):
+    campaign = cast.campaign
+    campaign.reward = "0.50"
+    campaign.save(update_fields=["reward"])
+    by_position = {
+        j.slot.position: j.pk
+        for j in Judgment.objects.filter(assignment=small.careful).select_related("slot")
+    }
+    for position, score in enumerate(CLOSE, start=1):
+        Judgment.objects.filter(pk=by_position[position]).update(score=score)
+    actions.recompute_campaign(campaign)
+    return cast
+
+
+def test_a_close_pair_by_hand(close, small):
+    data = close.client("analyst").get(f"/api/campaigns/{close.campaign.pk}/still-needed/")
+    assert data.status_code == 200
+    data = data.json()
+    assert data["available"] is True
+    assert data["unit"] == "segment means"
+    assert data["test"] == ("one-sided Wilcoxon rank-sum (Mann-Whitney U) on segment-mean z-scores")
+    assert (data["n_systems"], data["n_separated"]) == (2, 0)
+    # Per system per assignment: 100 items x 18 of the HIT's 26 slots are outputs or repeats,
+    # over 2 systems = 34.615.
+    assert data["judgments_per_assignment"] == pytest.approx(100 * 18 / 26 / 2)
+    assert data["cost_per_assignment"] == "0.50"  # direct links: no fee
+    (pair,) = data["pairs"]
+    assert (pair["better"], pair["worse"]) == ("A", "B")
+    # P(A > B): 80 beats 3 of B, 84 beats 5, 77 none, 82.5 beats 4, 79 beats 78 and ties 79
+    # (1.5), 85.5 beats all 6: 19.5 / 36.
+    assert pair["effect"] == pytest.approx(19.5 / 36)
+    expected_p = stats.mannwhitneyu(A_MEANS, B_MEANS, alternative="greater").pvalue
+    assert pair["p_value"] == pytest.approx(expected_p)
+    assert pair["p_value"] > 0.05
+    # Noether: N = (1.644854 + 0.841621)^2 / (3 (19.5/36 - 1/2)^2) = 6.182557 / 0.0052083
+    # = 1187.05, 594 segment means per system (6 now); the campaign has 12 segments.
+    assert (pair["units_now"], pair["units_needed"]) == (6, 594)
+    assert pair["exceeds_segments"] is True
+    assert "Import more segments" in pair["note"]
+    # 588 more segment means x 1.5 judgments each = 882 per system; an assignment brings
+    # 34.615 per system, of which today's counted share (18 of 36 output judgments: the
+    # careful worker's) counts: 882 / 17.308 = 50.96, so 51 assignments of 100 items, at
+    # $0.50 each.
+    assert (pair["more_assignments"], pair["more_judgments"], pair["cost"]) == (51, 5100, "25.50")
+
+
+def test_the_page_says_what_the_api_says(close):
+    client = Client()
+    client.force_login(close.users["analyst"])
+    page = client.get(reverse("campaign-still-needed", args=[close.campaign.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Pairs not significantly different yet" in html
+    assert "<td>A</td><td>B</td>" in html
+    assert ">594</td>" in html and ">51</td>" in html and ">25.50</td>" in html
+    assert "Noether" in html
+    assert "Assumptions" in html
+
+
+def test_every_pair_separated(cast):
+    """The fixture's careful worker puts every A segment above every B segment: exact
+    one-sided p = 1 / C(12, 6) = 1/924, separated."""
+    data = cast.client("analyst").get(f"/api/campaigns/{cast.campaign.pk}/still-needed/").json()
+    assert (data["n_systems"], data["n_separated"], data["pairs"]) == (2, 1, [])
+    client = Client()
+    client.force_login(cast.users["analyst"])
+    html = client.get(reverse("campaign-still-needed", args=[cast.campaign.pk])).content
+    assert b"Every pair of systems is significantly different already" in html
+
+
+def test_computed_once_per_stored_result(close, monkeypatch):
+    url = f"/api/campaigns/{close.campaign.pk}/still-needed/"
+    cache.clear()
+    calls = []
+    real = still_needed_module.ESTIMATORS[close.campaign.kind]
+    monkeypatch.setitem(
+        still_needed_module.ESTIMATORS,
+        close.campaign.kind,
+        lambda campaign, base: calls.append(campaign.pk) or real(campaign, base),
+    )
+    first = close.client("analyst").get(url).json()
+    second = close.client("analyst").get(url).json()
+    assert first == second
+    assert len(calls) == 1
+    # A new stored result (another computed_at) is estimated again.
+    actions.recompute_campaign(close.campaign)
+    third = close.client("analyst").get(url).json()
+    assert len(calls) == 2
+    assert third["computed_at"] != first["computed_at"]
+    assert third["pairs"] == first["pairs"]
+
+
+def test_kinds_without_an_estimate_and_campaigns_not_computed(cast):
+    owner = cast.users["owner"]
+    post_editing = CampaignFactory(owner=owner, kind="post_editing")
+    data = cast.client("owner").get(f"/api/campaigns/{post_editing.pk}/still-needed/").json()
+    assert data["available"] is False
+    assert data["reason"] == (
+        "Post-editing (HTER) campaigns have no estimate of judgments still needed: only "
+        "direct assessment (rank-sum test) and ranking (bootstrap) have one."
+    )
+    fresh = CampaignFactory(owner=owner)
+    JudgmentFactory(assignment=AssignmentFactory(hit=HitFactory(campaign=fresh)))
+    data = cast.client("owner").get(f"/api/campaigns/{fresh.pk}/still-needed/").json()
+    assert data["available"] is False
+    assert "not been computed yet" in data["reason"]
+    client = Client()
+    client.force_login(owner)
+    html = client.get(reverse("campaign-still-needed", args=[fresh.pk])).content.decode()
+    assert "not been computed yet" in html
+
+
+def test_ranking_pairs_follow_the_stored_bootstrap(ranking_cast):
+    """The ranking campaign's separations are the stored Expected Wins bootstrap's (same
+    draws): the pairs still needed are exactly those whose stored p is 0.05 or more."""
+    client = ranking_cast.client("analyst")
+    pk = ranking_cast.campaign.pk
+    data = client.get(f"/api/campaigns/{pk}/still-needed/").json()
+    stored = client.get(f"/api/campaigns/{pk}/significance/?method=expected_wins").json()
+    names = [system["name"] for system in stored["systems"]]
+    open_pairs = {
+        (names[i], names[j])
+        for i in range(len(names))
+        for j in range(i + 1, len(names))
+        if stored["p_values"][i][j] >= 0.05
+    }
+    assert data["available"] is True
+    assert data["unit"] == "ranking sets"
+    assert data["n_systems"] == len(names)
+    assert {(p["better"], p["worse"]) for p in data["pairs"]} == open_pairs
+    assert data["n_separated"] == len(names) * (len(names) - 1) // 2 - len(open_pairs)
+    assert data["judgments_per_assignment"] == 3 * 3  # 3 sets per HIT x 3 outputs per set
