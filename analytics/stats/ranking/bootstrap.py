@@ -166,19 +166,26 @@ def _replicate_chunks(
     if n_units == 0:
         yield np.zeros((n_samples, m, m)), np.zeros((n_samples, m, m))
         return
+    # Counts are integers, exact in float32 below 2**24: a replicate's pairs number at most
+    # the units drawn times the largest unit's pairs. float32 halves what the product reads.
+    largest = float(np.asarray(by_unit.sum(axis=0)).max())
+    by_unit = by_unit.astype(np.float32 if n_units * largest < 2**24 else np.float64)
     chunk = max(1, min(n_samples, _CHUNK_CELLS // n_units))
+    # int32 draws are the same numbers as int64 ones (numpy draws both from 32-bit values
+    # when the range fits; test_replicate_counts_match_a_direct_recount checks the stream),
+    # in half the memory; the offsets below must fit too.
+    draw_type = np.int32 if chunk * n_units < 2**31 else np.int64
     for start in range(0, n_samples, chunk):
         size = min(chunk, n_samples - start)
-        draws = rng.integers(0, n_units, size=(size, n_units))
-        # Multiplicities laid out units x replicates, so that the sparse product reads each
-        # unit's row of replicates contiguously (one pass over the nonzeros, no transposed
-        # copy); counts are small integers, exact in float64.
-        draws *= size
-        draws += np.arange(size, dtype=np.int64)[:, None]
-        mult = np.bincount(draws.reshape(-1), minlength=size * n_units)
+        draws = rng.integers(0, n_units, size=(size, n_units), dtype=draw_type)
+        # Multiplicities: one bincount over replicate-offset draws (each replicate's counts in
+        # its own contiguous block, so the counting stays in cache), then laid out units x
+        # replicates for the sparse product, which reads each unit's row contiguously.
+        draws += (np.arange(size, dtype=draws.dtype) * n_units)[:, None]
+        mult = np.bincount(draws.reshape(-1), minlength=size * n_units).reshape(size, n_units)
         del draws
-        mult = mult.reshape(n_units, size).astype(np.float64)
-        totals = np.asarray(by_unit @ mult).T  # (size, 2 m^2)
+        mult = np.ascontiguousarray(mult.T, dtype=by_unit.dtype)
+        totals = np.asarray(by_unit @ mult).T.astype(np.float64)  # (size, 2 m^2)
         wins = totals[:, : m * m].reshape(size, m, m)
         upper = totals[:, m * m :].reshape(size, m, m)
         yield wins, upper + np.swapaxes(upper, 1, 2)

@@ -107,3 +107,25 @@ def test_seeded_order_and_recovered_ranking() -> None:
     assert set(a.ranked_systems[-2:].tolist()) == {0, 1}
     with pytest.raises(ValueError):
         trueskill_ratings(j, engine="fast")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("settings", ["wmt14", "default"])
+def test_compiled_loop_equals_the_python_loop(settings: str) -> None:
+    # The compiled loop (numba) is the Python loop's arithmetic operation for operation with
+    # the library's cdf and pdf written out: the same ratings to the last bits.
+    j = _campaign(2)
+    compiled = trueskill_ratings(j, settings=settings, seed=3)  # type: ignore[arg-type]
+    python = trueskill_ratings(j, settings=settings, seed=3, engine="python")  # type: ignore[arg-type]
+    assert compiled.n_matches == python.n_matches == len(j.pairs)
+    np.testing.assert_allclose(compiled.mu, python.mu, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(compiled.sigma, python.sigma, rtol=1e-13)
+
+
+def test_compiled_loop_reports_an_underflow_as_the_python_loop_does() -> None:
+    # Library defaults with a huge gap: a win by the far weaker player underflows the cdf.
+    from analytics.stats.ranking.trueskill_kernel import run_matches
+
+    mu = np.array([0.0, 1e6])
+    var = np.array([1.0, 1.0])
+    with pytest.raises(FloatingPointError, match="win update underflowed"):
+        run_matches(0.1, 1.0, 0.0, mu, var, np.array([0]), np.array([1]), np.array([False]))
