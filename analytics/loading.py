@@ -24,7 +24,15 @@ from numpy.typing import NDArray
 
 from judgments.models import Assignment, held_back_from_scores
 
-__all__ = ["held_back_assignment_ids", "id_array", "load_columns", "lookup", "nullable_ids"]
+__all__ = [
+    "held_back_assignment_ids",
+    "id_array",
+    "large_arrays_outside_the_heap",
+    "load_columns",
+    "lookup",
+    "nullable_ids",
+    "return_freed_memory",
+]
 
 # load_columns: how many bytes of PostgreSQL's binary COPY stream are parsed at a time.
 COPY_CHUNK_BYTES = 4 * 2**20
@@ -68,6 +76,42 @@ def lookup(sorted_ids: NDArray[np.int64], wanted: NDArray[np.int64], what: str) 
         missing = wanted[~found][:5].tolist()
         raise ValueError(f"{what} {missing} not found in the campaign")
     return pos
+
+
+def large_arrays_outside_the_heap() -> None:
+    """Have the C allocator (glibc) give every block of 128 KiB or more its own mapping, as
+    it does at first, instead of raising that threshold after such blocks are freed.
+
+    A recompute allocates and frees arrays of megabytes by the dozen; once glibc has raised
+    its threshold, they come from the heap, and a freed one in the middle of the heap is not
+    returned to the system: a worker's RSS then keeps tens of MB it no longer uses (about 40
+    MB after loading a million judgments). No-op where the C library is not glibc."""
+    libc = _glibc()
+    if libc is not None:
+        libc.mallopt(_M_MMAP_THRESHOLD, 128 * 1024)
+
+
+def return_freed_memory() -> None:
+    """Give the heap's free pages back to the system (glibc ``malloc_trim``), after a large
+    recompute, so that an idle worker does not keep them. No-op elsewhere."""
+    libc = _glibc()
+    if libc is not None:
+        libc.malloc_trim(0)
+
+
+_M_MMAP_THRESHOLD = -3  # glibc's malloc.h
+
+
+def _glibc():
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt  # noqa: B018  (glibc only)
+        libc.malloc_trim  # noqa: B018
+    except (OSError, AttributeError):
+        return None
+    return libc
 
 
 def held_back_assignment_ids(campaign_id: int) -> NDArray[np.int64]:

@@ -117,7 +117,7 @@ def _send(campaign_id: int, broker: str) -> None:
 def run_worker(tree: Path, campaign_id: int, env: dict[str, str], timeout: float) -> dict:
     """One worker of ``tree``: started as deploy/worker.sh does, one recompute, stopped."""
     log_path = Path(tempfile.mkstemp(prefix="worker-memory-", suffix=".log")[1])
-    venv_bin = str(ROOT / ".venv" / "bin")
+    venv_bin = str(Path(sys.executable).parent)
     worker_env = {**env, "PATH": f"{venv_bin}:{env.get('PATH', '')}"}
     with open(log_path, "w") as log:
         process = subprocess.Popen(

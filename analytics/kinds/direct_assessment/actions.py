@@ -36,6 +36,7 @@ from analytics.kinds.direct_assessment.loading import (
     LoadSummary,
     load_da_judgments,
 )
+from analytics.loading import large_arrays_outside_the_heap, return_freed_memory
 from analytics.models import CampaignResult, Recommendation, SystemScore, WorkerStat, variant_key
 from analytics.stats.direct_assessment import (
     DAConfig,
@@ -244,6 +245,7 @@ def recompute_direct_assessment(campaign: Campaign) -> CampaignResult:
     """Load, compute and store one direct-assessment campaign's results. Idempotent."""
     computed_at = timezone.now()
     started = time.perf_counter()
+    large_arrays_outside_the_heap()
     loaded = load_da_judgments(campaign.pk)
     summary = loaded.summary()
     # The judgments are let go while the scored ones are taken (memory: issue 16).
@@ -251,11 +253,14 @@ def recompute_direct_assessment(campaign: Campaign) -> CampaignResult:
     del loaded
     seconds = time.perf_counter() - started
     result = store_results(campaign, summary, analysis, computed_at, compute_seconds=seconds)
+    n_workers = int(analysis.workers.workers.shape[0])
+    del analysis
+    return_freed_memory()
     logger.info(
         "Recomputed campaign %s: %d judgments, %d workers in %.3fs",
         campaign.pk,
         summary.n_read,
-        analysis.workers.workers.shape[0],
+        n_workers,
         seconds,
     )
     return result
