@@ -38,9 +38,8 @@ def recompute_campaign_results(campaign_id: int, only_if_stale: bool = False) ->
 
     With ``ANALYTICS_INCREMENTAL`` (the default), a direct-assessment campaign is recomputed
     from the arrays this worker process kept from its previous recompute, reading only what is
-    new (``analytics.incremental``; the same results as a full recompute). The sweep's repair
-    reads the campaign in full: a result it finds stale may come from a cache that missed
-    something.
+    new (``analytics.incremental``; the same results as a full recompute). A cache that
+    missed a judgment is found by its own periodic count and read again in full.
     """
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
@@ -52,7 +51,7 @@ def recompute_campaign_results(campaign_id: int, only_if_stale: bool = False) ->
         return None
     if settings.ANALYTICS_INCREMENTAL and incremental.supports(campaign):
         actions.clear_recompute_flag(campaign.pk)  # before reading: see analytics.actions
-        result = incremental.recompute(campaign, full_reload=only_if_stale)
+        result = incremental.recompute(campaign)
     else:
         result = actions.recompute_campaign(campaign)
     return None if result is None else result.n_judgments

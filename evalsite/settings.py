@@ -379,6 +379,9 @@ ANALYTICS_RECOMPUTE_QUEUE = env_str("ANALYTICS_RECOMPUTE_QUEUE")
 # only: without one, tasks run inline in the web process (and SQLite may reuse deleted ids).
 ANALYTICS_INCREMENTAL = env_bool("ANALYTICS_INCREMENTAL", default=bool(REDIS_URL))
 ANALYTICS_CACHE_MIB = env_int("ANALYTICS_CACHE_MIB", 128, minimum=0)
+# Inter-annotator agreement (half of a DA recompute's statistics at a million judgments) is
+# computed at most this often; the runs in between carry it over and say from when.
+ANALYTICS_AGREEMENT_SECONDS = env_int("ANALYTICS_AGREEMENT_SECONDS", 60, minimum=0)
 # An assignment nobody has touched for this long is expired and its HIT returns to the pool.
 ASSIGNMENT_TIMEOUT_SECONDS = env_int("ASSIGNMENT_TIMEOUT_SECONDS", 2 * 60 * 60, minimum=60)
 

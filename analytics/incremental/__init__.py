@@ -4,15 +4,19 @@ A full direct-assessment recompute reads every judgment of the campaign (about 2
 6 s at a million judgments). Judgments are append-only, so a Celery worker process keeps the
 arrays it read (:class:`~analytics.incremental.direct_assessment.CachedDACampaign`, narrow
 columns) and each later recompute of the campaign reads only the judgments added since, the
-rejected assignments and excluded workers (small), and then runs the very statistics and
-store of a full recompute (``analytics.kinds.direct_assessment.actions.analyse_loaded`` and
-``store_results``): the stored results equal a full recompute's over the same judgments
-(tests/analytics/test_incremental.py compares them).
+rejected assignments and excluded workers (small), and then runs the statistics and the
+store of a full recompute (``analytics.kinds.direct_assessment.actions.store_results``): the
+stored results equal a full recompute's over the same judgments (tests/analytics/
+test_incremental.py compares them), except inter-annotator agreement, which is computed at
+most every ``ANALYTICS_AGREEMENT_SECONDS`` and carried over in between
+(:mod:`analytics.incremental.analysis`: it is half of the statistics' time at a million
+judgments and no decision waits on it).
 
 The stored results say which judgments they reflect: ``CampaignResult.n_judgments`` and
 ``computed_at`` (when they were read, as before) and ``details["as_of"]``:
 ``{"judgment_id": the highest judgment id read, "n_judgments", "read_at", "incremental":
-whether only new rows were read, "rows_read"}``.
+whether only new rows were read, "rows_read", "agreement": {"judgment_id", "n_judgments",
+"read_at"} of the run that computed the agreement shown}``.
 
 Memory: the cache is per worker process and bounded by ``ANALYTICS_CACHE_MIB`` (least
 recently recomputed campaigns are dropped first; a campaign bigger than the budget is not
@@ -34,8 +38,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from analytics.incremental.analysis import analyse, carry
 from analytics.incremental.direct_assessment import CachedDACampaign, Refresh
-from analytics.kinds.direct_assessment.actions import analyse_loaded, da_config_for, store_results
+from analytics.kinds.direct_assessment.actions import da_config_for, store_results
 from analytics.models import CampaignResult
 from campaigns.models import Campaign, TaskKind
 
@@ -95,13 +100,24 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
             _cache.pop(campaign.pk, None)  # never keep a half-read cache
             raise
         read_seconds = time.perf_counter() - started
-        analysis = analyse_loaded(loaded, da_config_for(campaign))
+        as_of = _as_of(refresh, loaded, computed_at)
+        carried = entry.carried
+        if (
+            refresh.full
+            or entry.carried_at is None
+            or (started - entry.carried_at >= settings.ANALYTICS_AGREEMENT_SECONDS)
+        ):
+            carried = None  # agreement is due: a full analysis
+        analysis, full_analysis = analyse(loaded, da_config_for(campaign), carried)
+        if full_analysis:
+            entry.carried, entry.carried_at = carry(analysis, _agreement_as_of(as_of)), started
+        as_of["agreement"] = entry.carried.as_of
         seconds = time.perf_counter() - started
         _evict(keep=campaign.pk)
     with transaction.atomic():
         result = store_results(campaign, loaded, analysis, computed_at, compute_seconds=seconds)
         if result.computed_at == computed_at:  # stored (not dropped for a newer result)
-            result.details = {**result.details, "as_of": _as_of(refresh, loaded, computed_at)}
+            result.details = {**result.details, "as_of": as_of}
             result.save(update_fields=["details"])
     logger.info(
         "Recomputed campaign %s from %s: %d judgments (%d read, up to id %d) in %.3fs "
@@ -115,6 +131,10 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
         read_seconds,
     )
     return result
+
+
+def _agreement_as_of(as_of: dict) -> dict:
+    return {key: as_of[key] for key in ("judgment_id", "n_judgments", "read_at")}
 
 
 def _as_of(refresh: Refresh, loaded, computed_at) -> dict:

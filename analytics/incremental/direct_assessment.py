@@ -9,7 +9,8 @@ then reads only what is new:
   on PostgreSQL through ``analytics.loading.load_columns``). Ids are handed out at INSERT
   time but become visible at COMMIT, so a row with a lower id can appear after one with a
   higher id: rows stay unsettled (dropped and read again on every run) until
-  ``SETTLE_SECONDS`` after a run first saw an id above them; a transaction still open after
+  ``SETTLE_SECONDS`` after a run first saw an id above them (after a full read: the rows
+  inserted ``SETTLE_SECONDS`` before it are settled at once); a transaction still open after
   that is caught by the count check below.
 - slots and outputs: kept too; read again only when a new judgment points at a slot or an
   output the cache does not know (HITs built after the first load).
@@ -29,12 +30,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import numpy as np
 from django.db.models import Case, IntegerField, Q, Value, When
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 from numpy.typing import NDArray
 
+from analytics.incremental.analysis import AgreementCarried
 from analytics.incremental.columns import Column, narrow_ids
 from analytics.kinds.direct_assessment.loading import LoadedCampaign
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
@@ -108,6 +112,9 @@ class CachedDACampaign:
         self.marks: list[tuple[float, int]] = []  # (monotonic time, highest id then seen)
         self.verified_at: float | None = None
         self.loaded_once = False
+        # The agreement of the last full analysis (analytics.incremental.analysis) and when.
+        self.carried: AgreementCarried | None = None
+        self.carried_at: float | None = None
 
     # --- sizes -----------------------------------------------------------------------------
 
@@ -152,10 +159,29 @@ class CachedDACampaign:
         keep = int(np.searchsorted(self.columns["id"].view(), self.settled_id, side="right"))
         for column in self.columns.values():
             column.truncate(keep)
-        n_new = self._append_after(self.settled_id, count_first=not self.loaded_once)
+        first = not self.loaded_once
+        read_at = timezone.now()
+        n_new = self._append_after(self.settled_id, count_first=first)
+        if first:
+            self.settled_id = min(self._inserted_before(read_at), self.last_id)
         self.loaded_once = True
         self.marks.append((now, self.last_id))
         return Refresh(full=bool(reason), n_new=n_new, last_id=self.last_id, reason=reason)
+
+    def _inserted_before(self, read_at: datetime) -> int:
+        """After a full read: the id of the last judgment inserted ``SETTLE_SECONDS`` before
+        it (one row from the (campaign, submitted_at) index); every lower id had its INSERT
+        before that and so, like a run's mark, is settled."""
+        last = (
+            Judgment.objects.filter(
+                campaign_id=self.campaign_id,
+                submitted_at__lte=read_at - timedelta(seconds=SETTLE_SECONDS),
+            )
+            .order_by("-submitted_at", "-id")
+            .values_list("id", flat=True)
+            .first()
+        )
+        return 0 if last is None else int(last)
 
     def _verify_due(self, now: float) -> bool:
         return self.verified_at is None or now - self.verified_at >= VERIFY_SECONDS

@@ -138,15 +138,22 @@ def assert_same_load(cache: cached_da.CachedDACampaign) -> None:
     assert len(mine) == Judgment.objects.filter(campaign_id=cache.campaign_id).count()
 
 
-def stored(campaign) -> dict:
-    """Everything stored for the campaign but when and how long (and the incremental stamp)."""
+def stored(campaign, *, agreement: bool = True) -> dict:
+    """Everything stored for the campaign but when and how long (and the incremental stamp;
+    without ``agreement``, the variants' agreement too)."""
     result = CampaignResult.objects.get(campaign=campaign)
     fields = {
         f.name: getattr(result, f.name)
         for f in CampaignResult._meta.concrete_fields
         if f.name not in ("computed_at", "compute_seconds", "details")
     }
-    fields["details"] = {k: v for k, v in result.details.items() if k != "as_of"}
+    fields["details"] = {
+        key: value
+        if agreement
+        else {name: part for name, part in value.items() if name != "agreement"}
+        for key, value in result.details.items()
+        if key != "as_of"
+    }
     workers = list(
         WorkerStat.objects.filter(campaign=campaign)
         .order_by("worker_id")
@@ -160,14 +167,20 @@ def stored(campaign) -> dict:
     return {"result": fields, "workers": workers, "systems": systems}
 
 
-def assert_incremental_equals_full(campaign) -> dict:
+def assert_incremental_equals_full(campaign, *, agreement: bool = True) -> dict:
+    """The incremental recompute stores what a full one stores (but the agreement, when it
+    was carried over); returns its stamp."""
     incremental.recompute(campaign)
-    mine = stored(campaign)
+    mine = stored(campaign, agreement=agreement)
     as_of = CampaignResult.objects.get(campaign=campaign).details["as_of"]
     actions.recompute_campaign(campaign)
-    full = stored(campaign)
-    assert mine == full
+    assert mine == stored(campaign, agreement=agreement)
     return as_of
+
+
+def agreements(campaign) -> dict:
+    details = CampaignResult.objects.get(campaign=campaign).details
+    return {key: details[key]["agreement"] for key in ("reliable", "all")}
 
 
 def test_appended_judgments_are_read_alone_and_give_a_full_loads_arrays_and_results():
@@ -259,7 +272,10 @@ def test_rejections_exclusions_and_hits_built_later_are_reflected_without_a_full
     assert_same_load(cache)
 
 
-def test_stored_results_equal_a_full_recompute_at_every_step_and_say_what_they_reflect():
+def test_stored_results_equal_a_full_recompute_at_every_step_and_say_what_they_reflect(
+    settings,
+):
+    settings.ANALYTICS_AGREEMENT_SECONDS = 0  # agreement on every run too
     built = Campaign3()
     campaign = built.campaign
     a, b = built.assign(0, "careful"), built.assign(0, "other")
@@ -292,6 +308,38 @@ def test_stored_results_equal_a_full_recompute_at_every_step_and_say_what_they_r
     assert_incremental_equals_full(campaign)
 
 
+def test_between_agreement_runs_everything_else_is_fresh_and_agreement_says_its_judgments(
+    settings,
+):
+    settings.ANALYTICS_AGREEMENT_SECONDS = 3600
+    built = Campaign3()
+    campaign = built.campaign
+    a, b = built.assign(0, "careful"), built.assign(0, "other")
+    built.answer(a, 60)
+    built.answer(b, 60)
+    first = assert_incremental_equals_full(campaign)  # the first run computes agreement
+    assert first["agreement"] == {
+        key: first[key] for key in ("judgment_id", "n_judgments", "read_at")
+    }
+    first_agreements = agreements(campaign)
+
+    built.answer(a, 40)
+    built.answer(b, 40)
+    c = built.assign(1, "third")
+    built.answer(c, 100)
+    later = assert_incremental_equals_full(campaign, agreement=False)
+    assert later["n_judgments"] == 300
+    assert later["agreement"] == first["agreement"]  # carried over, and said so
+    incremental.recompute(campaign)
+    assert agreements(campaign) == first_agreements
+    actions.recompute_campaign(campaign)
+    assert agreements(campaign) != first_agreements  # 180 more judgments changed it
+
+    settings.ANALYTICS_AGREEMENT_SECONDS = 0  # due: computed again
+    as_of = assert_incremental_equals_full(campaign)
+    assert as_of["agreement"]["n_judgments"] == 300
+
+
 def test_the_stamp_is_not_written_over_newer_results():
     built = Campaign3()
     a = built.assign(0, "w1")
@@ -316,7 +364,7 @@ def test_the_cache_keeps_campaigns_within_its_budget(settings):
     assert incremental.cached_campaigns() == {}  # over the budget even alone: not kept
 
 
-def test_the_task_recomputes_incrementally_and_its_repair_reads_everything(settings):
+def test_the_task_recomputes_incrementally_unless_turned_off(settings):
     settings.ANALYTICS_INCREMENTAL = True
     built = Campaign3()
     a = built.assign(0, "w1")
@@ -326,10 +374,10 @@ def test_the_task_recomputes_incrementally_and_its_repair_reads_everything(setti
     assert tasks.recompute_campaign_results(built.campaign.pk) == 45
     as_of = CampaignResult.objects.get(campaign=built.campaign).details["as_of"]
     assert (as_of["incremental"], as_of["rows_read"]) == (True, 45)  # nothing settled yet
-    built.answer(a, 5)  # stale now: the sweep's repair run reads the campaign in full
+    built.answer(a, 5)  # stale now: the sweep's repair run reads what is new too
     assert tasks.recompute_campaign_results(built.campaign.pk, only_if_stale=True) == 50
     as_of = CampaignResult.objects.get(campaign=built.campaign).details["as_of"]
-    assert (as_of["incremental"], as_of["rows_read"]) == (False, 50)
+    assert (as_of["incremental"], as_of["n_judgments"]) == (True, 50)
 
     settings.ANALYTICS_INCREMENTAL = False
     built.answer(a, 5)

@@ -1,0 +1,453 @@
+#!/usr/bin/env python
+"""Freshness of the stored results under load (issue 16 item 3): how long after a judgment's
+submission the stored results reflect it, on a campaign of a million DA judgments receiving
+200 judgments a second, the previous scheduling alternated with the incremental one.
+
+    DATABASE_URL=postgres://evalsite:evalsite@127.0.0.1:5432/evalsite_d_bench \\
+    REDIS_URL=redis://127.0.0.1:6379/11 \\
+        .venv/bin/python bench/freshness.py [--judgments 1000000] [--campaign ID] \\
+            [--rate 200] [--warmup 20] [--seconds 40] [--rounds 2] \\
+            [--modes full:5,incremental:1,incremental:0] [--clients 2x40]
+
+The parent (no Django) creates the database if missing; a child migrates it and builds the
+campaign (bench/freshness_build.py: HITs as production builds them, the judgments by COPY;
+``--campaign`` reuses one kept from an earlier run) and makes fresh workers for the load.
+Each phase then starts the real stack with the phase's settings, on loopback only: evalsite
+under gunicorn as deploy/web.sh runs it, a Celery worker (deploy/worker.sh) and beat
+(deploy/beat.sh, the sweep), all on PostgreSQL and Redis, and runs the load: simulated
+workers doing DA HITs through the real endpoints (worker link, item, one submit per item),
+paced to ``--rate`` submissions a second in all (open loop: a client that falls behind sends
+at once, so the rate is bounded).
+
+Modes: ``full:W``, the previous scheduling (ANALYTICS_INCREMENTAL=0: every recompute reads and
+computes the whole campaign) with a coalescing window of W seconds (5, the default before);
+``incremental:W``, the worker keeps the campaign's arrays and reads what is new
+(analytics.incremental), window W.
+
+Freshness: a thread polls the stored result's ``computed_at`` (when its judgments were read;
+taken before reading) every 20 ms. A submission is reflected by the first stored result read
+after its response arrived (its judgment committed before); its delay is from sending the
+submit to seeing that result (an overestimate by at most the request's own latency).
+Submissions of the first ``--warmup`` seconds of each phase are not sampled (the worker's
+first recompute reads everything); after ``--seconds`` of sampling the load stops and the
+bench waits for the results to catch up.
+
+Printed per phase: submissions a second reached, delay p50/p95/max, recomputes stored, the
+Celery worker's CPU seconds per second of load (the window vs CPU trade-off) and its process's
+peak RSS; then medians per mode over the rounds and their ratios to the first mode, with the
+load average. The exit status is 1 if an answer was an error or a sampled submission was never
+reflected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ProcessPoolExecutor
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.submissions import (  # noqa: E402 (the path above first)
+    GUNICORN_ARGS,
+    Client,
+    cpu_seconds,
+    ensure_database,
+    free_port,
+    start,
+    stop,
+    wait_port,
+)
+
+POLL_SECONDS = 0.02
+ITEMS_PER_HIT = 100
+
+
+# --- the child: database set-up (Django) ------------------------------------------------------
+
+
+def child(args: argparse.Namespace) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+    import django
+
+    django.setup()
+    import logging
+
+    logging.getLogger("campaigns").setLevel(logging.WARNING)
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    if args.step == "build":
+        from bench.freshness_build import build_campaign
+
+        built = build_campaign(args.judgments, load_workers=0)
+        built.pop("links")
+        print(json.dumps(built))
+        return
+    from campaigns.models import Campaign
+    from judgments import tokens
+    from judgments.models import Worker
+
+    campaign = Campaign.objects.get(pk=args.campaign)
+    stamp = int(time.time())
+    workers = Worker.objects.bulk_create(
+        Worker(platform="direct", external_id=f"fresh-load-{campaign.pk}-{stamp}-{n}")
+        for n in range(args.n)
+    )
+    links = [f"/work/w/{tokens.worker_token(w.pk, campaign.pk)}/" for w in workers]
+    print(json.dumps({"links": links, "judgments": campaign.judgments.count()}))
+
+
+def run_child(env: dict, *extra: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, __file__, *extra], env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode:
+        raise SystemExit(f"{extra} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# --- the load (no Django) ---------------------------------------------------------------------
+
+
+def load_process(port: int, links: list[str], threads: int, rate: float, until: float) -> dict:
+    """``threads`` simulated workers, each paced to ``rate`` submissions a second until the
+    wall clock reaches ``until``; each does HITs from ``links`` (one link, one HIT)."""
+    lock = threading.Lock()
+    queue = list(reversed(links))
+    out: dict = {"samples": [], "errors": [], "links_used": 0}
+
+    def next_link() -> str | None:
+        with lock:
+            if not queue:
+                return None
+            out["links_used"] += 1
+            return queue.pop()
+
+    def run(seed: int) -> None:
+        try:
+            simulate(seed)
+        except Exception as error:  # a timeout or a closed connection: counted, not hidden
+            out["errors"].append(repr(error))
+
+    def simulate(seed: int) -> None:
+        client = Client(port)
+        rng = random.Random(seed)
+        interval = 1.0 / rate
+        due = time.time() + rng.random() * interval
+        while time.time() < until:
+            link = next_link()
+            if link is None:
+                out["errors"].append("out of worker links")
+                return
+            status, response, _, _ = client.request("GET", link)
+            if status != 302:
+                out["errors"].append(f"link {status}")
+                return
+            task = urllib.parse.urlsplit(response.getheader("Location")).path
+            status, _, data, _ = client.request("GET", task + "item")
+            body = json.loads(data)
+            if status != 200 or not body["ok"]:
+                out["errors"].append(f"item {status} {data[:200]!r}")
+                return
+            while body["next"] is not None and time.time() < until:
+                pause = due - time.time()
+                if pause > 0:
+                    time.sleep(pause)
+                due = max(due + interval, time.time() - interval)  # open loop, bounded
+                score = rng.randint(0, 100)
+                payload = json.dumps({"position": body["next"]["position"], "score": score})
+                sent = time.time()
+                status, _, data, _ = client.request("POST", task + "submit", payload.encode())
+                received = time.time()
+                body = json.loads(data)
+                if status != 200 or not body["ok"] or body.get("already_recorded"):
+                    out["errors"].append(f"submit {status} {data[:200]!r}")
+                    return
+                out["samples"].append((sent, received))
+
+    pool = [threading.Thread(target=run, args=(seed,)) for seed in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return out
+
+
+class Poller(threading.Thread):
+    """Polls the campaign's stored result; ``seen`` is (wall time seen, computed_at, n)."""
+
+    def __init__(self, url: str, campaign: int) -> None:
+        super().__init__(daemon=True)
+        import psycopg2
+
+        self.connection = psycopg2.connect(url)
+        self.connection.autocommit = True
+        self.campaign = campaign
+        self.seen: list[tuple[float, float, int]] = []
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        last = None
+        with self.connection.cursor() as cursor:
+            while not self.stopped.is_set():
+                cursor.execute(
+                    "SELECT computed_at, n_judgments FROM analytics_campaignresult"
+                    " WHERE campaign_id = %s",
+                    [self.campaign],
+                )
+                row = cursor.fetchone()
+                if row is not None and row[0] != last:
+                    last = row[0]
+                    self.seen.append((time.time(), row[0].timestamp(), row[1]))
+                time.sleep(POLL_SECONDS)
+        self.connection.close()
+
+    def latest_read_at(self) -> float:
+        return self.seen[-1][1] if self.seen else 0.0
+
+
+def delays(samples: list[tuple[float, float]], seen: list) -> tuple[list[float], int]:
+    """Each sample's delay until a stored result read after its response; and how many
+    were never reflected."""
+    out, missing = [], 0
+    for sent, received in samples:
+        for observed, read_at, _ in seen:
+            if read_at >= received:
+                out.append(observed - sent)
+                break
+        else:
+            missing += 1
+    return out, missing
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(len(ordered) * share), len(ordered) - 1)] if ordered else float("nan")
+
+
+def peak_rss_mib(pid: int) -> float:
+    """The highest VmHWM of a process tree (the Celery prefork children do the work)."""
+    peak = 0.0
+    pids = [pid]
+    for one in list(pids):
+        try:
+            pids += [int(c) for c in Path(f"/proc/{one}/task/{one}/children").read_text().split()]
+        except OSError:
+            pass
+    for one in pids:
+        try:
+            for line in Path(f"/proc/{one}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]) / 1024)
+        except OSError:
+            pass
+    return peak
+
+
+def warm(port: int) -> None:
+    """A few requests, so that every gunicorn worker has imported the app and connected."""
+    deadline = time.time() + 120
+    answered = 0
+    while answered < 6 and time.time() < deadline:
+        try:
+            status, _, _, _ = Client(port).request("GET", "/healthz")
+            answered += status in (200, 503)
+        except OSError:
+            time.sleep(0.5)
+
+
+def run_phase(args, env: dict, campaign: int, mode: str, window: int, links: list, tmp: Path):
+    phase_env = {
+        **env,
+        "ANALYTICS_INCREMENTAL": "1" if mode == "incremental" else "0",
+        "ANALYTICS_RECOMPUTE_COUNTDOWN": str(window),
+    }
+    port = free_port()
+    logs = tmp / f"{mode}-{window}-{int(time.time())}"
+    logs.mkdir()
+    worker_args = [str(ROOT / "deploy" / "worker.sh"), "--without-gossip", "--without-mingle"]
+    if args.worker_concurrency:
+        worker_args.append(f"--concurrency={args.worker_concurrency}")
+    worker = start(worker_args, phase_env, logs / "worker.log")
+    beat = start(
+        [str(ROOT / "deploy" / "beat.sh"), "--schedule", str(logs / "beat-schedule")],
+        phase_env,
+        logs / "beat.log",
+    )
+    web = start(
+        [
+            "gunicorn",
+            "evalsite.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            *GUNICORN_ARGS,
+            "--access-logfile",
+            "/dev/null",
+        ],
+        phase_env,
+        logs / "web.log",
+    )
+    poller = Poller(env["DATABASE_URL"], campaign)
+    try:
+        wait_port(port, web, logs / "web.log")
+        warm(port)
+        poller.start()
+        processes, threads = (int(n) for n in args.clients.split("x"))
+        per_client = args.rate / (processes * threads)
+        started = time.time()
+        sample_from = started + args.warmup
+        until = sample_from + args.seconds
+        cpu_worker = None
+        with ProcessPoolExecutor(processes) as executor:
+            futures = [
+                executor.submit(load_process, port, links[i::processes], threads, per_client, until)
+                for i in range(processes)
+            ]
+            time.sleep(max(sample_from - time.time(), 0))
+            cpu_worker, cpu_web = cpu_seconds(worker.pid), cpu_seconds(web.pid)
+            results = [future.result() for future in futures]
+        ended = time.time()
+        cpu_worker = cpu_seconds(worker.pid) - cpu_worker
+        cpu_web = cpu_seconds(web.pid) - cpu_web
+        samples = [
+            s for result in results for s in result["samples"] if sample_from <= s[0] < until
+        ]
+        errors = [e for result in results for e in result["errors"]]
+        last_received = max((s[1] for s in samples), default=0.0)
+        deadline = time.time() + args.drain
+        while poller.latest_read_at() < last_received and time.time() < deadline:
+            time.sleep(0.2)
+        poller.stopped.set()
+        poller.join()
+        measured = delays(samples, poller.seen)
+        in_window = [s for s in poller.seen if sample_from <= s[0] <= ended + 1]
+        used = sum(result["links_used"] for result in results)
+        return {
+            "mode": f"{mode}:{window}",
+            "rate": len(samples) / args.seconds,
+            "delays": measured[0],
+            "missing": measured[1],
+            "errors": errors,
+            "recomputes": len(in_window),
+            "worker_cpu": cpu_worker / max(ended - sample_from, 1e-9),
+            "web_cpu": cpu_web / max(ended - sample_from, 1e-9),
+            "worker_peak": peak_rss_mib(worker.pid),
+            "links_used": used,
+            "logs": logs,
+        }
+    finally:
+        poller.stopped.set()
+        for process in (web, beat, worker):
+            stop(process)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--judgments", type=int, default=1_000_000)
+    parser.add_argument("--campaign", type=int, help="reuse a campaign kept from a run")
+    parser.add_argument("--rate", type=float, default=200.0, help="submissions a second")
+    parser.add_argument("--warmup", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=40.0, help="sampled seconds a phase")
+    parser.add_argument("--drain", type=float, default=90.0, help="longest wait to catch up")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--modes", default="full:5,incremental:1,incremental:0")
+    parser.add_argument("--clients", default="2x40", help="processes x threads")
+    parser.add_argument("--worker-concurrency", type=int, help="default: deploy/worker.sh's")
+    parser.add_argument("--logs", help="keep the servers' logs in this directory")
+    parser.add_argument("--step", help=argparse.SUPPRESS)
+    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.step:
+        child(args)
+        return
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")) or not os.environ.get("REDIS_URL"):
+        raise SystemExit("set DATABASE_URL (a PostgreSQL database of its own) and REDIS_URL")
+    ensure_database(url)
+    modes = [(m.split(":")[0], int(m.split(":")[1])) for m in args.modes.split(",")]
+    if any(mode not in ("full", "incremental") for mode, _ in modes):
+        parser.error("modes are full:W or incremental:W")
+
+    with tempfile.TemporaryDirectory(prefix="evalsite-bench-freshness-") as tmp:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+            "DEBUG": "0",
+            "HTTPS": "0",
+            "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-" + "x" * 50,
+            "ALLOWED_HOSTS": "localhost,127.0.0.1",
+            "STATIC_ROOT": str(Path(tmp) / "static"),
+            "PYTHONPATH": str(ROOT),
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+        campaign = args.campaign
+        if campaign is None:
+            built = run_child(env, "--step=build", f"--judgments={args.judgments}")
+            campaign = built["campaign"]
+            print(f"built campaign {campaign}: {built}")
+        # Every submission of a phase needs a HIT slot: one link does one 100-item HIT.
+        per_phase = int(args.rate * (args.warmup + args.seconds) / ITEMS_PER_HIT * 1.3) + 100
+        print(
+            f"campaign {campaign}; load {args.rate:g} submissions/s through the real endpoints "
+            f"({args.clients} clients), {args.warmup:g} s warm-up + {args.seconds:g} s sampled "
+            f"a phase; gunicorn {' '.join(GUNICORN_ARGS)}; Celery worker "
+            f"{args.worker_concurrency or 'default'} process(es) + beat"
+        )
+        print(
+            "round  mode            judgments  rate/s  p50 s  p95 s  max s  missing  "
+            "recomputes  worker CPU/s  web CPU/s  worker peak MiB  load"
+        )
+        rows: dict[str, list[dict]] = {}
+        failed = False
+        for number in range(args.rounds):
+            for mode, window in modes:
+                links = run_child(env, "--step=links", f"--campaign={campaign}", f"--n={per_phase}")
+                logs = Path(args.logs) if args.logs else Path(tmp)
+                logs.mkdir(parents=True, exist_ok=True)
+                row = run_phase(args, env, campaign, mode, window, links["links"], logs)
+                rows.setdefault(row["mode"], []).append(row)
+                d = row["delays"]
+                print(
+                    f"{number + 1:>5}  {row['mode']:<14}  {links['judgments']:>9,}  "
+                    f"{row['rate']:>6.0f}  {percentile(d, 0.5):>5.2f}  {percentile(d, 0.95):>5.2f}"
+                    f"  {max(d, default=float('nan')):>5.2f}  {row['missing']:>7}  "
+                    f"{row['recomputes']:>10}  {row['worker_cpu']:>12.2f}  {row['web_cpu']:>9.2f}"
+                    f"  {row['worker_peak']:>15.0f}  {os.getloadavg()[0]:.2f}",
+                    flush=True,
+                )
+                if row["errors"] or row["missing"]:
+                    failed = True
+                    first = row["errors"][0] if row["errors"] else "-"
+                    print(f"  {len(row['errors'])} errors (first: {first}); logs: {row['logs']}")
+        print("\nmedian over rounds (p50/p95/max of each phase), ratio of p95 to the first mode's")
+        base = None
+        for name, phases in rows.items():
+            p50 = statistics.median(percentile(r["delays"], 0.5) for r in phases)
+            p95 = statistics.median(percentile(r["delays"], 0.95) for r in phases)
+            worst = statistics.median(max(r["delays"], default=float("nan")) for r in phases)
+            cpu = statistics.median(r["worker_cpu"] for r in phases)
+            per_min = statistics.median(r["recomputes"] / args.seconds * 60 for r in phases)
+            base = base or p95
+            print(
+                f"  {name:<14}  p50 {p50:5.2f} s  p95 {p95:5.2f} s  max {worst:5.2f} s  "
+                f"({p95 / base:.2f}x)  {per_min:4.1f} recomputes/min  worker CPU {cpu:.2f} s/s"
+            )
+        print(f"load average {os.getloadavg()}; {datetime.now().isoformat(timespec='seconds')}")
+    if failed:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
