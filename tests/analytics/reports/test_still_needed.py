@@ -11,7 +11,7 @@ from scipy import stats
 
 from analytics import actions
 from analytics.reports import still_needed as still_needed_module
-from judgments.models import Judgment
+from judgments.models import CampaignWorker, Judgment
 from tests.analytics.kinds.direct_assessment.test_actions import CAREFUL
 from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, JudgmentFactory
 
@@ -163,3 +163,31 @@ def test_ranking_pairs_follow_the_stored_bootstrap(ranking_cast):
     assert {(p["better"], p["worse"]) for p in data["pairs"]} == open_pairs
     assert data["n_separated"] == len(names) * (len(names) - 1) // 2 - len(open_pairs)
     assert data["judgments_per_assignment"] == 3 * 3  # 3 sets per HIT x 3 outputs per set
+
+
+def test_an_open_ranking_pair_by_hand(ranking_cast, ranking):
+    """The reversed worker trusted again (the requester cleared the mark): careful, ties and
+    reversed count, and B (Expected Wins 0.607) is not separated from A (0.583)."""
+    CampaignWorker.objects.filter(
+        campaign=ranking_cast.campaign, worker_id=ranking.workers["reversed"]
+    ).update(untrusted=False)
+    actions.recompute_campaign(ranking_cast.campaign)
+    client = ranking_cast.client("analyst")
+    pk = ranking_cast.campaign.pk
+    data = client.get(f"/api/campaigns/{pk}/still-needed/").json()
+    stored = client.get(f"/api/campaigns/{pk}/significance/?method=expected_wins").json()
+    scores = {system["name"]: system["score"] for system in stored["systems"]}
+    assert data["n_separated"] == 2
+    (pair,) = data["pairs"]
+    assert (pair["better"], pair["worse"]) == ("B", "A")
+    assert pair["p_value"] == stored["p_values"][0][1]
+    assert pair["p_value"] > 0.05
+    assert pair["effect"] == pytest.approx(scores["B"] - scores["A"])
+    # 6 ranking sets now; k = ((z_0.95 + z_0.8) se / d)^2 with se the sd of B - A over the
+    # 1000 seeded replicates gives 40 sets.
+    assert (pair["units_now"], pair["units_needed"]) == (6, 40)
+    # 34 more sets x 9 ranked outputs each (3 workers x 3 outputs) = 306 judgments; a HIT
+    # holds 3 sets x 3 outputs = 9, of which 90% are not gold and all 54 scored rows count
+    # today: 306 / 8.1 = 37.8, so 38 assignments, 342 judgments, free (reward $0).
+    assert (pair["more_assignments"], pair["more_judgments"], pair["cost"]) == (38, 342, "0.00")
+    assert pair["note"] == ""
