@@ -50,18 +50,31 @@ def stable_order(keys: NDArray[np.integer]) -> NDArray[np.intp]:
     if keys.shape[0] == 0:
         return np.zeros(0, dtype=np.intp)
     lo = int(keys.min())
-    span = int(keys.max()) - lo
+    if lo >= 0 and keys.dtype == np.int64 and keys.dtype.byteorder in "=<" and _LITTLE:
+        # Non-negative int64 keys (offsets, codes): their 16-bit digits are strided views of
+        # the keys themselves, no shifted copy.
+        span = int(keys.max())
+        digits = np.ascontiguousarray(keys).view(np.uint16).reshape(-1, 4)
+    else:
+        span = int(keys.max()) - lo
+        digits = None
     if span >= 1 << 48:
         return np.argsort(keys, kind="stable")
-    shifted = (keys - lo).astype(np.uint64, copy=False)
     order: NDArray[np.intp] | None = None
     shift = 0
     while True:
-        digit = ((shifted >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.uint16)
+        if digits is not None:
+            digit = digits[:, shift // 16]
+        else:
+            digit = (((keys - lo).astype(np.uint64) >> np.uint64(shift)) & 0xFFFF).astype(np.uint16)
         if order is None:
             order = np.argsort(digit, kind="stable")
         else:
             order = order[np.argsort(digit[order], kind="stable")]
+        del digit
         shift += 16
         if span >> shift == 0:
             return order
+
+
+_LITTLE = np.little_endian

@@ -344,6 +344,8 @@ class DAJudgments(WorkerRows):
             if release:
                 object.__setattr__(self, name, _RELEASED)
         object.__setattr__(out, "scale_max", self.scale_max)
+        # Row and worker positions fit int32 far beyond any campaign (half the memory).
+        partner, worker_index = _narrow(partner), _narrow(worker_index)
         for derived in (partner, worker_index, workers):
             derived.setflags(write=False)
         out.__dict__["partner"] = partner
