@@ -26,7 +26,8 @@ Then, as a Celery worker would run it, each recompute in a fresh process (Django
 the statistics' modules imported first): recompute_campaign end to end and the process's peak
 RSS, alternating the current code with the previous one (bench/da_baseline_code.py: the
 values_list loader and one scipy call per ordered pair of systems), ``--rounds`` times each,
-printing medians and ratios with the load average. ``--campaign`` runs only this part on
+printing medians and ratios with the load average (``--baseline COMMIT``: the previous code is
+that commit's whole tree instead). ``--campaign`` runs only this part on
 campaigns kept from earlier runs (``--keep``), e.g. 100k, 300k and 1M judgments, and prints
 seconds per judgment to show the growth. With DATABASE_URL set, it runs against
 that database (the campaign and its workers are deleted afterwards unless --keep); without it,
@@ -274,26 +275,35 @@ def measure_one(campaign_id: int, code: str) -> None:
     )
 
 
-def compare(campaign_ids: list[int], rounds: int) -> None:
-    """Fresh-process recomputes, current code alternated with the previous one."""
+def compare(campaign_ids: list[int], rounds: int, baseline: str | None = None) -> None:
+    """Fresh-process recomputes, current code alternated with the previous one: the code of
+    bench/da_baseline_code.py, or with ``baseline`` the whole tree of that commit (``git
+    archive`` into a temporary directory, its own bench/da_stats.py measuring it)."""
     import json
     import statistics
     import subprocess
 
     from judgments.models import Judgment
 
+    baseline_tree = _baseline_tree(baseline) if baseline else None
+
     def run(campaign_id: int, code: str) -> dict:
+        script, cwd = Path(__file__), ROOT
+        if code == "old" and baseline_tree is not None:
+            script, cwd, code = baseline_tree / "bench" / "da_stats.py", baseline_tree, "new"
         out = subprocess.run(
-            [sys.executable, __file__, "--measure-one", str(campaign_id), "--code", code],
+            [sys.executable, str(script), "--measure-one", str(campaign_id), "--code", code],
             check=True,
             capture_output=True,
             text=True,
+            cwd=cwd,
         ).stdout
         return json.loads(out.strip().splitlines()[-1])
 
     print(
-        f"fresh processes, {rounds} rounds, old/new alternated "
-        f"(load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+        f"fresh processes, {rounds} rounds, old/new alternated; old = "
+        + (f"the tree of commit {baseline}" if baseline else "bench/da_baseline_code.py")
+        + f" (load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )
     rows = []
     for campaign_id in campaign_ids:
@@ -332,6 +342,21 @@ def compare(campaign_ids: list[int], rounds: int) -> None:
     print(f"  load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
+def _baseline_tree(commit: str) -> Path:
+    """The files of ``commit`` in a temporary directory (removed at exit)."""
+    import atexit
+    import shutil
+    import subprocess
+
+    tree = Path(tempfile.mkdtemp(prefix="da-stats-baseline-"))
+    atexit.register(shutil.rmtree, tree, True)
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return tree
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--systems", type=int, default=10)
@@ -341,6 +366,11 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="Keep the campaign (DATABASE_URL).")
     parser.add_argument("--rounds", type=int, default=3, help="Fresh-process runs per code.")
     parser.add_argument("--campaign", help="Only compare, on these kept campaigns (ids, a,b).")
+    parser.add_argument(
+        "--baseline",
+        help="Alternate with this commit's whole tree instead of bench/da_baseline_code.py "
+        "(e.g. the commit before a change, to measure that change alone).",
+    )
     parser.add_argument("--measure-one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--code", choices=("new", "old"), default="new", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -351,7 +381,7 @@ def main() -> None:
         import django
 
         django.setup()
-        compare([int(pk) for pk in args.campaign.split(",")], args.rounds)
+        compare([int(pk) for pk in args.campaign.split(",")], args.rounds, args.baseline)
         return
     if args.judgments % (100 * args.redundancy):
         parser.error("--judgments must be a multiple of 100 x --redundancy")
@@ -481,7 +511,7 @@ def main() -> None:
             )
             print(f"campaign id:   {campaign.pk}")
             if args.rounds:
-                compare([campaign.pk], args.rounds)
+                compare([campaign.pk], args.rounds, args.baseline)
         finally:
             if not temporary_db and not args.keep:
                 clock()
