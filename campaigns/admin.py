@@ -27,10 +27,15 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+)
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
 
 from analytics import actions as analytics_actions
@@ -39,7 +44,8 @@ from analytics.kinds import MEMBERSHIP_ACTIONS
 from analytics.kinds import registry as analytics_kinds
 from analytics.models import CampaignAccess
 from campaigns import actions as campaign_actions
-from campaigns.admin_access import CampaignRowsAdminMixin
+from campaigns import checklist
+from campaigns.admin_access import CampaignRowsAdminMixin, UserAutocomplete, user_autocomplete
 from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
 from campaigns.admin_kinds import KindAdminMixin
 from campaigns.admin_links import WorkerLinksAdminMixin
@@ -108,6 +114,18 @@ class CampaignForm(forms.ModelForm):
         return data
 
 
+def _fields_of(options: dict[str, Any]) -> set[str]:
+    """The field names of a fieldset's options (lines may be tuples of fields)."""
+    names: set[str] = set()
+    for line in options.get("fields", ()):
+        names.update(line if isinstance(line, list | tuple) else (line,))
+    return names
+
+
+def _opened(options: dict[str, Any]) -> dict[str, Any]:
+    return {**options, "classes": tuple(c for c in options.get("classes", ()) if c != "collapse")}
+
+
 def _count_of(model, field: str = "campaign") -> Coalesce:
     """A correlated COUNT subquery: one query for the whole changelist, not one per row."""
     counted = (
@@ -129,11 +147,22 @@ class CampaignAccessInline(admin.TabularInline):
     extra = 0
     fields = ("user", "level", "granted_at")
     readonly_fields = ("granted_at",)
-    raw_id_fields = ("user",)
     verbose_name_plural = (
         "Collaborators (read, or read and change; the owner always has both; Django's "
         "campaign permissions still apply)"
     )
+
+    def get_formset(self, request: HttpRequest, obj: Campaign | None = None, **kwargs: Any):
+        self._campaign = obj  # for formfield_for_foreignkey, called while the form is built
+        return super().get_formset(request, obj, **kwargs)
+
+    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs: Any):
+        # Issue 17: the user is chosen by name (an autocomplete), not typed as a numeric id.
+        if db_field.name == "user":
+            campaign = getattr(self, "_campaign", None)
+            if campaign is not None and campaign.pk:
+                kwargs["widget"] = UserAutocomplete(db_field, self.admin_site, campaign.pk)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_add_permission(self, request: HttpRequest, obj: Campaign | None = None) -> bool:
         return super().has_add_permission(request, obj) and is_grant_manager(request.user, obj)
@@ -214,15 +243,19 @@ class CampaignAdmin(
                     ("source_language", "target_language"),
                     "instructions",
                     "instructions_language",
-                )
+                ),
+                "classes": ("collapse",),
             },
         ),
         # The kind's own layout and quality-control settings follow in its settings inline
         # (campaigns/kinds/<kind>/kind.py: settings_fieldsets).
-        ("HIT layout", {"fields": ("redundancy", "hit_seed")}),
+        ("HIT layout", {"fields": ("redundancy", "hit_seed"), "classes": ("collapse",)}),
         (
             "Qualification test",
-            {"fields": (("qualification_required", "qualification_pass_mark"),)},
+            {
+                "fields": (("qualification_required", "qualification_pass_mark"),),
+                "classes": ("collapse",),
+            },
         ),
         (
             "Payment and publishing",
@@ -234,7 +267,8 @@ class CampaignAdmin(
                     "keywords",
                     "assignment_duration_seconds",
                     "ask_background",
-                )
+                ),
+                "classes": ("collapse",),
             },
         ),
         (
@@ -246,7 +280,8 @@ class CampaignAdmin(
                     "mturk_locales",
                     ("mturk_min_approval_rate", "mturk_min_approved_hits", "mturk_masters"),
                     ("mturk_qualification_type_id", "mturk_qualification_test_places"),
-                )
+                ),
+                "classes": ("collapse",),
             },
         ),
         (
@@ -256,10 +291,11 @@ class CampaignAdmin(
                     "prolific_study_link",
                     "prolific_study_id",
                     ("prolific_completion_code", "prolific_failed_code"),
-                )
+                ),
+                "classes": ("collapse",),
             },
         ),
-        ("History", {"fields": ("created_at", "updated_at")}),
+        ("History", {"fields": ("created_at", "updated_at"), "classes": ("collapse",)}),
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Campaign]:
@@ -279,6 +315,16 @@ class CampaignAdmin(
                 "<int:campaign_id>/import/",
                 self.admin_site.admin_view(self.import_segments),
                 name="campaigns_campaign_import",
+            ),
+            path(
+                "<int:campaign_id>/step/",
+                self.admin_site.admin_view(self.step_view),
+                name="campaigns_campaign_step",
+            ),
+            path(
+                "<int:campaign_id>/access/users/",
+                self.admin_site.admin_view(self.user_autocomplete_view),
+                name="campaigns_campaign_access_users",
             ),
             path(
                 "<int:campaign_id>/results/workers/",
@@ -306,7 +352,85 @@ class CampaignAdmin(
         if statistics is not None:
             # The kind's results panel (analytics.kinds.ResultsPanel), above the form.
             extra_context["results_panel"] = statistics.results_panel(campaign, request)
+        if campaign is not None and self.has_view_permission(request, campaign):
+            # Issue 17 item 1: where the campaign stands and the next step's button, first.
+            extra_context["checklist"] = checklist.campaign_checklist(
+                campaign,
+                can_change=self.has_change_permission(request, campaign),
+                can_publish_mturk=self.has_change_permission(request, campaign)
+                and self.has_mturk_permission(request),
+            )
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def render_change_form(self, request: HttpRequest, context: dict, *args: Any, **kwargs: Any):
+        # Folded fieldsets (classes "collapse", a closed <details>) would hide their errors:
+        # a fieldset with an error is shown open.
+        adminform = context.get("adminform")
+        if adminform is not None and adminform.form.errors:
+            errors = set(adminform.form.errors)
+            adminform.fieldsets = [
+                (name, _opened(options) if _fields_of(options) & errors else options)
+                for name, options in adminform.fieldsets
+            ]
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def step_view(self, request: HttpRequest, campaign_id: int) -> HttpResponse:
+        """A checklist button (campaigns.checklist): build, activate, pause, finish or create
+        the follow-up campaign, through the very admin actions of the campaign list (and so
+        the shared campaigns.actions), with their messages; back to the checklist. POST only,
+        for users who may change the campaign."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        campaign = self.get_object(request, str(campaign_id))
+        if campaign is None:
+            raise Http404("No such campaign, or it is not shared with you.")
+        if not self.has_change_permission(request, campaign):
+            raise PermissionDenied
+        step = request.POST.get("step", "")
+        back = reverse("admin:campaigns_campaign_change", args=[campaign.pk]) + "#checklist"
+        selected = Campaign.objects.filter(pk=campaign.pk)
+        if step == "follow_up":
+            return self._follow_up(request, campaign, back)
+        run = {
+            "build": self.build_hits,
+            "activate": self.activate,
+            "pause": self.pause,
+            "finish": self.finish,
+        }.get(step)
+        if run is None:
+            self.message_user(
+                request,
+                f"Unknown step {step!r}: choose one of the checklist's buttons.",
+                messages.ERROR,
+            )
+            return HttpResponseRedirect(back)
+        run(request, selected)
+        return HttpResponseRedirect(back)
+
+    def _follow_up(self, request: HttpRequest, campaign: Campaign, back: str) -> HttpResponse:
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        try:
+            new = campaign_actions.create_follow_up(campaign, owner=request.user)
+        except campaign_actions.FollowUpError as error:
+            self.message_user(request, str(error), messages.ERROR)
+            return HttpResponseRedirect(back)
+        self.message_user(
+            request,
+            f'Created "{new}" with this campaign\'s settings and its '
+            f"{new.segments.count()} segment(s) that no HIT showed. Build its HITs below.",
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(
+            reverse("admin:campaigns_campaign_change", args=[new.pk]) + "#checklist"
+        )
+
+    def user_autocomplete_view(self, request: HttpRequest, campaign_id: int) -> HttpResponse:
+        """The collaborators inline's user search (admin_access.user_autocomplete)."""
+        campaign = self.get_object(request, str(campaign_id))
+        if campaign is None:
+            raise Http404("No such campaign, or it is not shared with you.")
+        return user_autocomplete(request, campaign)
 
     def get_inlines(self, request: HttpRequest, obj: Campaign | None):
         # The kind's settings first, then its own inlines (e.g. ranking's reference ranking).
@@ -462,9 +586,7 @@ class CampaignAdmin(
         return format_html("<code>{}</code>", prolific_study_url(campaign))
 
     def _set_status(self, request: HttpRequest, queryset: QuerySet[Campaign], status: str) -> None:
-        # update() skips auto_now: stamp updated_at, which the MTurk sync reads to keep
-        # syncing a campaign for a while after it finished.
-        updated = queryset.update(status=status, status_reason="", updated_at=timezone.now())
+        updated = campaign_actions.set_status(queryset, status)
         self.message_user(
             request,
             f"{updated} campaign(s) now {CampaignStatus(status).label.lower()}.",

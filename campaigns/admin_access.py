@@ -21,14 +21,19 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
+from django.contrib.admin.widgets import AutocompleteSelect
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, JsonResponse
+from django.urls import reverse
 
 from analytics.access import (
     changeable_by_grant,
     is_active_user,
     is_changeable_by_grant,
+    is_grant_manager,
     is_shared,
     rows_of_shared_campaigns,
     shared_campaigns,
@@ -165,3 +170,55 @@ def _related_only(model: type[models.Model], item: Any) -> Any:
             return item
         current = field.related_model
     return (item, admin.RelatedOnlyFieldListFilter) if field is not None else item
+
+
+# --- Choosing a collaborator by name (issue 17: granting access needed a numeric user id) ------
+
+# Users listed per page of the autocomplete.
+AUTOCOMPLETE_PAGE = 20
+
+
+class UserAutocomplete(AutocompleteSelect):
+    """Django admin's autocomplete widget (select2, served from the admin's own static files),
+    asking the campaign's own user search (:func:`user_autocomplete`) instead of the admin's
+    generic one, which needs the permission to view users: an owner granting access to their
+    campaign has no business with the user admin."""
+
+    def __init__(self, field: Any, admin_site: Any, campaign_id: int, **kwargs: Any) -> None:
+        super().__init__(field, admin_site, **kwargs)
+        self.campaign_id = campaign_id
+
+    def get_url(self) -> str:
+        return reverse(
+            f"{self.admin_site.name}:campaigns_campaign_access_users", args=[self.campaign_id]
+        )
+
+
+def user_autocomplete(request: HttpRequest, campaign: Campaign) -> JsonResponse:
+    """Active users whose user name starts with ``term`` (case-insensitive), for the campaign's
+    grant managers (its owner, superusers) only, as the admin's autocomplete answers:
+    ``{"results": [{"id", "text"}], "pagination": {"more"}}``. Only user names are listed
+    (no e-mail addresses), the campaign's owner left out (they always have access)."""
+    if not is_grant_manager(request.user, campaign):
+        raise PermissionDenied
+    term = request.GET.get("term", "").strip()
+    try:
+        page = max(1, int(request.GET.get("page", "1")))
+    except ValueError:
+        page = 1
+    User = get_user_model()
+    field = User.USERNAME_FIELD
+    users = (
+        User.objects.filter(is_active=True, **{f"{field}__istartswith": term})
+        .exclude(pk=campaign.owner_id)
+        .order_by(field)
+        .values_list("pk", field)
+    )
+    start = (page - 1) * AUTOCOMPLETE_PAGE
+    rows = list(users[start : start + AUTOCOMPLETE_PAGE + 1])
+    return JsonResponse(
+        {
+            "results": [{"id": str(pk), "text": name} for pk, name in rows[:AUTOCOMPLETE_PAGE]],
+            "pagination": {"more": len(rows) > AUTOCOMPLETE_PAGE},
+        }
+    )

@@ -168,7 +168,10 @@ def import_segments_view(request: HttpRequest, campaign_id: int, model_admin) ->
             except ImportFailed as failure:
                 problems, omitted = failure.problems, failure.omitted
             else:
-                messages.success(request, summary.message)
+                # Segments no HIT shows (issue 17) are a warning, not a plain success.
+                (messages.warning if summary.hits_note else messages.success)(
+                    request, summary.message
+                )
                 site = model_admin.admin_site.name
                 return HttpResponseRedirect(
                     reverse(f"{site}:campaigns_campaign_change", args=[campaign.pk])

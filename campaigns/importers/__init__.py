@@ -100,6 +100,9 @@ class ImportSummary:
     ignored: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     dry_run: bool = False
+    # Issue 17: the campaign already has HITs, which do not show the new segments (and, when
+    # they are frozen, never will): what to do about it. '' when the campaign has no HITs.
+    hits_note: str = ""
 
     @property
     def message(self) -> str:
@@ -117,6 +120,8 @@ class ImportSummary:
             text = f"Imported {counts} from {names}."
         for note in self.notes:
             text += f" {note[:1].upper()}{note[1:]}."
+        if self.hits_note:
+            text += f" {self.hits_note}"
         return text
 
     def __str__(self) -> str:
@@ -175,8 +180,33 @@ def check_import(
         ignored=dict(parsed.ignored),
         notes=tuple(parsed.notes),
         dry_run=True,
+        hits_note=hits_note(campaign, len(parsed.segments)),
     )
     return CheckedImport(campaign, fmt, parsed, summary)
+
+
+def hits_note(campaign: Campaign, new_segments: int) -> str:
+    """What a requester must know when segments are added to a campaign that has HITs: no HIT
+    shows them until the HITs are rebuilt, and once the HITs are frozen (a worker started one,
+    or they are on MTurk) nobody ever will in this campaign: a follow-up campaign takes them
+    (issue 17). '' for a campaign without HITs (or an unsaved one)."""
+    if campaign.pk is None or not new_segments or not campaign.hits.exists():
+        return ""
+    from campaigns.actions import hits_frozen_reason
+
+    segments = f"{new_segments:,} new segment{'' if new_segments == 1 else 's'}"
+    if hits_frozen_reason(campaign):
+        return (
+            f"Warning: this campaign's HITs are frozen (workers have started them, or they are "
+            f"on MTurk), so no HIT will show the {segments} and nobody will see them here. "
+            "Create a follow-up campaign with them: the campaign page's checklist, \"Create "
+            'follow-up campaign" (or python manage.py follow_up_campaign '
+            f"{campaign.pk}), which copies this campaign's settings."
+        )
+    return (
+        f"This campaign's HITs were built before this import and do not show the {segments}: "
+        'rebuild them (the campaign page\'s checklist, "Rebuild HITs") to include them.'
+    )
 
 
 def write_checked(checked: CheckedImport, *, progress: Progress | None = None) -> ImportSummary:
@@ -193,6 +223,7 @@ def write_checked(checked: CheckedImport, *, progress: Progress | None = None) -
         ignored=planned.ignored,
         notes=planned.notes,
         dry_run=False,
+        hits_note=planned.hits_note,
     )
 
 

@@ -78,6 +78,7 @@ def test_a_segment_job_goes_from_queued_to_done_with_the_summary(
         "ignored": {},
         "notes": [],
         "dry_run": False,
+        "hits_note": "",
         "message": "Imported 1 new document, 2 segments and 4 outputs of 2 systems (2 new) "
         "from demo.tsv.",
     }

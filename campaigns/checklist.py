@@ -1,0 +1,674 @@
+"""The campaign page's checklist (issue 17 item 1): where a campaign stands and what to do next.
+
+Each step says what is true now, and is one of
+
+- ``done``: nothing to do (its button may still offer to do it again: import more, rebuild);
+- ``next``: the first thing to do, with its button;
+- ``blocked``: it cannot be done yet; ``todo`` says why and what to do;
+- ``waiting``: under way (judgments arriving);
+- ``later``: an earlier step comes first.
+
+The buttons post to the campaign admin's step view (``CampaignAdmin.step_view``), which runs
+the same admin actions as the campaign list's action menu (and through them the shared
+functions of :mod:`campaigns.actions`), or link to the pages those actions open (import,
+direct links, Prolific, MTurk publishing, exports). A button is offered only to a user whom
+the action would allow. The page reads stored counts and results only: a fixed number of
+queries, nothing computed.
+
+What a kind adds (its quality control, what stops its build before it is tried) comes from
+:data:`KIND_NOTES`, keyed by the kind like the kinds' own registries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.db.models import Count, Q
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from campaigns import actions as campaign_actions
+from campaigns.kinds import kind_settings
+from campaigns.links import open_link_url
+from campaigns.models import (
+    Campaign,
+    CampaignStatus,
+    GoldAnswer,
+    Hit,
+    MTurkHit,
+    Output,
+    TaskKind,
+)
+
+__all__ = ["Button", "Checklist", "Step", "campaign_checklist"]
+
+DONE, NEXT, BLOCKED, WAITING, LATER = "done", "next", "blocked", "waiting", "later"
+STATE_WORDS = {
+    DONE: "Done",
+    NEXT: "Next",
+    BLOCKED: "Blocked",
+    WAITING: "Under way",
+    LATER: "Later",
+}
+# The steps a requester's own button may run on the campaign page (CampaignAdmin.step_view).
+POSTED_STEPS = ("build", "activate", "pause", "finish", "follow_up")
+
+
+@dataclass(frozen=True)
+class Button:
+    """A link (``post`` empty), or a form posting ``field=post`` to ``url`` (the step view's
+    ``step`` is one of :data:`POSTED_STEPS`)."""
+
+    label: str
+    url: str
+    post: str = ""
+    primary: bool = False
+    field: str = "step"
+
+
+@dataclass
+class Step:
+    key: str
+    title: str
+    state: str
+    summary: str
+    todo: str = ""
+    buttons: list[Button] = field(default_factory=list)
+    lines: list[tuple[str, str]] = field(default_factory=list)  # (text, link or "")
+    percent: float | None = None
+
+    @property
+    def state_word(self) -> str:
+        return STATE_WORDS[self.state]
+
+
+@dataclass
+class Checklist:
+    steps: list[Step]
+
+    @property
+    def next_step(self) -> Step | None:
+        return next((step for step in self.steps if step.state == NEXT), None)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the checklist reads about a campaign (one query per line, whatever its size)."""
+
+    documents: int
+    segments: int
+    systems: int
+    outputs: int
+    hits: int
+    qualification_hits: int
+    frozen: str
+    outside_hits: int
+    by_platform: dict[str, int]
+    mturk_published: int
+    assignments_done: int
+    judgments: int
+    computed_at: datetime | None
+
+    @classmethod
+    def load(cls, campaign: Campaign) -> Facts:
+        from analytics.kinds import statistics_of
+        from judgments.models import Assignment, AssignmentStatus
+
+        hits = Hit.objects.filter(campaign=campaign).aggregate(
+            regular=Count("pk", filter=Q(is_qualification=False)),
+            test=Count("pk", filter=Q(is_qualification=True)),
+        )
+        platforms = dict(
+            Assignment.objects.filter(campaign=campaign)
+            .order_by()
+            .values_list("worker__platform")
+            .annotate(n=Count("worker", distinct=True))
+        )
+        statistics = statistics_of(campaign)
+        return cls(
+            documents=campaign.documents.count(),
+            segments=campaign.segments.count(),
+            systems=campaign.systems.count(),
+            outputs=Output.objects.filter(segment__campaign=campaign).count(),
+            hits=hits["regular"],
+            qualification_hits=hits["test"],
+            frozen=campaign_actions.hits_frozen_reason(campaign) if hits["regular"] else "",
+            outside_hits=(
+                campaign_actions.segments_outside_hits(campaign).count() if hits["regular"] else 0
+            ),
+            by_platform=platforms,
+            mturk_published=MTurkHit.objects.filter(hit__campaign=campaign).count(),
+            assignments_done=Assignment.objects.filter(
+                campaign=campaign,
+                status__in=(AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED),
+                hit__is_qualification=False,
+            ).count(),
+            judgments=campaign.judgments.count(),
+            computed_at=None if statistics is None else statistics.stored_computed_at(campaign),
+        )
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _url(name: str, *args: object) -> str:
+    return reverse(f"admin:{name}", args=args)
+
+
+def campaign_checklist(
+    campaign: Campaign, *, can_change: bool, can_publish_mturk: bool, can_view: bool = True
+) -> Checklist:
+    """The steps of ``campaign`` for a user who may (``can_change``) or may not change it and
+    may or may not spend money on MTurk (``can_publish_mturk``)."""
+    facts = Facts.load(campaign)
+    step_url = _url("campaigns_campaign_step", campaign.pk)
+    steps = [
+        _import_step(campaign, facts, can_change, step_url),
+        _quality_step(campaign, facts),
+        _build_step(campaign, facts, can_change, step_url),
+        _activate_step(campaign, facts, can_change, step_url),
+        _publish_step(campaign, facts, can_change, can_publish_mturk),
+        _judgments_step(campaign, facts),
+        _results_step(campaign, facts, can_change, can_view),
+    ]
+    analysis = _analysis_step(campaign, facts)
+    if analysis is not None:
+        steps.append(analysis)
+    # Only the first step still to do is "next"; later ones wait for it.
+    seen_next = False
+    for step in steps:
+        if step.state == NEXT:
+            if seen_next:
+                step.state = LATER
+            seen_next = True
+    return Checklist(steps)
+
+
+# --- the steps ---------------------------------------------------------------------------------
+
+
+def _import_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: str) -> Step:
+    import_button = Button(
+        "Import segments" if not facts.segments else "Import more segments",
+        _url("campaigns_campaign_import", campaign.pk),
+        primary=not facts.segments,
+    )
+    buttons = [import_button] if can_change else []
+    if not facts.segments:
+        return Step(
+            "import",
+            "Segments imported",
+            NEXT if can_change else LATER,
+            "No segments yet.",
+            todo="Import a file of segments: TSV, CSV, JSON lines, WMT plain text or Appraise "
+            "(one row per system output: doc_id, seg_id, source, reference, system, output).",
+            buttons=buttons,
+        )
+    summary = (
+        f"{_plural(facts.segments, 'segment')} in {_plural(facts.documents, 'document')}; "
+        f"{_plural(facts.systems, 'system')}, {_plural(facts.outputs, 'output')}."
+    )
+    todo = ""
+    if facts.outside_hits and facts.frozen:
+        todo = (
+            f"{_plural(facts.outside_hits, 'segment')} came after the HITs were frozen (workers "
+            "have started them) and no HIT shows them, so nobody will see them here. Create a "
+            "follow-up campaign with them: it copies this campaign's settings and takes these "
+            "segments, their systems and outputs."
+        )
+        if can_change:
+            buttons.append(Button("Create follow-up campaign", step_url, post="follow_up"))
+    elif facts.outside_hits:
+        todo = (
+            f"{_plural(facts.outside_hits, 'segment')} came after the HITs were built and no HIT "
+            "shows them yet: rebuild the HITs to include them."
+        )
+    return Step("import", "Segments imported", DONE, summary, todo=todo, buttons=buttons)
+
+
+def _has_settings(campaign: Campaign) -> bool:
+    """Whether the campaign has its kind's settings row (a campaign whose kind just changed
+    has none until the requester saves the new kind's settings)."""
+    try:
+        kind_settings(campaign)
+    except ObjectDoesNotExist:
+        return False
+    return True
+
+
+def _missing_settings(campaign: Campaign) -> str:
+    return (
+        f"The campaign has no {campaign.get_kind_display()} settings yet: fill them in below "
+        "and save."
+    )
+
+
+def _quality_step(campaign: Campaign, facts: Facts) -> Step:
+    notes = KIND_NOTES.get(campaign.kind)
+    if not _has_settings(campaign):
+        return Step(
+            "quality", "Quality control", BLOCKED, "No settings.", todo=_missing_settings(campaign)
+        )
+    if notes is None:
+        return Step("quality", "Quality control", DONE, "Set in the kind's settings below.")
+    return notes.quality(campaign, facts)
+
+
+def _build_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: str) -> Step:
+    title = "HITs built"
+    if not campaign_actions.has_hit_builder(campaign.kind):
+        return Step(
+            "build",
+            title,
+            BLOCKED,
+            "No HITs.",
+            todo=f"Building HITs for {campaign.get_kind_display()} campaigns is not available.",
+        )
+    if facts.hits:
+        summary = f"{_plural(facts.hits, 'HIT')} built"
+        if facts.qualification_hits:
+            summary += f", and the qualification test ({_plural(facts.qualification_hits, 'HIT')})"
+        summary += "."
+        if facts.frozen:
+            return Step(
+                "build", title, DONE, summary, todo="Frozen: " + facts.frozen.split(". ")[0] + "."
+            )
+        state = NEXT if facts.outside_hits else DONE
+        buttons = (
+            [Button("Rebuild HITs", step_url, post="build", primary=state == NEXT)]
+            if can_change
+            else []
+        )
+        return Step(
+            "build",
+            title,
+            state,
+            summary,
+            todo="Rebuilding replaces them with HITs of the present segments and settings, "
+            "until a worker starts one.",
+            buttons=buttons,
+        )
+    if not facts.segments:
+        return Step("build", title, LATER, "No HITs yet.", todo="Import segments first.")
+    notes = KIND_NOTES.get(campaign.kind)
+    if not _has_settings(campaign):
+        blockers = [_missing_settings(campaign)]
+    else:
+        blockers = [] if notes is None else notes.blockers(campaign, facts)
+    if blockers:
+        return Step(
+            "build",
+            title,
+            BLOCKED,
+            "No HITs yet.",
+            todo=" ".join(blockers),
+            buttons=[Button("Try to build HITs", step_url, post="build")] if can_change else [],
+        )
+    return Step(
+        "build",
+        title,
+        NEXT if can_change else LATER,
+        "No HITs yet.",
+        todo="Build the HITs from the segments and the settings below; the same seed builds the "
+        "same HITs.",
+        buttons=[Button("Build HITs", step_url, post="build", primary=True)] if can_change else [],
+    )
+
+
+def _activate_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: str) -> Step:
+    title = "Active"
+    status = campaign.status
+    label = CampaignStatus(status).label
+    if status == CampaignStatus.ACTIVE:
+        buttons = [
+            Button("Pause", step_url, post="pause"),
+            Button("Finish", step_url, post="finish"),
+        ]
+        return Step(
+            "activate",
+            title,
+            DONE,
+            "Active: HITs are handed out.",
+            buttons=buttons if can_change else [],
+        )
+    if not facts.hits:
+        return Step(
+            "activate",
+            title,
+            LATER,
+            f"{label}.",
+            todo="Build HITs first: an active campaign without HITs has nothing to hand out.",
+        )
+    summary = f"{label}: no HITs are handed out."
+    if campaign.status_reason:
+        summary += f" {campaign.status_reason}"
+    buttons = [Button("Activate", step_url, post="activate", primary=True)]
+    if status == CampaignStatus.PAUSED:
+        buttons.append(Button("Finish", step_url, post="finish"))
+    return Step(
+        "activate",
+        title,
+        NEXT if can_change else LATER,
+        summary,
+        todo="Activate the campaign to hand out its HITs to workers who come by its links.",
+        buttons=buttons if can_change else [],
+    )
+
+
+def _publish_step(
+    campaign: Campaign, facts: Facts, can_change: bool, can_publish_mturk: bool
+) -> Step:
+    from judgments.models import Platform
+
+    open_link = open_link_url(campaign)
+    came = facts.by_platform
+    lines = [
+        (
+            f"Direct links: the open link {open_link}, or one link per worker "
+            f"({_plural(came.get(Platform.DIRECT, 0), 'worker')} came by direct link).",
+            open_link,
+        ),
+        (
+            "Prolific: "
+            + (
+                f"study {campaign.prolific_study_id}"
+                if campaign.prolific_study_id
+                else "no study id set (the Prolific section of the settings)"
+            )
+            + f"; {_plural(came.get(Platform.PROLIFIC, 0), 'participant')}.",
+            "",
+        ),
+        (
+            f"MTurk: {facts.mturk_published:,} of {_plural(facts.hits, 'HIT')} published"
+            + (
+                f" ({'sandbox' if campaign.mturk_sandbox else 'production'} chosen)"
+                if not facts.mturk_published
+                else ""
+            )
+            + f"; {_plural(came.get(Platform.MTURK, 0), 'worker')}.",
+            "",
+        ),
+    ]
+    buttons = []
+    if can_change:
+        buttons.append(
+            Button("Create direct worker links", _url("campaigns_campaign_links", campaign.pk))
+        )
+    buttons.append(Button("Prolific study URL", _url("campaigns_campaign_prolific", campaign.pk)))
+    if can_publish_mturk and facts.hits:
+        buttons.append(
+            Button("Publish to MTurk", _url("campaigns_campaign_mturk_publish", campaign.pk))
+        )
+    reached = sum(came.values()) or facts.mturk_published
+    if reached:
+        state, todo = DONE, ""
+    elif campaign.status == CampaignStatus.ACTIVE:
+        state = NEXT
+        todo = (
+            "Give workers a way in: direct links (a CSV of one link per worker, or the open "
+            "link), a Prolific study, or MTurk."
+        )
+    else:
+        state = LATER
+        todo = (
+            "Links can be made now; they hand out HITs once the campaign is active."
+            if facts.hits
+            else "Build HITs and activate the campaign first."
+        )
+    return Step(
+        "publish",
+        "Published where",
+        state,
+        "Where workers come from:",
+        todo=todo,
+        buttons=buttons,
+        lines=lines,
+    )
+
+
+def _judgments_step(campaign: Campaign, facts: Facts) -> Step:
+    needed = facts.hits * campaign.redundancy
+    done = min(facts.assignments_done, needed)
+    percent = 100.0 * done / needed if needed else 0.0
+    summary = (
+        f"{done:,} of {needed:,} assignments done ({facts.hits:,} HITs × redundancy "
+        f"{campaign.redundancy}); {_plural(facts.judgments, 'judgment')} stored."
+    )
+    if not facts.hits:
+        return Step("judgments", "Judgments in", LATER, "No HITs yet.")
+    if needed and done >= needed:
+        return Step("judgments", "Judgments in", DONE, summary, percent=100.0)
+    if campaign.status == CampaignStatus.ACTIVE:
+        return Step("judgments", "Judgments in", WAITING, summary, percent=percent)
+    return Step(
+        "judgments",
+        "Judgments in",
+        LATER if not facts.judgments else WAITING,
+        summary,
+        todo="" if campaign.status != CampaignStatus.DRAFT else "Activate the campaign first.",
+        percent=percent,
+    )
+
+
+def _results_step(campaign: Campaign, facts: Facts, can_change: bool, can_view: bool) -> Step:
+    title = "Results"
+    if not facts.judgments:
+        return Step(
+            "results", title, LATER, "No judgments yet: results appear as judgments arrive."
+        )
+    if facts.computed_at is None:
+        summary = "Not computed yet: they are computed a few seconds after judgments arrive."
+        state = WAITING
+    else:
+        ago = timesince(facts.computed_at, timezone.now())
+        local = timezone.localtime(facts.computed_at)
+        summary = f"Fresh as of {local:%Y-%m-%d %H:%M:%S %Z} ({ago} ago), shown below."
+        state = DONE
+    buttons = []
+    if can_change:
+        buttons.append(
+            Button(
+                "Recompute now",
+                _url("campaigns_campaign_results_workers", campaign.pk),
+                post="recompute",
+                field="action",
+            )
+        )
+    if can_view:
+        for label, name in (
+            ("Export judgments (CSV)", "export-judgments-csv"),
+            ("Export system table (CSV)", "export-systems-csv"),
+        ):
+            buttons.append(Button(label, reverse(f"api:{name}", args=[campaign.pk])))
+    return Step("results", title, state, summary, buttons=buttons)
+
+
+# Helper F's dashboards and helper G's reports and "judgments still needed" (issue 17 items
+# 2-4), linked from the checklist when their pages exist.
+ANALYSIS_PAGES = (
+    ("Dashboard (plots)", "campaign-dashboard"),
+    ("Report (cost and time)", "campaign-report"),
+    ("Judgments still needed", "campaign-still-needed"),
+)
+
+
+def _analysis_step(campaign: Campaign, facts: Facts) -> Step | None:
+    buttons = []
+    for label, name in ANALYSIS_PAGES:
+        try:
+            buttons.append(Button(label, reverse(name, args=[campaign.pk])))
+        except NoReverseMatch:
+            continue
+    if not buttons:
+        return None
+    return Step(
+        "analysis",
+        "Analysis",
+        DONE if facts.judgments else LATER,
+        "Plots, cost and time, and how many more judgments would separate the systems.",
+        buttons=buttons,
+    )
+
+
+# --- what each kind adds -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KindNotes:
+    """A kind's quality-control step, and what stops its build (checked before it is tried,
+    with the builder's own rules; [] when nothing is known to)."""
+
+    quality: Callable[[Campaign, Facts], Step]
+    blockers: Callable[[Campaign, Facts], list[str]] = lambda campaign, facts: []
+
+
+def _da_quality(campaign: Campaign, facts: Facts) -> Step:
+    settings = kind_settings(campaign)
+    return Step(
+        "quality",
+        "Quality control",
+        DONE,
+        "Built into every HIT: 10 bad references, 10 repeats and 10 references among its 100 "
+        "items (Graham et al. 2014); a worker is reliable when the "
+        f"'{settings.get_reliability_test_display()}' test gives p below "
+        f"{settings.reliability_alpha}.",
+    )
+
+
+def _da_blockers(campaign: Campaign, facts: Facts) -> list[str]:
+    from campaigns.builders.direct_assessment import hit_size_problem, short_systems_problem
+
+    settings = kind_settings(campaign)
+    problems = []
+    size = hit_size_problem(settings.items_per_hit)
+    if size:
+        problems.append(size + " Change it in the direct-assessment settings below.")
+    counts = dict(
+        Output.objects.filter(segment__campaign=campaign)
+        .order_by()
+        .values_list("system_id")
+        .annotate(n=Count("pk"))
+    )
+    short = short_systems_problem(counts) if counts else None
+    if short is not None:
+        problems.append(short.explain(campaign) + ".")
+    return problems
+
+
+def _ranking_quality(campaign: Campaign, facts: Facts) -> Step:
+    settings = kind_settings(campaign)
+    answers = GoldAnswer.objects.filter(segment__campaign=campaign).count()
+    gold_url = (
+        _url("campaigns_goldanswer_changelist") + f"?segment__campaign__id__exact={campaign.pk}"
+    )
+    parts = [f"Gold rate {settings.gold_rate:.0%} of the ranking sets"]
+    if answers:
+        parts.append(f"{_plural(answers, 'gold answer')} given")
+    if settings.gold_best_system_id:
+        parts.append(
+            f"gold translations chosen from alternative references (best system "
+            f'"{settings.gold_best_system}")'
+        )
+    if campaign.qualification_required:
+        parts.append(f"qualification test of {settings.qualification_sets} sets")
+    summary = "; ".join(parts) + "."
+    lines = [(f"Gold answers ({answers:,})", gold_url)]
+    if settings.gold_rate > 0 and not answers and not settings.gold_best_system_id:
+        return Step(
+            "quality",
+            "Gold answers",
+            BLOCKED,
+            summary,
+            todo=f"The gold rate is {settings.gold_rate:.0%} but the campaign has no gold "
+            "answers: give gold answers per segment (Gold answers), or choose the best system "
+            "in the ranking settings below so that gold translations are chosen from "
+            "alternative references (Paul et al. 2013), or set the gold rate to 0.",
+            lines=lines,
+        )
+    return Step("quality", "Gold answers", DONE, summary, lines=lines)
+
+
+def _ranking_blockers(campaign: Campaign, facts: Facts) -> list[str]:
+    settings = kind_settings(campaign)
+    problems = []
+    if (
+        settings.gold_rate > 0
+        and not settings.gold_best_system_id
+        and not GoldAnswer.objects.filter(segment__campaign=campaign).exists()
+    ):
+        problems.append("Gold answers are missing (see Gold answers above).")
+    fewest = (
+        Output.objects.filter(segment__campaign=campaign)
+        .order_by()
+        .values("segment")
+        .annotate(n=Count("pk"))
+        .order_by("n")
+        .values_list("n", flat=True)
+        .first()
+    )
+    if fewest is not None and fewest < settings.outputs_per_set:
+        problems.append(
+            f"A ranking set shows {settings.outputs_per_set} outputs of different systems "
+            f"('Outputs per set'), and some segments have only {fewest}: lower 'Outputs per "
+            f"set' to {max(fewest, 2)} in the ranking settings below, or import the missing "
+            "outputs."
+        )
+    return problems
+
+
+def _post_editing_quality(campaign: Campaign, facts: Facts) -> Step:
+    return Step(
+        "quality",
+        "Quality control",
+        DONE,
+        "Other workers verify each edit (same meaning? acceptable language?): the verification "
+        "HITs are built by themselves as edits arrive.",
+    )
+
+
+def _rc_quality(campaign: Campaign, facts: Facts) -> Step:
+    lines = []
+    try:
+        lines.append(("Articles' stages", _url("campaigns_campaign_rc_stages", campaign.pk)))
+    except NoReverseMatch:
+        pass
+    return Step(
+        "quality",
+        "Quality control",
+        DONE,
+        "Questions are voted on by other workers, and answers are graded against the human "
+        "translation; each article moves through its stages by itself.",
+        lines=lines,
+    )
+
+
+def _translation_quality(campaign: Campaign, facts: Facts) -> Step:
+    lines = []
+    try:
+        lines.append(
+            ("Choose translations", _url("campaigns_campaign_translation_choose", campaign.pk))
+        )
+    except NoReverseMatch:
+        pass
+    return Step(
+        "quality",
+        "Quality control",
+        DONE,
+        "Other workers say whether each translation looks machine made (Detect-MT HITs, built "
+        "as translations arrive); pasted MT is flagged against the imported outputs.",
+        lines=lines,
+    )
+
+
+KIND_NOTES: dict[str, KindNotes] = {
+    TaskKind.DIRECT_ASSESSMENT: KindNotes(_da_quality, _da_blockers),
+    TaskKind.RANKING: KindNotes(_ranking_quality, _ranking_blockers),
+    TaskKind.POST_EDITING: KindNotes(_post_editing_quality),
+    TaskKind.READING_COMPREHENSION: KindNotes(_rc_quality),
+    TaskKind.TRANSLATION: KindNotes(_translation_quality),
+}
