@@ -27,6 +27,19 @@ plus the admin panel's reads, the sweep's query and peak memory (tracemalloc's p
 one extra recompute, and the process's maximum RSS). With DATABASE_URL set it runs against
 that database (the campaign and its workers are deleted afterwards unless --keep); without
 it, against a temporary SQLite file.
+
+Then, as a Celery worker would run it, each recompute in a fresh process (Django set up and
+scipy.stats imported first, as a worker has them): recompute_campaign end to end twice (the
+first pays each code's imports on first use: choix, or numba and its compiled TrueSkill loop
+read from numba's cache; the second is a worker's steady state), the load's share and the
+process's peak RSS, alternating the current code with the previous one
+(bench/ranking_baseline_code.py), ``--rounds`` times each, printing medians and ratios with
+the load average. ``--campaign`` runs only this part on campaigns kept from earlier runs
+(``--keep``), e.g. 10,000, 25,000 and 50,000 sets, and prints seconds per 10,000 sets to show
+the growth.
+
+    .venv/bin/python bench/ranking_stats.py --sets 10000 --keep      (likewise 25000, 50000)
+    .venv/bin/python bench/ranking_stats.py --campaign 11,12,13 --rounds 3
 """
 
 from __future__ import annotations
@@ -245,6 +258,135 @@ def build(args, tag: str):
     }
 
 
+def _rss_mib() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure_one(campaign_id: int, code: str) -> None:
+    """Child process: two recompute_campaign runs of ``campaign_id`` with ``code`` ("new" or
+    "old"); prints one JSON line (seconds of each, load seconds, RSS after imports, peak)."""
+    import json
+
+    from django.conf import settings
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    import django
+
+    django.setup()
+    import logging
+
+    logging.getLogger("analytics").setLevel(logging.WARNING)
+    import scipy.stats  # noqa: F401  (what a worker has imported before its first task)
+
+    from analytics import actions
+    from analytics.kinds.ranking import actions as ranking_actions
+    from campaigns.models import Campaign
+    from judgments.signals import exclusions_changed, judgments_recorded
+
+    exclusions_changed.disconnect(dispatch_uid="analytics.recompute_on_exclusions_changed")
+    judgments_recorded.disconnect(dispatch_uid="analytics.recompute_on_judgments_recorded")
+    if code == "old":
+        sys.path.insert(0, str(ROOT / "bench"))
+        import ranking_baseline_code
+
+        ranking_baseline_code.install()
+    campaign = Campaign.objects.get(pk=campaign_id)
+    load = ranking_actions.load_ranking_judgments
+    load_s: list[float] = []
+
+    def timed_load(pk):
+        started = time.perf_counter()
+        try:
+            return load(pk)
+        finally:
+            load_s.append(time.perf_counter() - started)
+
+    ranking_actions.load_ranking_judgments = timed_load
+    rss_before = _rss_mib()
+    totals = []
+    for _ in range(2):
+        started = time.perf_counter()
+        result = actions.recompute_campaign(campaign)
+        totals.append(time.perf_counter() - started)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        json.dumps(
+            {
+                "first": totals[0],
+                "second": totals[1],
+                "load": load_s[1],
+                "rss_before": rss_before,
+                "peak": peak,
+                "comparisons": result.variant(True)["n_comparisons"],
+            }
+        )
+    )
+
+
+def compare(campaign_ids: list[int], rounds: int) -> None:
+    """Fresh-process recomputes, current code alternated with the previous one."""
+    import json
+    import statistics
+    import subprocess
+
+    from judgments.models import Judgment
+
+    def run(campaign_id: int, code: str) -> dict:
+        out = subprocess.run(
+            [sys.executable, __file__, "--measure-one", str(campaign_id), "--code", code],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    print(
+        f"fresh processes, {rounds} rounds, old/new alternated "
+        f"(load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+    )
+    rows = []
+    for campaign_id in campaign_ids:
+        ranked = Judgment.objects.filter(campaign_id=campaign_id, rank__isnull=False)
+        n = ranked.count()
+        n_sets = ranked.values_list("slot__hit_id", "slot__group").distinct().count()
+        runs: dict[str, list[dict]] = {"old": [], "new": []}
+        for k in range(rounds):
+            for code in ("old", "new") if k % 2 == 0 else ("new", "old"):
+                runs[code].append(run(campaign_id, code))
+        med = {
+            code: {key: statistics.median(r[key] for r in rs) for key in rs[0]}
+            for code, rs in runs.items()
+        }
+        old, new = med["old"], med["new"]
+        print(
+            f"  {n_sets:>7,} sets ({n:,} ranked outputs, "
+            f"{int(new['comparisons']):,} pairwise comparisons): "
+            f"new {new['first']:.3f} s first / {new['second']:.3f} s second (load "
+            f"{new['load']:.3f}), peak {new['peak']:.0f} MiB ({new['rss_before']:.0f} after "
+            f"imports) | old {old['first']:.3f} / {old['second']:.3f} s (load {old['load']:.3f}), "
+            f"peak {old['peak']:.0f} MiB | old/new {old['first'] / new['first']:.1f}x first, "
+            f"{old['second'] / new['second']:.1f}x second, {old['peak'] / new['peak']:.2f}x peak;"
+            " runs new "
+            + ", ".join(f"{r['first']:.2f}/{r['second']:.2f}" for r in runs["new"])
+            + " | old "
+            + ", ".join(f"{r['first']:.2f}/{r['second']:.2f}" for r in runs["old"])
+        )
+        rows.append((n_sets, new["second"], new["peak"] - new["rss_before"]))
+    if len(rows) > 1:
+        print(
+            "  growth (new, second run): "
+            + ", ".join(
+                f"{n:,} sets: {1e4 * t / n:.3f} s per 10,000 sets, +{m:.0f} MiB over imports"
+                for n, t, m in rows
+            )
+        )
+    print(f"  load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--systems", type=int, default=12)
@@ -255,7 +397,20 @@ def main() -> None:
     parser.add_argument("--redundancy", type=int, default=1)
     parser.add_argument("--gold-rate", type=float, default=0.1)
     parser.add_argument("--keep", action="store_true", help="Keep the campaign (DATABASE_URL).")
+    parser.add_argument("--rounds", type=int, default=3, help="Fresh-process runs per code.")
+    parser.add_argument("--campaign", help="Only compare, on these kept campaigns (ids, a,b).")
+    parser.add_argument("--measure-one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--code", choices=("new", "old"), default="new", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure_one:
+        measure_one(args.measure_one, args.code)
+        return
+    if args.campaign:
+        import django
+
+        django.setup()
+        compare([int(pk) for pk in args.campaign.split(",")], args.rounds)
+        return
     if not 2 <= args.outputs_per_set <= args.systems:
         parser.error("--outputs-per-set must be 2 .. --systems")
 
@@ -406,6 +561,9 @@ def main() -> None:
                 f"memory:        recompute peak {peak / 2**20:.1f} MiB (tracemalloc); "
                 f"process max RSS {max_rss:.0f} MiB (includes building the data)"
             )
+            print(f"campaign id:   {campaign.pk}")
+            if args.rounds:
+                compare([campaign.pk], args.rounds)
         finally:
             if not temporary_db and not args.keep:
                 clock()
