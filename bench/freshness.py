@@ -121,7 +121,9 @@ def run_child(env: dict, *extra: str) -> dict:
 # --- the load (no Django) ---------------------------------------------------------------------
 
 
-def load_process(port: int, links: list[str], threads: int, rate: float, until: float) -> dict:
+def load_process(
+    port: int, links: list[str], threads: int, rate: float, until: float, stagger: float
+) -> dict:
     """``threads`` simulated workers, each paced to ``rate`` submissions a second until the
     wall clock reaches ``until``; each does HITs from ``links`` (one link, one HIT)."""
     lock = threading.Lock()
@@ -145,6 +147,8 @@ def load_process(port: int, links: list[str], threads: int, rate: float, until: 
         client = Client(port)
         rng = random.Random(seed)
         interval = 1.0 / rate
+        # Clients start spread over the first seconds, not all at one hand-out.
+        time.sleep(rng.random() * stagger)
         due = time.time() + rng.random() * interval
         while time.time() < until:
             link = next_link()
@@ -312,7 +316,15 @@ def run_phase(args, env: dict, campaign: int, mode: str, window: int, links: lis
         cpu_worker = None
         with ProcessPoolExecutor(processes) as executor:
             futures = [
-                executor.submit(load_process, port, links[i::processes], threads, per_client, until)
+                executor.submit(
+                    load_process,
+                    port,
+                    links[i::processes],
+                    threads,
+                    per_client,
+                    until,
+                    args.warmup / 3,
+                )
                 for i in range(processes)
             ]
             time.sleep(max(sample_from - time.time(), 0))

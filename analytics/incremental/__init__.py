@@ -33,6 +33,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
@@ -41,6 +42,7 @@ from django.utils import timezone
 from analytics.incremental.analysis import analyse, carry
 from analytics.incremental.direct_assessment import CachedDACampaign, Refresh
 from analytics.kinds.direct_assessment.actions import da_config_for, store_results
+from analytics.kinds.direct_assessment.loading import LoadSummary
 from analytics.models import CampaignResult
 from campaigns.models import Campaign, TaskKind
 
@@ -100,7 +102,8 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
             _cache.pop(campaign.pk, None)  # never keep a half-read cache
             raise
         read_seconds = time.perf_counter() - started
-        as_of = _as_of(refresh, loaded, computed_at)
+        summary = loaded.summary()  # what the store needs; the rows are let go in the analysis
+        as_of = _as_of(refresh, summary, computed_at)
         carried = entry.carried
         if (
             refresh.full
@@ -109,13 +112,14 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
         ):
             carried = None  # agreement is due: a full analysis
         analysis, full_analysis = analyse(loaded, da_config_for(campaign), carried)
+        del loaded  # (its judgments were released while the scored ones were taken)
         if full_analysis:
             entry.carried, entry.carried_at = carry(analysis, _agreement_as_of(as_of)), started
         as_of["agreement"] = entry.carried.as_of
         seconds = time.perf_counter() - started
         _evict(keep=campaign.pk)
     with transaction.atomic():
-        result = store_results(campaign, loaded, analysis, computed_at, compute_seconds=seconds)
+        result = store_results(campaign, summary, analysis, computed_at, compute_seconds=seconds)
         if result.computed_at == computed_at:  # stored (not dropped for a newer result)
             result.details = {**result.details, "as_of": as_of}
             result.save(update_fields=["details"])
@@ -124,7 +128,7 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
         "(reading %.3fs)",
         campaign.pk,
         f"a full read ({refresh.reason})" if refresh.full else "the cached arrays",
-        loaded.n_read,
+        summary.n_read,
         refresh.n_new,
         refresh.last_id,
         seconds,
@@ -137,10 +141,10 @@ def _agreement_as_of(as_of: dict) -> dict:
     return {key: as_of[key] for key in ("judgment_id", "n_judgments", "read_at")}
 
 
-def _as_of(refresh: Refresh, loaded, computed_at) -> dict:
+def _as_of(refresh: Refresh, summary: LoadSummary, computed_at: datetime) -> dict:
     return {
         "judgment_id": refresh.last_id,
-        "n_judgments": loaded.n_read,
+        "n_judgments": summary.n_read,
         "read_at": computed_at.isoformat(),
         "incremental": not refresh.full,
         "rows_read": refresh.n_new,

@@ -59,10 +59,12 @@ def analyse(
 ) -> tuple[CampaignAnalysis, bool]:
     """The analysis of ``loaded``: in full when nothing can be carried over (``carried`` is
     None or was computed with other settings), else carrying its agreement over. Returns the
-    analysis and whether it was full."""
+    analysis and whether it was full. ``loaded.judgments`` is released on the way (its columns
+    let go as the scored rows are copied: ``DAJudgments.subset``); the caller keeps
+    ``loaded.summary()`` for storing."""
     if carried is None or carried.config != config:
-        return analyse_loaded(loaded, config), True
-    return analyse_carrying_agreement(loaded, config, carried), False
+        return analyse_loaded(loaded, config, release=True), True
+    return analyse_carrying_agreement(loaded, config, carried, release=True), False
 
 
 def carry(analysis: CampaignAnalysis, as_of: dict) -> AgreementCarried:
@@ -78,11 +80,12 @@ def carry(analysis: CampaignAnalysis, as_of: dict) -> AgreementCarried:
 
 
 def analyse_carrying_agreement(
-    loaded: LoadedCampaign, config: DAConfig, carried: AgreementCarried
+    loaded: LoadedCampaign, config: DAConfig, carried: AgreementCarried, *, release: bool = False
 ) -> CampaignAnalysis:
     """``analyse_loaded`` without computing agreement: the reports take ``carried``'s. Every
     other figure is computed by the same functions in the same order, so it equals the full
-    analysis's exactly (tests/analytics/test_incremental.py)."""
+    analysis's exactly (tests/analytics/test_incremental.py). ``release``: as in
+    ``analyse_loaded``."""
     judgments = loaded.judgments
     workers = worker_reliability(
         judgments,
@@ -97,7 +100,8 @@ def analyse_carrying_agreement(
     values, reasons = recommendations(
         workers.records(), config.min_pairs, score_spread(judgments), config
     )
-    scored = judgments.subset(loaded.scored)
+    scored = judgments.subset(loaded.scored, release=release)
+    del judgments
     first = _report(scored, config, None, carried.agreements[False])
     reports = {
         False: first,
