@@ -87,6 +87,7 @@ def forest_figure(
     figure = new_figure(3.4 + 3.2 * len(panels), 1.4 + 0.42 * n_rows)
     axes_list = figure.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     y = np.arange(n_rows)[::-1]  # the first row on top
+    legend = None  # the series' markers, one legend for all panels (above them)
     for p, (axes, panel) in enumerate(zip(axes_list, panels, strict=True)):
         several = len(panel.series) > 1
         offsets = (
@@ -136,8 +137,8 @@ def forest_figure(
         axes.set_xlabel(f"{panel.xlabel}\n({direction})")
         axes.grid(axis="y", visible=False)
         _cluster_lines(axes, rows, y)
-        if several:
-            axes.legend(loc="lower right", fontsize=8)
+        if several and legend is None:
+            legend = axes.get_legend_handles_labels()
     first = axes_list[0]
     first.set_yticks(y, [row.label for row in rows])
     first.set_ylim(-0.7, n_rows - 0.3)
@@ -160,6 +161,11 @@ def forest_figure(
             )
             label.set_gid(f"row-note-{r}")
     figure.suptitle(title, x=0.01, ha="left", fontweight="bold", fontsize=12)
+    if legend is not None:
+        handles, labels = legend
+        figure.legend(
+            handles, labels, loc="outside upper center", ncols=min(len(labels), 3), fontsize=8
+        )
     add_note(figure, note)
     return figure
 
