@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
+from analytics.progress import CampaignProgress
 from campaigns.models import Campaign
 
 __all__ = ["Progress", "number", "workers_url"]
@@ -14,15 +15,22 @@ __all__ = ["Progress", "number", "workers_url"]
 
 @dataclass(frozen=True)
 class Progress:
-    """Judgments done and needed. Needed: every slot of every HIT, times the campaign's
-    redundancy (the sum over HITs of slots x redundancy; control slots count, since workers
-    judge them like any item). Done: judgments in assignments that hold one of a HIT's
-    redundancy places (started, submitted or approved); judgments of expired, returned or
-    rejected assignments stay stored but their place is open again, so they do not count.
-    (Ranking counts ranking sets instead of judgments, the same way.)"""
+    """Units done and needed, as a panel shows them. Direct assessment, ranking and
+    post-editing take them from :func:`analytics.progress.campaign_progress` (:meth:`of`):
+    needed is the sum over regular HITs of slots (ranking: sets) x the HIT's places (its own,
+    else the campaign's redundancy now; control slots count, since workers judge them like
+    any item); done the judgments in assignments that hold a place (started, submitted or
+    approved), at most what each HIT needs; judgments of expired, returned or rejected
+    assignments stay stored but their place is open again, so they do not count. ``note``
+    explains work beyond the places (the redundancy lowered after it was handed out)."""
 
     done: int
     needed: int
+    note: str = ""
+
+    @classmethod
+    def of(cls, progress: CampaignProgress) -> Progress:
+        return cls(done=progress.units_in, needed=progress.units_needed, note=progress.explanation)
 
     @property
     def percent(self) -> float:

@@ -109,6 +109,12 @@ class AssignmentCountsSerializer(serializers.Serializer):
     returned = serializers.IntegerField(source="assignments_returned")
 
 
+class BeyondPlacesSerializer(serializers.Serializer):
+    assignments = serializers.IntegerField()
+    judgments = serializers.IntegerField()
+    note = serializers.CharField(help_text="Why they are left out; empty when there are none.")
+
+
 class ProgressSerializer(serializers.Serializer):
     hits = serializers.IntegerField(
         source="n_hits", help_text="Regular HITs (qualification tests aside)."
@@ -121,17 +127,53 @@ class ProgressSerializer(serializers.Serializer):
     done_assignments = serializers.IntegerField(
         source="n_done", help_text="Submitted or approved assignments on regular HITs."
     )
-    places = serializers.SerializerMethodField(help_text="Regular HITs x redundancy.")
+    # From analytics.progress (attached by the view as ``campaign.progress_detail``): the same
+    # computation as the admin's panels and the worker's entry page (issue 17).
+    places = serializers.SerializerMethodField(
+        help_text="Places over the regular HITs: each HIT's own number of workers, else the "
+        "campaign's redundancy now."
+    )
+    places_done = serializers.SerializerMethodField(
+        help_text="Submitted or approved assignments, each HIT counting at most its places."
+    )
     share_done = serializers.SerializerMethodField(
-        help_text="done_assignments / places; null while the campaign has no HIT."
+        help_text="places_done / places (never above 1); null while the campaign has no HIT."
+    )
+    judgments_needed = serializers.SerializerMethodField(
+        help_text="The sum over regular HITs of slots x places."
+    )
+    judgments_counted = serializers.SerializerMethodField(
+        help_text="Judgments in assignments holding a place (started, submitted, approved), "
+        "each HIT counting at most slots x places."
+    )
+    beyond_places = serializers.SerializerMethodField(
+        help_text="Work beyond the HITs' places (handed out before the redundancy was "
+        "lowered): kept and scored, left out of the progress."
     )
 
     def get_places(self, campaign: Campaign) -> int:
-        return campaign.n_hits * campaign.redundancy
+        return campaign.progress_detail.places
+
+    def get_places_done(self, campaign: Campaign) -> int:
+        return campaign.progress_detail.places_done
 
     def get_share_done(self, campaign: Campaign) -> float | None:
-        places = self.get_places(campaign)
-        return campaign.n_done / places if places else None
+        return campaign.progress_detail.share_done
+
+    def get_judgments_needed(self, campaign: Campaign) -> int:
+        return campaign.progress_detail.units_needed
+
+    def get_judgments_counted(self, campaign: Campaign) -> int:
+        return campaign.progress_detail.units_in
+
+    @extend_schema_field(BeyondPlacesSerializer)
+    def get_beyond_places(self, campaign: Campaign) -> dict[str, Any]:
+        progress = campaign.progress_detail
+        return {
+            "assignments": progress.assignments_beyond,
+            "judgments": progress.units_beyond,
+            "note": progress.explanation,
+        }
 
 
 class CostSerializer(serializers.Serializer):

@@ -79,6 +79,7 @@ from analytics.api.serializers import (
     campaign_annotations,
 )
 from analytics.kinds import statistics_of
+from analytics.progress import attach_progress
 from campaigns.models import Campaign, Hit, Segment, System
 from judgments.models import Assignment, Judgment, Worker
 
@@ -196,11 +197,13 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
         page = super().paginate_queryset(queryset)
         if page is not None:
             attach_campaign_costs(page)
+            attach_progress(page)
         return page
 
     def get_object(self) -> Campaign:
         campaign = super().get_object()
         attach_campaign_costs([campaign])
+        attach_progress([campaign])
         return campaign
 
     @extend_schema(

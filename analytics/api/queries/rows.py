@@ -97,8 +97,9 @@ def annotate_campaign_progress(queryset: QuerySet[Campaign]) -> QuerySet[Campaig
     """HITs, assignments by status, judgments, and the assignments that count as done.
 
     ``n_hits`` are the regular HITs (a qualification test is outside the redundancy);
-    ``n_done`` the submitted or approved assignments on them. The share done is
-    ``n_done / (n_hits * redundancy)`` (:class:`~analytics.api.serializers.ProgressSerializer`).
+    ``n_done`` the submitted or approved assignments on them (uncapped). Places, the share
+    done and the judgments needed come from :mod:`analytics.progress` (each HIT's own places,
+    capped per HIT), attached by the view (:class:`~analytics.api.serializers.ProgressSerializer`).
     """
     queryset = annotate_assignment_counts(queryset, "campaign")
     return queryset.annotate(

@@ -15,8 +15,9 @@ from django.db.models import Count, Q
 
 from analytics.models import CampaignResult, SystemScore, WorkerStat
 from analytics.panels import Progress, number, workers_url
-from campaigns.models import Campaign, HitSlot
-from judgments.models import LIVE_ASSIGNMENT_STATUSES, CampaignWorker, Judgment
+from analytics.progress import campaign_progress
+from campaigns.models import Campaign
+from judgments.models import CampaignWorker, Judgment
 
 __all__ = ["SIGNIFICANCE_UNIT_WORDS", "da_results_context", "scoring_text"]
 
@@ -87,13 +88,11 @@ def _significance_matrix(result: CampaignResult, include_unreliable: bool, names
 
 
 def da_results_context(campaign: Campaign, include_unreliable: bool) -> dict[str, Any]:
-    """What the results panel shows (six queries whatever the campaign's size)."""
+    """What the results panel shows (eight queries whatever the campaign's size)."""
     result = CampaignResult.objects.filter(campaign=campaign).first()
     counts = Judgment.objects.filter(campaign=campaign).aggregate(
         scored=Count("pk", filter=Q(score__isnull=False)),
-        live=Count("pk", filter=Q(assignment__status__in=LIVE_ASSIGNMENT_STATUSES)),
     )
-    n_slots = HitSlot.objects.filter(hit__campaign=campaign).count()
     excluded_now = set(
         CampaignWorker.objects.filter(campaign=campaign, excluded=True).values_list(
             "worker_id", flat=True
@@ -113,7 +112,7 @@ def da_results_context(campaign: Campaign, include_unreliable: bool) -> dict[str
     names = {score.system_id: score.system.name for score in scores}
     return {
         "result": result,
-        "progress": Progress(done=counts["live"], needed=n_slots * campaign.redundancy),
+        "progress": Progress.of(campaign_progress(campaign)),
         "n_judgments_now": counts["scored"],
         "pending": result is None
         or result.n_judgments != counts["scored"]

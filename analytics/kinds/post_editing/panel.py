@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Q
+
 from analytics.kinds.post_editing.loading import judged
-from analytics.kinds.post_editing.scoring import edit_judgments, ter_signature_for
+from analytics.kinds.post_editing.scoring import ter_signature_for
 from analytics.models import (
     PostEditingResult,
     PostEditingSystemScore,
@@ -24,8 +26,9 @@ from analytics.models import (
     flag_variant_key,
 )
 from analytics.panels import Progress, number, workers_url
-from campaigns.models import Campaign, HitSlot, HitTask, Segment, System
-from judgments.models import LIVE_ASSIGNMENT_STATUSES, CampaignWorker, Judgment
+from analytics.progress import campaign_progress
+from campaigns.models import Campaign, HitTask, Segment, System
+from judgments.models import CampaignWorker, Judgment
 
 __all__ = ["COMBINATION_LABELS", "post_editing_results_context"]
 
@@ -156,15 +159,13 @@ def _combinations(stored: dict | None) -> dict[str, Any] | None:
 
 
 def post_editing_results_context(campaign: Campaign, include_flagged: bool) -> dict[str, Any]:
-    """What the post-editing panel shows (eleven queries whatever the campaign's size, the
+    """What the post-editing panel shows (twelve queries whatever the campaign's size, the
     settings row included)."""
     result = PostEditingResult.objects.filter(campaign=campaign).first()
     signature = ter_signature_for(campaign)
-    edits = edit_judgments(campaign.pk)
-    n_edit_slots = HitSlot.objects.filter(
-        hit__campaign=campaign, hit__task=HitTask.POST_EDIT, hit__is_qualification=False
-    ).count()
-    done = edits.filter(assignment__status__in=LIVE_ASSIGNMENT_STATUSES).count()
+    progress = campaign_progress(
+        campaign, tasks=(HitTask.POST_EDIT,), judged=Q(slot__output__isnull=False)
+    )
     n_now = Judgment.objects.filter(judged(), campaign=campaign).count()
     n_scored_now = PostEditScore.objects.filter(campaign=campaign, signature=signature).count()
     excluded_now = set(
@@ -198,7 +199,7 @@ def post_editing_results_context(campaign: Campaign, include_flagged: bool) -> d
         "result": result,
         "variant_key": flag_variant_key(include_flagged),
         "include_flagged": include_flagged,
-        "progress": Progress(done=done, needed=n_edit_slots * campaign.redundancy),
+        "progress": Progress.of(progress),
         "n_judgments_now": n_now,
         "signature": signature,
         "signature_changed": signature_changed,

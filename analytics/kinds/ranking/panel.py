@@ -24,8 +24,9 @@ from analytics.models import (
     TrustStatus,
 )
 from analytics.panels import Progress, number, workers_url
-from campaigns.models import Campaign, CampaignStatus, HitSlot
-from judgments.models import LIVE_ASSIGNMENT_STATUSES, CampaignWorker, Judgment
+from analytics.progress import SETS, campaign_progress
+from campaigns.models import Campaign, CampaignStatus
+from judgments.models import CampaignWorker, Judgment
 
 __all__ = ["ranking_results_context"]
 
@@ -188,24 +189,10 @@ def _trust_row(stat: RankingWorkerStat, excluded_now: set[int], untrusted_now: s
 
 
 def ranking_results_context(campaign: Campaign, include_untrusted: bool) -> dict[str, Any]:
-    """What the ranking panel shows (eight queries whatever the campaign's size)."""
+    """What the ranking panel shows (nine queries whatever the campaign's size)."""
     result = RankingResult.objects.filter(campaign=campaign).first()
-    n_sets = (
-        HitSlot.objects.filter(hit__campaign=campaign, hit__is_qualification=False)
-        .values("hit_id", "group")
-        .distinct()
-        .count()
-    )
     ranked = Judgment.objects.filter(campaign=campaign, rank__isnull=False)
     n_ranked = ranked.count()
-    done = (
-        ranked.filter(
-            assignment__status__in=LIVE_ASSIGNMENT_STATUSES, slot__hit__is_qualification=False
-        )
-        .values("assignment_id", "slot__group")
-        .distinct()
-        .count()
-    )
     excluded_now, untrusted_now = set(), set()
     for worker_id, excluded, untrusted in CampaignWorker.objects.filter(
         Q(excluded=True) | Q(untrusted=True), campaign=campaign
@@ -235,7 +222,9 @@ def ranking_results_context(campaign: Campaign, include_untrusted: bool) -> dict
         "campaign": campaign,
         "result": result,
         "auto_paused": auto_paused,
-        "progress": Progress(done=done, needed=n_sets * campaign.redundancy),
+        "progress": Progress.of(
+            campaign_progress(campaign, unit=SETS, judged=Q(rank__isnull=False))
+        ),
         "n_judgments_now": n_ranked,
         "pending": result is None
         or result.n_judgments != n_ranked

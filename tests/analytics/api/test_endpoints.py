@@ -191,7 +191,12 @@ def test_a_campaign_with_its_progress_cost_and_results(cast, paid):
             "judgments": 52,
             "done_assignments": 2,
             "places": 5,
+            "places_done": 2,
             "share_done": 0.4,
+            # One HIT of 26 slots (52 judgments in its two assignments) x 5 places.
+            "judgments_needed": 130,
+            "judgments_counted": 52,
+            "beyond_places": {"assignments": 0, "judgments": 0, "note": ""},
         },
         # Rewards 2 x $0.50; MTurk's 20% of $0.50 is $0.10 per assignment, of the $0.25 bonus
         # $0.05; the unconfirmed bonus counts nowhere.

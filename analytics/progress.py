@@ -1,0 +1,206 @@
+"""How far a campaign has come: one computation for the admin's results panels, the API's
+campaign progress and the worker's entry page (issue 17: lowering the redundancy mid-campaign
+showed "500 of 200 judgments", and the API's places were HITs x redundancy whatever each HIT's
+own number of places).
+
+Counted on the regular HITs (a qualification test is outside the redundancy):
+
+- **places**: the sum over HITs of the HIT's places (``Hit.places``, else the campaign's
+  redundancy *now*, as the hand-out reads it);
+- **places taken / done**: assignments holding a place (started, submitted or approved) / the
+  submitted or approved ones, each HIT counting at most its places;
+- **units needed**: the sum over HITs of its units x its places, a unit being a slot (a
+  judgment) or, for ranking, a set of slots (``group``);
+- **units in**: units judged in assignments that hold a place, each HIT counting at most its
+  units x places.
+
+What a HIT has beyond its places is counted apart (``*_beyond``) and explained: work handed out
+before the redundancy (or the HIT's places) was lowered. It stays stored and counts in the
+scores; the progress leaves it out, so it never passes 100%.
+
+Three grouped queries for any number of campaigns (HITs with their units, live assignments by
+HIT and status, judged units by HIT), then array sums: the API's list runs the same queries for
+one campaign as for a page of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Count, Q
+
+from campaigns.models import Campaign, Hit
+from judgments.models import LIVE_ASSIGNMENT_STATUSES, Assignment, AssignmentStatus, Judgment
+
+__all__ = [
+    "JUDGMENTS",
+    "SETS",
+    "CampaignProgress",
+    "attach_progress",
+    "campaign_progress",
+    "progress_by_campaign",
+]
+
+JUDGMENTS = "judgments"
+SETS = "sets"
+UNIT_WORDS = {JUDGMENTS: ("judgment", "judgments"), SETS: ("ranking set", "ranking sets")}
+DONE_STATUSES = (AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED)
+
+
+@dataclass(frozen=True)
+class CampaignProgress:
+    hits: int = 0
+    places: int = 0
+    places_taken: int = 0
+    places_done: int = 0
+    units_needed: int = 0
+    units_in: int = 0
+    units_beyond: int = 0
+    assignments_beyond: int = 0
+    unit: str = JUDGMENTS
+
+    @property
+    def places_open(self) -> int:
+        """Places no assignment holds: tasks a new worker could still be handed."""
+        return self.places - self.places_taken
+
+    @property
+    def share_done(self) -> float | None:
+        """Places done / places (at most 1); None without HITs."""
+        return self.places_done / self.places if self.places else None
+
+    @property
+    def percent(self) -> float:
+        """Units in / units needed, in percent (at most 100); 0 without HITs."""
+        return 100.0 * self.units_in / self.units_needed if self.units_needed else 0.0
+
+    @property
+    def explanation(self) -> str:
+        """Why work beyond the places is left out; empty when there is none."""
+        if not self.units_beyond and not self.assignments_beyond:
+            return ""
+        singular, plural = UNIT_WORDS[self.unit]
+        return (
+            f"{self.units_beyond:,} {singular if self.units_beyond == 1 else plural} in "
+            f"{self.assignments_beyond:,} "
+            f"assignment{'s' if self.assignments_beyond != 1 else ''} beyond their HITs' "
+            "places are not counted here: they were handed out before the redundancy (or a "
+            "HIT's places) was lowered. They stay stored and count in the scores."
+        )
+
+
+def progress_by_campaign(
+    campaigns: Iterable[Campaign],
+    *,
+    tasks: Sequence[str] | None = None,
+    unit: str = JUDGMENTS,
+    judged: Q | None = None,
+) -> dict[int, CampaignProgress]:
+    """:class:`CampaignProgress` of each campaign (by id), from three queries.
+
+    ``tasks``: only HITs of these tasks (post-editing's edit HITs without their verification
+    HITs); ``unit``: :data:`JUDGMENTS` (a slot) or :data:`SETS` (a ranking set, the slots of
+    one ``group``); ``judged``: which judgments count as a judged unit (ranking: a rank given),
+    on Judgment's fields.
+    """
+    redundancy = {campaign.pk: campaign.redundancy for campaign in campaigns}
+    ids = list(redundancy)
+    result = {pk: CampaignProgress(unit=unit) for pk in ids}
+    if not ids:
+        return result
+    hits = Hit.objects.filter(campaign_id__in=ids, is_qualification=False)
+    if tasks is not None:
+        hits = hits.filter(task__in=tasks)
+    units = Count("slots__group", distinct=True) if unit == SETS else Count("slots", distinct=True)
+    rows = list(
+        hits.order_by()
+        .annotate(n_units=units)
+        .values_list("pk", "campaign_id", "places", "n_units")
+    )
+    if not rows:
+        return result
+    hit_index = {row[0]: i for i, row in enumerate(rows)}
+    campaign_index = {pk: i for i, pk in enumerate(ids)}
+    owner = np.array([campaign_index[row[1]] for row in rows], dtype=np.int64)
+    places = np.array(
+        [row[2] if row[2] is not None else redundancy[row[1]] for row in rows], dtype=np.int64
+    )
+    units_per_hit = np.array([row[3] for row in rows], dtype=np.int64)
+
+    taken = np.zeros(len(rows), dtype=np.int64)
+    done = np.zeros(len(rows), dtype=np.int64)
+    for hit_id, status, n in (
+        Assignment.objects.filter(hit__in=hits, status__in=LIVE_ASSIGNMENT_STATUSES)
+        .order_by()
+        .values_list("hit_id", "status")
+        .annotate(n=Count("pk"))
+    ):
+        taken[hit_index[hit_id]] += n
+        if status in DONE_STATUSES:
+            done[hit_index[hit_id]] += n
+
+    judged_in = np.zeros(len(rows), dtype=np.int64)
+    judgments = Judgment.objects.filter(
+        assignment__hit__in=hits, assignment__status__in=LIVE_ASSIGNMENT_STATUSES
+    )
+    if judged is not None:
+        judgments = judgments.filter(judged)
+    if unit == SETS:
+        # A set is judged once per assignment, however many of its slots carry a judgment.
+        counted = Count("slot__group", distinct=True)  # per (hit, assignment) below, summed per HIT
+        per_assignment = (
+            judgments.order_by()
+            .values_list("assignment__hit_id", "assignment_id")
+            .annotate(n=counted)
+        )
+        for hit_id, _, n in per_assignment:
+            judged_in[hit_index[hit_id]] += n
+    else:
+        for hit_id, n in (
+            judgments.order_by().values_list("assignment__hit_id").annotate(n=Count("pk"))
+        ):
+            judged_in[hit_index[hit_id]] += n
+
+    needed = units_per_hit * places
+    counted_in = np.minimum(judged_in, needed)
+    size = len(ids)
+
+    def per_campaign(values: np.ndarray) -> np.ndarray:
+        return np.bincount(owner, weights=values, minlength=size).astype(np.int64)
+
+    totals = {
+        "hits": np.bincount(owner, minlength=size),
+        "places": per_campaign(places),
+        "places_taken": per_campaign(np.minimum(taken, places)),
+        "places_done": per_campaign(np.minimum(done, places)),
+        "units_needed": per_campaign(needed),
+        "units_in": per_campaign(counted_in),
+        "units_beyond": per_campaign(judged_in - counted_in),
+        "assignments_beyond": per_campaign(np.maximum(taken - places, 0)),
+    }
+    for pk, i in campaign_index.items():
+        result[pk] = CampaignProgress(
+            unit=unit, **{name: int(values[i]) for name, values in totals.items()}
+        )
+    return result
+
+
+def campaign_progress(
+    campaign: Campaign,
+    *,
+    tasks: Sequence[str] | None = None,
+    unit: str = JUDGMENTS,
+    judged: Q | None = None,
+) -> CampaignProgress:
+    """:func:`progress_by_campaign` of one campaign."""
+    return progress_by_campaign([campaign], tasks=tasks, unit=unit, judged=judged)[campaign.pk]
+
+
+def attach_progress(campaigns: Sequence[Campaign]) -> None:
+    """Set ``campaign.progress_detail`` (:class:`CampaignProgress`, in judgments) on each of
+    ``campaigns`` (the API's page: three queries whatever its length)."""
+    progress = progress_by_campaign(campaigns)
+    for campaign in campaigns:
+        campaign.progress_detail = progress[campaign.pk]
