@@ -178,3 +178,22 @@ def test_countries_plot_counts_workers_by_country(client, cast):
     assert "Germany" in shown and "Country not known" in shown
     assert shown.count("1") >= 2  # one worker in each bar
     assert f"Workers per country: {cast.campaign.name} (2 workers)" in shown
+
+
+def test_plots_of_the_stored_results_are_cached_until_the_next_recompute(client, cast):
+    client = _client(client, cast, "owner")
+    url = plot_url(cast.campaign, "system-scores")
+    with CaptureQueriesContext(connection) as first:
+        drawn = client.get(url).content
+    with CaptureQueriesContext(connection) as second:
+        again = client.get(url).content
+    assert again == drawn
+    # The cached figure: no SystemScore or judgment query, only the session, the campaign
+    # and the stored result's computed_at.
+    assert len(second) < len(first)
+    assert not any("analytics_systemscore" in q["sql"] for q in second.captured_queries)
+    # A recompute stores a new result: the figure is drawn again from it.
+    actions.recompute_campaign(cast.campaign)
+    with CaptureQueriesContext(connection) as third:
+        assert client.get(url).content == drawn  # same data, same figure
+    assert any("analytics_systemscore" in q["sql"] for q in third.captured_queries)
