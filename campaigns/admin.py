@@ -234,7 +234,12 @@ class CampaignAdmin(
         *WorkerLinksAdminMixin.links_actions,
     ]
     fieldsets = (
-        (None, {"fields": ("name", "kind", "status", "status_reason", "owner")}),
+        (None, {"fields": ("name", "kind")}),
+        # Status changes are the checklist's buttons (activate, pause, finish).
+        (
+            "Status and owner",
+            {"fields": ("status", "status_reason", "owner"), "classes": ("collapse",)},
+        ),
         ("Content", {"fields": ("content_counts", "worker_entry_link")}),
         (
             "Languages and instructions",
@@ -435,6 +440,35 @@ class CampaignAdmin(
     def get_inlines(self, request: HttpRequest, obj: Campaign | None):
         # The kind's settings first, then its own inlines (e.g. ranking's reference ranking).
         return [*self.settings_inlines(request, obj), *self.inlines]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Campaign | None = None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is not None:
+            return fieldsets
+        # The Add page asks for the languages (required): their fieldset stays open there.
+        return [
+            (name, _opened(options) if name == "Languages and instructions" else options)
+            for name, options in fieldsets
+        ]
+
+    def get_inline_instances(self, request: HttpRequest, obj: Campaign | None = None):
+        inlines = super().get_inline_instances(request, obj)
+        if obj is None:
+            return inlines
+        for inline in inlines:
+            if getattr(inline, "is_kind_settings", False) and inline.fieldsets:
+                # The kind's layout (its first fieldset) stays open; its quality-control and
+                # scoring settings, rarely changed, are folded (Django opens a folded inline
+                # fieldset when the inline has an error).
+                first, *rest = inline.fieldsets
+                inline.fieldsets = (
+                    first,
+                    *(
+                        (name, {**options, "classes": (*options.get("classes", ()), "collapse")})
+                        for name, options in rest
+                    ),
+                )
+        return inlines
 
     def get_form(self, request: HttpRequest, obj: Campaign | None = None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)

@@ -275,8 +275,9 @@ def _build_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: st
             summary += f", and the qualification test ({_plural(facts.qualification_hits, 'HIT')})"
         summary += "."
         if facts.frozen:
+            reason = facts.frozen.split(". ")[0]
             return Step(
-                "build", title, DONE, summary, todo="Frozen: " + facts.frozen.split(". ")[0] + "."
+                "build", title, DONE, summary, todo=f"Frozen: {reason[:1].lower()}{reason[1:]}."
             )
         state = NEXT if facts.outside_hits else DONE
         buttons = (

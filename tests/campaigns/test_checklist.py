@@ -316,3 +316,22 @@ def test_a_campaign_whose_kind_changed_asks_for_the_new_kind_s_settings():
     message = "The campaign has no Ranking settings yet: fill them in below and save."
     assert steps["quality"][0::2] == ("blocked", message)
     assert steps["build"][0::2] == ("blocked", message)
+
+
+def test_the_checklist_reads_a_fixed_number_of_queries_whatever_the_size():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaigns.actions import build_hits
+
+    counts = []
+    for segments in (28, 56):
+        campaign = da_campaign(systems=4, segments=segments)
+        build_hits(campaign)
+        AssignmentFactory(hit=campaign.hits.first(), campaign=campaign, status="submitted")
+        campaign = Campaign.objects.get(pk=campaign.pk)
+        with CaptureQueriesContext(connection) as queries:
+            campaign_checklist(campaign, can_change=True, can_publish_mturk=True)
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
+    assert counts[0] <= 16
