@@ -40,6 +40,16 @@ completion_code_validator = RegexValidator(
 )
 
 
+# The entry page's consent line unless the requester writes their own (issue 17): what is
+# stored, what it is for, and that taking part is voluntary, in plain words.
+DEFAULT_CONSENT_TEXT = (
+    "Your answers are stored with a pseudonymous worker number, never your name, together "
+    "with the time each answer took (and, if asked, your native language and country). They "
+    "are used to evaluate machine translation and may be published in anonymised form. Taking "
+    "part is voluntary and you may stop at any time. By pressing Start you agree to this."
+)
+
+
 class TaskKind(models.TextChoices):
     """What a campaign evaluates. Reading comprehension and post-editing run several HIT
     stages inside one campaign (see HitTask)."""
@@ -199,6 +209,12 @@ class Campaign(models.Model):
         default=False,
         help_text="Ask each worker for their native language, country and years speaking "
         "the source and target languages before their first HIT (000 section 5.1).",
+    )
+    consent_text = models.TextField(
+        blank=True,
+        default=DEFAULT_CONSENT_TEXT,
+        help_text="What workers agree to by pressing Start, shown on the campaign's entry "
+        "page (plain text). Empty: no consent line.",
     )
 
     # --- Amazon Mechanical Turk -----------------------------------------------------------

@@ -394,6 +394,17 @@ START_RATE = env_str("START_RATE", "10/10m")
 # A task handed out but never opened is released after this many seconds (its deadline is
 # extended to the campaign's working time when the worker first opens it).
 ASSIGNMENT_FIRST_TOUCH_SECONDS = env_int("ASSIGNMENT_FIRST_TOUCH_SECONDS", 10 * 60, minimum=60)
+# Issue 17: an opened task with no answer yet is released after this many seconds of no
+# activity, instead of holding its HIT for the campaign's whole working time (2 hours by
+# default) after one abandoned start. 30 minutes: reading the instructions and answering the
+# first unit takes minutes on every page but reading comprehension's authoring (whose first
+# answer is a whole article's questions, so it keeps the working time:
+# judgments.actions.membership.LONG_FIRST_ANSWER_TASKS); 30 minutes is several times the
+# slowest of those first answers (a post-edit or translation page, about 1-2 minutes a
+# sentence) yet a quarter of the default hold. Any answer gives the task its full time back.
+ASSIGNMENT_UNANSWERED_HOLD_SECONDS = env_int(
+    "ASSIGNMENT_UNANSWERED_HOLD_SECONDS", 30 * 60, minimum=60
+)
 # A pending recompute whose flag is older than the countdown plus this is presumed lost and
 # enqueued again by the sweep (analytics.actions.repair_lost_recompute).
 ANALYTICS_RECOMPUTE_GRACE = env_int("ANALYTICS_RECOMPUTE_GRACE", 10, minimum=1)

@@ -31,10 +31,12 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.models import Campaign, CampaignStatus
 from judgments import actions, tokens
 from judgments.actions import FINISHED_ASSIGNMENT_STATUSES, SubmissionError, TaskState
-from judgments.actions.handout import open_assignment
+from judgments.actions.handout import NoWorkReason, open_assignment
 from judgments.actions.state import task_state_of
 from judgments.entry import background, mturk, prolific, throttle
+from judgments.entry.availability import next_task_note, work_for
 from judgments.entry.framing import allow_mturk_framing
+from judgments.entry.overview import entry_overview
 from judgments.entry.pages import (
     INVALID_LINK,
     campaign_title,
@@ -94,8 +96,8 @@ def campaign_entry(request: HttpRequest, campaign_id: int) -> HttpResponse:
         {
             "campaign": campaign,
             "title": campaign_title(campaign),
-            # The qualification test is not one of the tasks a worker is paid for.
-            "hit_count": campaign.hits.filter(is_qualification=False).count(),
+            # What the task is, how long it takes, the pay, open tasks, the consent line.
+            "overview": entry_overview(campaign),
         },
     )
 
@@ -147,7 +149,10 @@ def worker_link(request: HttpRequest, token: str) -> HttpResponse:
         return message_page(request, INVALID_LINK, title="Invalid link", status=404)
     hand_out = actions.next_assignment_for(worker, campaign)
     if hand_out.assignment is None:
-        return message_page(request, hand_out.reason.label, title=campaign_title(campaign))
+        message = hand_out.reason.label
+        if hand_out.reason == NoWorkReason.ALL_TAKEN:  # say when work may free up (issue 17)
+            message = next_task_note(work_for(worker, campaign))
+        return message_page(request, message, title=campaign_title(campaign))
     return redirect(task_url(hand_out.assignment))
 
 
@@ -199,10 +204,18 @@ def _task_page(request: HttpRequest, token: str, assignment: Assignment) -> Http
         if assignment.hit.is_qualification and mturk_done is None:
             # The test is scored: on to the worker's first task, or the polite refusal.
             return redirect(restart[0])
+        # "Do another task" only when one is there for this worker; else when work may
+        # free up (issue 17: the button led to "no tasks left").
         more = campaign.accepts_work and mturk_done is None
+        available = work_for(assignment.worker, campaign) if more else None
         context = {
             "title": title,
-            "link": (restart[0], pgettext("task page", "Do another task")) if more else None,
+            "link": (restart[0], pgettext("task page", "Do another task"))
+            if available and available.available
+            else None,
+            "no_next_task": next_task_note(available)
+            if available and not available.available
+            else "",
             "mturk": mturk_done,
         }
         return render(request, "judgments/done.html", context)

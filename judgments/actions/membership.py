@@ -6,20 +6,22 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, HitTask
 from judgments.models import (
     Assignment,
     AssignmentStatus,
     CampaignWorker,
+    Judgment,
     Platform,
     Worker,
 )
@@ -42,19 +44,46 @@ def expire_abandoned_assignments(
     """Mark started assignments past their deadline as expired; return how many.
 
     An expired assignment no longer counts against its HIT's redundancy, so the HIT returns
-    to the pool. Its judgments stay stored (judgments are never deleted). The update is one
-    conditional UPDATE, so running it twice, or concurrently with itself, is harmless.
+    to the pool. Its judgments stay stored (judgments are never deleted). Also expired: a
+    started assignment with no answer past the unanswered hold (:func:`unanswered_past_hold`).
+    The updates are conditional UPDATEs, so running them twice, or concurrently, is harmless.
     ``campaign`` limits the sweep to one campaign (the hand-out runs it before choosing).
     """
     now = now or timezone.now()
     stale = Assignment.objects.filter(status=AssignmentStatus.STARTED, expires_at__lte=now)
+    unanswered = unanswered_past_hold(now)
     if campaign is not None:
         stale = stale.filter(campaign=campaign)
+        unanswered = unanswered.filter(campaign=campaign)
     with transaction.atomic():
         expired = stale.update(status=AssignmentStatus.EXPIRED)
+        expired += unanswered.update(status=AssignmentStatus.EXPIRED)
     if expired:
         logger.info("Expired %d abandoned assignment(s)", expired)
     return expired
+
+
+# Tasks whose first answer is long work (reading comprehension's authoring: a whole article's
+# questions at once) keep the campaign's working time without an answer (issue 17).
+LONG_FIRST_ANSWER_TASKS = (HitTask.RC_AUTHOR,)
+
+
+def unanswered_hold() -> timedelta:
+    return timedelta(seconds=settings.ASSIGNMENT_UNANSWERED_HOLD_SECONDS)
+
+
+def unanswered_past_hold(now: datetime) -> QuerySet[Assignment]:
+    """Started assignments with no judgment whose last activity (the hand-out, or a restart)
+    is older than ``ASSIGNMENT_UNANSWERED_HOLD_SECONDS`` (issue 17: one abandoned start held
+    a HIT for the 2-hour working time). Their places return to the pool like an expired
+    deadline's; the worker's own task is started again if they come back while it has room.
+    MTurk's assignments are left to MTurk's own assignment duration (the worker accepted the
+    HIT there; MTurk does not know of our hold)."""
+    return Assignment.objects.filter(
+        ~Exists(Judgment.objects.filter(assignment=OuterRef("pk"))),
+        status=AssignmentStatus.STARTED,
+        last_activity_at__lte=now - unanswered_hold(),
+    ).exclude(Q(hit__task__in=LONG_FIRST_ANSWER_TASKS) | ~Q(turk_submit_to=""))
 
 
 def announce_exclusions(campaign_ids: list[int]) -> None:

@@ -227,7 +227,7 @@ def test_the_qualification_test_leads_to_the_first_task(page, transactional_db):
     build_ranking_hit(campaign, number=2, is_qualification=True, expected={1: (1, 2), 5: (1, 1)})
 
     page.goto(f"/work/{campaign.pk}/")
-    expect(page.locator(".notice")).to_have_text("1 task in this campaign.")
+    expect(page.locator("#entry-tasks")).to_contain_text("1 task in this campaign;")
     page.get_by_role("button", name="Start").click()
     page.wait_for_url("**/work/a/*/")
     test_url = page.url

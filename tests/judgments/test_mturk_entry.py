@@ -776,7 +776,10 @@ def test_a_direct_workers_completion_page_has_no_mturk_form(client, hit):
     html = client.get(task_url(assignment)).content.decode()
     assert "Thank you!" in html
     assert "mturk" not in html.lower()
-    assert "Do another task" in html
+    # No other task for this worker: no button (issue 17); with one, the button.
+    assert "Do another task" not in html
+    HitSlotFactory(hit=HitFactory(campaign=hit.campaign))
+    assert "Do another task" in client.get(task_url(assignment)).content.decode()
 
 
 def test_the_resume_url_of_an_mturk_assignment_starts_it_again(client, hit):

@@ -200,20 +200,27 @@ def prolific_start(items):
 
 # endpoint: (measure, expected status, queries)
 EXPECTED = {
-    "entry": (entry, 200, 2),
+    # The entry page says what the task is, how long it takes and pays, and the open places
+    # (issue 17: judgments.entry.overview, analytics.progress): HITs' pay, their size, the
+    # first task, the latest finished assignments, and the progress's three queries.
+    "entry": (entry, 200, 8),
     "start": (start, 303, 7),
-    "worker_link": (worker_link, 302, 15),
+    # The hand-out's expiry also releases unanswered tasks past their hold (issue 17): one
+    # UPDATE more, here and in Prolific's start.
+    "worker_link": (worker_link, 302, 16),
     "task_page": (task_page, 200, 3),
     "task_item": (task_item, 200, 6),
     "submit_first": (submit_first, 200, 8),
     "submit_next": (submit_next, 200, 8),
     "submit_retry": (submit_retry, 200, 7),
     "submit_last": (submit_last, 200, 6),
-    "done_page": (done_page, 200, 2),
+    # Whether another task is there for the worker (judgments.entry.availability: their
+    # membership, a started task of theirs, a HIT with room), issue 17.
+    "done_page": (done_page, 200, 5),
     "background_form": (background_form, 200, 3),
     "background_post": (background_post, 303, 8),
     "mturk_preview": (mturk_preview, 200, 4),
-    "prolific_start": (prolific_start, 302, 26),
+    "prolific_start": (prolific_start, 302, 27),
 }
 
 

@@ -237,7 +237,8 @@ def test_the_entry_page_does_not_count_the_qualification_test(client, campaign):
     build_ranking_hit(campaign, number=2)
     build_ranking_hit(campaign, number=3, is_qualification=True)
     html = client.get(reverse("judgments:campaign-entry", args=[campaign.pk])).content.decode()
-    assert "2 tasks in this campaign." in html
+    # Two tasks of the campaign's redundancy (1) place each, both open.
+    assert "2 tasks in this campaign; 2 of 2 places open now" in html
 
 
 def test_a_task_kind_without_a_page_says_so(campaign, monkeypatch):

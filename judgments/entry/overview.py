@@ -1,0 +1,160 @@
+"""What the campaign's entry page tells a worker before they press Start (issue 17: it said
+only "2 tasks in this campaign"): what the task is, in words; how long one takes; what it
+pays; how many tasks are open; and the requester's consent line (``Campaign.consent_text``,
+escaped by the template like every text a requester writes).
+
+Nothing here may reveal quality control: the words describe what a worker does, never that
+some items check them.
+
+How long a task takes: the items of a HIT (its slots, averaged over the regular HITs) times
+the seconds a judgment takes. Measured when finished tasks exist: for each of the latest
+:data:`MEASURED_ASSIGNMENTS` submitted or approved assignments, the time of its units (a unit
+- an item, a ranking set - stores its duration on each of its judgments: counted once per
+unit, the browser's measurement, else the server's) divided by its judgments; the median of
+those. Else a default per kind of task (:data:`DEFAULT_SECONDS_PER_JUDGMENT`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+from django.db.models import Avg, Count, DecimalField, Max, Min, Value
+from django.db.models.functions import Coalesce
+
+from analytics.progress import CampaignProgress, campaign_progress
+from campaigns.models import Campaign, Hit, HitTask, TaskKind
+from judgments.models import Assignment, AssignmentStatus, Judgment
+
+__all__ = ["DEFAULT_SECONDS_PER_JUDGMENT", "EntryOverview", "entry_overview"]
+
+# What a worker does, per kind of campaign (plain words; no word about checks).
+KIND_WORDS = {
+    TaskKind.RANKING: "Rank several translations of the same sentence from best to worst "
+    "(ties allowed).",
+    TaskKind.DIRECT_ASSESSMENT: "Read translations one at a time and rate each on a slider "
+    "from \u201cstrongly disagree\u201d to \u201cstrongly agree\u201d.",
+    TaskKind.POST_EDITING: "Correct machine translations with as few changes as possible, so "
+    "that they mean the same as the reference and read well; some tasks ask you to check "
+    "corrected sentences instead.",
+    TaskKind.READING_COMPREHENSION: "Read a short article and write, choose, answer or grade "
+    "questions about it (each task says which).",
+    TaskKind.TRANSLATION: "Translate short texts sentence by sentence; some tasks ask you to "
+    "tell human translations from machine translations.",
+}
+
+# Seconds one judgment takes before any task of the campaign is finished, per HIT task. From
+# the papers' own reports where they give them (001 2013 Figure 4: careful direct-assessment
+# workers take about 10-30 s an item; 000: five-output ranking screens about a minute, i.e.
+# about 12 s per output ranked) and otherwise a generous reading time of the unit (a sentence
+# to post-edit or translate a minute; an article to write questions on ten minutes).
+DEFAULT_SECONDS_PER_JUDGMENT = {
+    HitTask.ASSESS: 20,
+    HitTask.RANK: 12,
+    HitTask.POST_EDIT: 60,
+    HitTask.VERIFY_EDIT: 20,
+    HitTask.RC_AUTHOR: 600,
+    HitTask.RC_SELECT: 60,
+    HitTask.RC_ANSWER: 90,
+    HitTask.RC_GRADE: 30,
+    HitTask.TRANSLATE: 60,
+    HitTask.DETECT_MT: 20,
+}
+FALLBACK_SECONDS_PER_JUDGMENT = 30
+MEASURED_ASSIGNMENTS = 200
+FINISHED = (AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED)
+
+
+@dataclass(frozen=True)
+class EntryOverview:
+    what: str
+    items_per_task: float | None
+    minutes: int | None
+    measured_from: int  # finished tasks the time was measured on (0: the kind's default)
+    pay_low: Decimal | None
+    pay_high: Decimal | None
+    consent: str
+    progress: CampaignProgress
+
+    @property
+    def pay(self) -> str:
+        """ "$0.50 per task", "$0.20 to $1.00 per task", or "unpaid"."""
+        if self.pay_high is None or self.pay_high == 0:
+            return "unpaid"
+        if self.pay_low == self.pay_high:
+            return f"${self.pay_high:.2f} per task"
+        return f"${self.pay_low:.2f} to ${self.pay_high:.2f} per task"
+
+    @property
+    def duration(self) -> str:
+        if self.minutes is None:
+            return ""
+        about = "about 1 minute" if self.minutes == 1 else f"about {self.minutes} minutes"
+        if self.measured_from:
+            finished = self.measured_from
+            return f"{about} (the median of {finished} finished task{'s' if finished != 1 else ''})"
+        return f"{about} (an estimate: no task is finished yet)"
+
+
+def _median_per_assignment(rows: list[tuple]) -> tuple[float | None, int]:
+    """Median over assignments of (seconds of its units / its judgments), and how many
+    assignments had a time; rows: (assignment, served_at, client ms, server ms)."""
+    seconds: dict[int, float] = {}
+    judgments: dict[int, int] = {}
+    units: set[tuple] = set()
+    for assignment_id, served_at, client_ms, server_ms in rows:
+        judgments[assignment_id] = judgments.get(assignment_id, 0) + 1
+        ms = client_ms if client_ms is not None else server_ms
+        unit = (assignment_id, served_at, ms)
+        if ms is None or unit in units:
+            continue  # the unit's other judgments carry the same duration
+        units.add(unit)
+        seconds[assignment_id] = seconds.get(assignment_id, 0.0) + ms / 1000
+    per_judgment = [seconds[pk] / judgments[pk] for pk in seconds]
+    if not per_judgment:
+        return None, 0
+    return float(np.median(per_judgment)), len(per_judgment)
+
+
+def entry_overview(campaign: Campaign) -> EntryOverview:
+    """The entry page's facts about ``campaign`` (six queries whatever its size)."""
+    regular = Hit.objects.filter(campaign=campaign, is_qualification=False)
+    facts = regular.aggregate(
+        pay_low=Min(Coalesce("reward", Value(campaign.reward, output_field=DecimalField()))),
+        pay_high=Max(Coalesce("reward", Value(campaign.reward, output_field=DecimalField()))),
+    )
+    shape = regular.annotate(n_slots=Count("slots")).aggregate(items=Avg("n_slots"))
+    first_task = regular.order_by("number").values_list("task", flat=True).first()
+    latest = list(
+        Assignment.objects.filter(hit__in=regular, status__in=FINISHED)
+        .order_by("-submitted_at", "-pk")
+        .values_list("pk", flat=True)[:MEASURED_ASSIGNMENTS]
+    )
+    rows = (
+        list(
+            Judgment.objects.filter(assignment_id__in=latest)
+            .order_by()
+            .values_list("assignment_id", "served_at", "client_duration_ms", "server_duration_ms")
+        )
+        if latest
+        else []
+    )
+    measured, finished = _median_per_assignment(rows)
+    items = shape["items"]
+    if measured is None:
+        per_judgment = DEFAULT_SECONDS_PER_JUDGMENT.get(first_task, FALLBACK_SECONDS_PER_JUDGMENT)
+    else:
+        per_judgment = measured
+    minutes = None if not items else max(1, math.ceil(items * per_judgment / 60))
+    return EntryOverview(
+        what=KIND_WORDS.get(campaign.kind, ""),
+        items_per_task=float(items) if items else None,
+        minutes=minutes,
+        measured_from=finished,
+        pay_low=facts["pay_low"],
+        pay_high=facts["pay_high"],
+        consent=campaign.consent_text.strip(),
+        progress=campaign_progress(campaign),
+    )
