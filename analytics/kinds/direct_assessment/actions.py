@@ -36,7 +36,7 @@ from analytics.kinds.direct_assessment.loading import (
     LoadSummary,
     load_da_judgments,
 )
-from analytics.loading import large_arrays_outside_the_heap, return_freed_memory
+from analytics.loading import return_freed_memory
 from analytics.models import CampaignResult, Recommendation, SystemScore, WorkerStat, variant_key
 from analytics.stats.direct_assessment import (
     DAConfig,
@@ -245,7 +245,6 @@ def recompute_direct_assessment(campaign: Campaign) -> CampaignResult:
     """Load, compute and store one direct-assessment campaign's results. Idempotent."""
     computed_at = timezone.now()
     started = time.perf_counter()
-    large_arrays_outside_the_heap()
     loaded = load_da_judgments(campaign.pk)
     summary = loaded.summary()
     # The judgments are let go while the scored ones are taken (memory: issue 16).
