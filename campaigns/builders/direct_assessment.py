@@ -271,7 +271,7 @@ def hit_size_problem(items_per_hit: int | None) -> str:
         f"Direct-assessment HITs follow the 2014 design of {HIT_SIZE} items (10 sets of 10: "
         f"{SYSTEM_OUTPUTS_PER_HIT} system outputs, {BAD_REFERENCES_PER_HIT} bad references, "
         f"{REPEATS_PER_HIT} repeats and {REFERENCES_PER_HIT} references, each control at least "
-        f"40 items from the output it checks), so 'Items per HIT' must be {HIT_SIZE}, not "
+        f"40 items from the output it checks), so 'Items per hit' must be {HIT_SIZE}, not "
         f"{items_per_hit}."
     )
 
@@ -292,7 +292,7 @@ def short_systems_problem(outputs_per_system: dict[int, int]) -> BuildProblem | 
         "for {systems} (outputs in brackets): add segments with outputs of "
         + ("this system" if len(short) == 1 else "these systems")
         + f", or leave {'it' if len(short) == 1 else 'them'} out of the import ('Items per "
-        f"HIT' is fixed at {HIT_SIZE}, the 2014 design the builder follows)",
+        f"hit' is fixed at {HIT_SIZE}, the 2014 design the builder follows)",
         systems=short,
         counts=short,
     )

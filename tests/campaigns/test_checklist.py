@@ -121,7 +121,7 @@ def test_a_da_campaign_too_small_for_a_hit_is_blocked_naming_its_systems():
         "A direct-assessment HIT needs 18 outputs per system when there are 4 systems (70 "
         'outputs in equal shares); the campaign has fewer for "sys0" (12), "sys1" (12), '
         '"sys2" (12) and "sys3" (12) (outputs in brackets): add segments with outputs of these '
-        "systems, or leave them out of the import ('Items per HIT' is fixed at 100, the 2014 "
+        "systems, or leave them out of the import ('Items per hit' is fixed at 100, the 2014 "
         "design the builder follows)."
     )
     assert buttons == ["Try to build HITs"]

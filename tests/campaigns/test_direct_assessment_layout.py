@@ -431,7 +431,7 @@ def test_system_with_fewer_outputs_than_its_share_is_an_error() -> None:
     assert str(caught.value) == (
         "a direct-assessment HIT needs 35 outputs per system when there are 2 systems (70 "
         "outputs in equal shares); the campaign has fewer for [2] (outputs in brackets): add "
-        "segments with outputs of this system, or leave it out of the import ('Items per HIT' "
+        "segments with outputs of this system, or leave it out of the import ('Items per hit' "
         "is fixed at 100, the 2014 design the builder follows)"
     )
     assert caught.value.counts == {2: 4}

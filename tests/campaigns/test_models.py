@@ -63,7 +63,7 @@ def test_clean_explains_kind_dependent_rules():
     assert caught.value.message_dict["items_per_hit"] == [
         "Direct-assessment HITs follow the 2014 design of 100 items (10 sets of 10: 70 system "
         "outputs, 10 bad references, 10 repeats and 10 references, each control at least 40 "
-        "items from the output it checks), so 'Items per HIT' must be 100, not 95."
+        "items from the output it checks), so 'Items per hit' must be 100, not 95."
     ]
 
 

@@ -208,7 +208,7 @@ def _validate(
         )
     if sets_per_hit < 1:
         raise BuildProblem(
-            "'Sets per HIT' (sets_per_hit) must be at least 1: change it in the ranking settings"
+            "'Sets per hit' (sets_per_hit) must be at least 1: change it in the ranking settings"
         )
     if gold_scheme not in GOLD_SCHEMES:
         raise ValueError(
