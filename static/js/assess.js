@@ -47,6 +47,22 @@
     startedAt: null, // the same moment as an ISO date, for the server
   };
 
+  // What a screen reader says for the slider's position (issue 17: it had no aria-valuetext,
+  // so it read a bare number or nothing). Sighted workers see no number on the slider, only
+  // the anchors; the words name the anchors in the page's language and where between them the
+  // thumb is, and say when it has not been moved yet.
+  var LOW = document.querySelector("#anchors .anchor-low").textContent.trim();
+  var HIGH = document.querySelector("#anchors .anchor-high").textContent.trim();
+  var UNTOUCHED = root.dataset.labelSliderUntouched || "";
+  function valueText(value, moved) {
+    var number = Number(value);
+    var where = number <= 0 ? LOW : number >= 100 ? HIGH : number + "% (0: " + LOW + ", 100: " + HIGH + ")";
+    return moved || !UNTOUCHED ? where : UNTOUCHED + " " + where;
+  }
+  function describeSlider() {
+    el.slider.setAttribute("aria-valuetext", valueText(el.slider.value, current.moved));
+  }
+
   function updateNext() {
     el.next.disabled = current.position === null || !current.moved || current.busy;
   }
@@ -94,6 +110,7 @@
     el.slider.value = MIDDLE;
     el.slider.disabled = false;
     el.slider.classList.add("untouched");
+    describeSlider();
     el.hint.classList.remove("is-answered");
     showProgress(data.progress);
     root.dataset.position = String(item.position);
@@ -176,6 +193,7 @@
     }
     current.moved = true;
     el.slider.classList.remove("untouched");
+    describeSlider();
     el.hint.classList.add("is-answered");
     updateNext();
   });
