@@ -26,6 +26,7 @@ from analytics.reports.cost import (
     cost_report,
     offered_on,
 )
+from analytics.reports.kinds import trust_rule
 from analytics.reports.summary import (
     CountryRow,
     EvaluationPeriod,
@@ -36,7 +37,6 @@ from analytics.reports.summary import (
     time_per_assignment,
     trust_split,
 )
-from analytics.reports.trust import trust_rule
 from campaigns.models import Campaign, Hit
 from judgments.models import (
     LIVE_ASSIGNMENT_STATUSES,

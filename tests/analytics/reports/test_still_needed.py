@@ -3,6 +3,8 @@ hand-worked campaigns of tests/analytics/api/conftest.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from django.core.cache import cache
 from django.test import Client
@@ -10,7 +12,7 @@ from django.urls import reverse
 from scipy import stats
 
 from analytics import actions
-from analytics.reports import still_needed as still_needed_module
+from analytics.reports import kinds
 from judgments.models import CampaignWorker, Judgment
 from tests.analytics.kinds.direct_assessment.test_actions import CAREFUL
 from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, JudgmentFactory
@@ -105,11 +107,13 @@ def test_computed_once_per_stored_result(close, monkeypatch):
     url = f"/api/campaigns/{close.campaign.pk}/still-needed/"
     cache.clear()
     calls = []
-    real = still_needed_module.ESTIMATORS[close.campaign.kind]
+    entry = kinds.registry[close.campaign.kind]
     monkeypatch.setitem(
-        still_needed_module.ESTIMATORS,
+        kinds.registry,
         close.campaign.kind,
-        lambda campaign, base: calls.append(campaign.pk) or real(campaign, base),
+        replace(
+            entry, estimate=lambda campaign, base: calls.append(1) or entry.estimate(campaign, base)
+        ),
     )
     first = close.client("analyst").get(url).json()
     second = close.client("analyst").get(url).json()
