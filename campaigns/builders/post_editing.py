@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from campaigns.builders.problems import BuildProblem
+
 __all__ = [
     "PEOutput",
     "PESegment",
@@ -75,7 +77,10 @@ def run_lengths(n_segments: int, segments_per_hit: int) -> list[int]:
     """Lengths of the runs a document of ``n_segments`` is cut into: the fewest runs of at
     most ``segments_per_hit``, of nearly equal length, longer ones first."""
     if segments_per_hit < 1:
-        raise ValueError("segments_per_hit must be at least 1")
+        raise BuildProblem(
+            "'Segments per hit' (segments_per_hit) must be at least 1: change it in the "
+            "post-editing settings"
+        )
     if n_segments <= 0:
         return []
     runs = math.ceil(n_segments / segments_per_hit)
@@ -96,8 +101,11 @@ def build_post_editing_hits(
     for output in outputs:
         cell = by_segment.setdefault(output.segment_id, {})
         if output.system_id in cell:
-            raise ValueError(
-                f"Segment {output.segment_id} has two outputs of system {output.system_id}."
+            raise BuildProblem(
+                "{segments} has two outputs of {systems}: a post-editing HIT shows one output "
+                "per system and segment. Remove one of them",
+                segments=[output.segment_id],
+                systems=[output.system_id],
             )
         cell[output.system_id] = output
         systems.add(output.system_id)
