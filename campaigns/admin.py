@@ -95,12 +95,13 @@ class CampaignForm(forms.ModelForm):
         if owner is None:
             self.add_error(
                 "name",
-                f"Campaign {clash.pk} (no owner) is named this already; choose another name.",
+                f"A campaign without owner ({_described(clash)}) is named this already; "
+                "choose another name.",
             )
         elif self.creator is not None and owner.pk == self.creator.pk:
             self.add_error(
                 "name",
-                f"You already have a campaign of this name (campaign {clash.pk}); campaign "
+                f"You already have a campaign of this name ({_described(clash)}); campaign "
                 "names are unique among each owner's campaigns: choose another name.",
             )
         else:
@@ -112,6 +113,11 @@ class CampaignForm(forms.ModelForm):
                 "unique among each owner's campaigns: choose another name.",
             )
         return data
+
+
+def _described(campaign: Campaign) -> str:
+    """A campaign as its requester tells it apart (issue 17: no internal ids in messages)."""
+    return f"{campaign.get_kind_display()}, created {campaign.created_at:%Y-%m-%d %H:%M}"
 
 
 def _fields_of(options: dict[str, Any]) -> set[str]:

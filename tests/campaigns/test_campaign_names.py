@@ -94,8 +94,9 @@ def test_the_add_page_allows_another_owners_name_and_refuses_the_users_own(clien
     assert response.status_code == 200
     assert response.context["adminform"].form.errors == {
         "name": [
-            f"You already have a campaign of this name (campaign {mine.pk}); campaign names "
-            "are unique among each owner's campaigns: choose another name."
+            f"You already have a campaign of this name ({mine.get_kind_display()}, created "
+            f"{mine.created_at:%Y-%m-%d %H:%M}); campaign names are unique among each owner's "
+            "campaigns: choose another name."
         ]
     }
     assert Campaign.objects.filter(name="WMT21").count() == 2
