@@ -167,6 +167,21 @@ def campaign_checklist(
     may or may not spend money on MTurk (``can_publish_mturk``)."""
     facts = Facts.load(campaign)
     step_url = _url("campaigns_campaign_step", campaign.pk)
+    if campaign.imported_from:
+        # Judgments imported from a published file: nothing to build, activate or publish.
+        steps = [
+            Step(
+                "imported",
+                "Judgments imported",
+                DONE,
+                f"Imported from a {campaign.imported_from} file: "
+                f"{_plural(facts.judgments, 'judgment')} of {_plural(facts.systems, 'system')} "
+                f"on {_plural(facts.segments, 'segment')}.",
+            ),
+            _results_step(campaign, facts, can_change, can_view),
+        ]
+        analysis = _analysis_step(campaign, facts)
+        return Checklist(steps if analysis is None else [*steps, analysis])
     steps = [
         _import_step(campaign, facts, can_change, step_url),
         _quality_step(campaign, facts),

@@ -335,3 +335,13 @@ def test_the_checklist_reads_a_fixed_number_of_queries_whatever_the_size():
         counts.append(len(queries))
     assert counts[0] == counts[1]
     assert counts[0] <= 16
+
+
+def test_a_campaign_of_imported_judgments_shows_what_was_imported_and_its_results():
+    campaign = da_campaign(systems=2, segments=3, imported_from="wmt-da")
+    steps = states(campaign)
+    assert list(steps)[:2] == ["imported", "results"]
+    assert steps["imported"][:2] == (
+        "done",
+        "Imported from a wmt-da file: 0 judgments of 2 systems on 3 segments.",
+    )
