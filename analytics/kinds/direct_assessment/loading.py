@@ -194,7 +194,9 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
         out_at = lookup(outputs["id"], item[scored_output], "judged output(s)")
         system[scored_output] = outputs["system_id"][out_at]
         del out_at
-    del scored_output
+    # The slots' and outputs' arrays are done with: let them go before the judgments derive
+    # their pair links (the peak of the load).
+    del scored_output, slots, outputs, slot_id, slot_role, slot_output, slot_control
 
     judgments = DAJudgments(
         worker=freeze(worker),

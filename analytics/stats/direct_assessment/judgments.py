@@ -241,10 +241,9 @@ class DAJudgments(WorkerRows):
     def partner(self) -> NDArray[np.int64]:
         """Per row, the row index of the SYSTEM judgment a control row controls, else -1."""
         n = len(self)
-        partner = np.full(n, -1, dtype=np.int64)
         wants = (self.role != Role.SYSTEM) & (self.pair_slot >= 0)
         if n == 0:
-            return partner
+            return np.full(0, -1, dtype=np.int64)
         # (assignment, slot) as one int64 key: the offsets of both from their smallest id when
         # the product of their spans fits (campaign ids are dense), else their codes among
         # the distinct values; then one stable sort and one searchsorted.
@@ -276,8 +275,11 @@ class DAJudgments(WorkerRows):
         del duplicated
         pos = np.minimum(np.searchsorted(sorted_key, want_key), n - 1)
         found = sorted_key[pos] == want_key
-        partner[want_rows[found]] = order[pos[found]]
-        del order, sorted_key
+        matched = order[pos[found]]
+        del order, sorted_key  # before the result is allocated: a lower peak
+        partner = np.full(n, -1, dtype=np.int64)
+        partner[want_rows[found]] = matched
+        del matched
 
         linked = partner >= 0
         bad_role = linked & (self.role[np.where(linked, partner, 0)] != Role.SYSTEM)
