@@ -178,7 +178,9 @@ def next_assignment_for(worker: Worker, campaign: Campaign, now: datetime | None
     qualification test, the only way into a campaign that requires it).
     """
     with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        # FOR NO KEY UPDATE: hand-outs still exclude each other (and campaign saves), but
+        # not the submissions, whose inserts take KEY SHARE on the campaign row (foreign key).
+        campaign = Campaign.objects.select_for_update(no_key=True).get(pk=campaign.pk)
         now = now or timezone.now()
         if campaign.status != CampaignStatus.ACTIVE:
             return HandOut(None, reason=CLOSED_CAMPAIGN_REASONS[campaign.status])

@@ -207,7 +207,9 @@ def accept_mturk_assignment(
     their first accept.
     """
     with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=hit.campaign_id)
+        # FOR NO KEY UPDATE: hand-outs still exclude each other (and campaign saves), but
+        # not the submissions, whose inserts take KEY SHARE on the campaign row (foreign key).
+        campaign = Campaign.objects.select_for_update(no_key=True).get(pk=hit.campaign_id)
         now = now or timezone.now()
         held = (
             Assignment.objects.select_related("worker", "hit", "campaign")

@@ -5,21 +5,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import pgettext
 
-from campaigns.models import HitSlot
 from judgments.actions.constants import FINISHED_ASSIGNMENT_STATUSES
+from judgments.actions.hot_sql import HitSlots, load_assignment, load_slots
 from judgments.actions.specs import ShownUnit, SubmissionError, Unit, one_slot_units
 from judgments.kinds import asks_background, task_spec, worker_language
-from judgments.models import (
-    Assignment,
-    AssignmentStatus,
-    CampaignWorker,
-    Judgment,
-)
+from judgments.models import Assignment, AssignmentStatus, CampaignWorker
+
+if TYPE_CHECKING:
+    from campaigns.models import HitSlot
 
 
 @dataclass(frozen=True)
@@ -47,15 +45,11 @@ class TaskState:
 
 
 def get_assignment(assignment_id: int, worker_id: int, *, lock: bool = False) -> Assignment:
-    """The assignment a task link stands for (both ids must match); SubmissionError 404 if none.
-    ``lock``: take the row lock (inside a transaction) before reading it."""
-    # No ORDER BY (one row by primary key): Assignment's default ordering would join the
-    # campaign a second time and the HIT's campaign a third, for nothing.
-    assignments = Assignment.objects.select_related("hit", "campaign").order_by()
-    if lock:
-        # Lock the assignment row only, not the HIT and campaign rows joined in.
-        assignments = assignments.select_for_update(of=("self",))
-    assignment = next(iter(assignments.filter(pk=assignment_id, worker_id=worker_id)), None)
+    """The assignment a task link stands for (both ids must match), with its HIT, campaign
+    and the campaign's kind settings (one query: :func:`judgments.actions.hot_sql.
+    load_assignment`); SubmissionError 404 if none. ``lock``: take the row lock (inside a
+    transaction) before reading it."""
+    assignment = load_assignment(assignment_id, worker_id, lock=lock)
     if assignment is None:
         raise SubmissionError(pgettext("task answer", "This task link is not valid."), status=404)
     return assignment
@@ -121,11 +115,13 @@ def check_background_given(assignment: Assignment) -> None:
 
 @dataclass(frozen=True)
 class _Progress:
-    """A HIT's units in order, the slot pks this assignment answered, and the page size."""
+    """A HIT's units in order, the slot pks this assignment answered, the page size, and the
+    slots' rows (a page's slots are made from them)."""
 
     units: list[Unit]
     answered: set[int]
     page_size: int
+    slots: HitSlots
 
     def is_answered(self, unit: Unit) -> bool:
         # Units are written whole (one transaction), so one answered slot means all are.
@@ -154,28 +150,17 @@ class _Progress:
 
 
 def _progress(assignment: Assignment) -> _Progress:
-    """One query: the HIT's slots in order, each with whether this assignment answered it
-    (an EXISTS on the judgments' unique (assignment, slot) index).
+    """One query: the HIT's slots in order (with their segments), each with whether this
+    assignment answered it (an EXISTS on the judgments' unique (assignment, slot) index).
 
     A task no kind has a page for yet is cut generically (each slot a unit, one a page), so
     that its progress is still known; its page and answers are refused elsewhere."""
     spec = task_spec(assignment.hit.task)
-    rows = (
-        HitSlot.objects.filter(hit=assignment.hit_id)
-        .annotate(
-            answered=Exists(Judgment.objects.filter(assignment=assignment.pk, slot=OuterRef("pk")))
-        )
-        .order_by("position")
-        .values_list("pk", "position", "group", "answered")
-    )
-    slots, answered = [], set()
-    for pk, position, group, done in rows:
-        slots.append((pk, position, group))
-        if done:
-            answered.add(pk)
+    slots = load_slots(assignment)
+    answered = set(slots.answered)
     if spec is None:
-        return _Progress(one_slot_units(slots), answered, 1)
-    return _Progress(spec.units(slots), answered, spec.page_size(assignment.campaign))
+        return _Progress(one_slot_units(slots.keys), answered, 1, slots)
+    return _Progress(spec.units(slots.keys), answered, spec.page_size(assignment.campaign), slots)
 
 
 def _task_state(assignment: Assignment, progress: _Progress) -> TaskState:
@@ -187,14 +172,10 @@ def _task_state(assignment: Assignment, progress: _Progress) -> TaskState:
     page = progress.page_of(upcoming)
     on_page = progress.units[(page - 1) * progress.page_size : page * progress.page_size]
     units = [unit for unit in on_page if not progress.is_answered(unit)]
-    # No ORDER BY: HitSlot's default ordering would join the HIT and its campaign.
-    slots = (
-        HitSlot.objects.select_related("segment")
-        .order_by()
-        .in_bulk([pk for unit in units for pk in unit.slot_ids])
-    )
+    # The shown slots come from the progress query's rows: no query of their own.
     shown = tuple(
-        ShownUnit(unit.key, unit.number, tuple(slots[pk] for pk in unit.slot_ids)) for unit in units
+        ShownUnit(unit.key, unit.number, tuple(progress.slots.slot(pk) for pk in unit.slot_ids))
+        for unit in units
     )
     return TaskState(assignment, shown, done=done, total=total, page=page, pages=progress.pages)
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import pgettext
 
 from judgments.actions.constants import MAX_STORED_INT
+from judgments.actions.hot_sql import TakeTheLock, store_unlocked
 from judgments.actions.membership import _send_logged
 from judgments.actions.qualification import _store_qualification
 from judgments.actions.specs import SubmissionError, _whole_number
@@ -154,8 +155,10 @@ def record_judgment(
     assessment item, ``set`` (the group) of a ranking set), the task's answer fields
     (``score``; ``ranks`` as {"<position>": rank}), optional ``client_started_at`` (ISO 8601
     with a time zone, within a window of the server's time; stored in UTC) and
-    ``client_duration_ms`` (at most 7 days; see :mod:`judgments.actions.timing`). Under a lock
-    on the assignment row:
+    ``client_duration_ms`` (at most 7 days; see :mod:`judgments.actions.timing`). As if under
+    a lock on the assignment row (on PostgreSQL the checks run on the assignment read without
+    a lock, and the write is one statement that stores anything only while the assignment is
+    still as read; otherwise, or elsewhere, everything runs again on the locked row):
 
     - the answer must fit the unit (every output of a set ranked exactly once, 1..N);
     - a unit already answered with the same answer returns the stored judgments
@@ -173,15 +176,35 @@ def record_judgment(
     membership, in the same transaction), and ``judgments_recorded`` is sent once after the
     commit with all the new ids. Any error raises SubmissionError and writes nothing.
     """
+    now = now or timezone.now()
+    if _writes_unlocked():
+        # The common case in one statement without a transaction (see store_unlocked): read
+        # without a lock, check, then write only if the assignment is still as it was read.
+        assignment = get_assignment(assignment_id, worker_id)
+        with worker_language(assignment):
+            try:
+                return _record(assignment, payload, now, unlocked=True)
+            except TakeTheLock:
+                pass  # changed meanwhile, or a qualification test's last unit: decide locked
     with transaction.atomic():
         assignment = get_assignment(assignment_id, worker_id, lock=True)
         # Messages about the answer are in the language of the worker's page.
         with worker_language(assignment):
-            return _record(assignment, payload, now or timezone.now())
+            return _record(assignment, payload, now)
 
 
-def _record(assignment: Assignment, payload: Any, now: datetime) -> SubmissionResult:
-    """record_judgment's work on the locked assignment, inside its transaction."""
+def _writes_unlocked() -> bool:
+    """Whether the database takes a submission's write as one unlocked statement (PostgreSQL:
+    a data-modifying WITH gates the INSERT on the assignment's UPDATE)."""
+    return connections[router.db_for_write(Judgment)].vendor == "postgresql"
+
+
+def _record(
+    assignment: Assignment, payload: Any, now: datetime, *, unlocked: bool = False
+) -> SubmissionResult:
+    """record_judgment's work on the locked assignment, inside its transaction; ``unlocked``:
+    on the assignment as read without a lock, writing with :func:`store_unlocked` (which
+    raises TakeTheLock when the assignment changed since it was read)."""
     task = assignment.hit.task
     submission = parse_submission(task, payload, now)
     spec = task_spec(task)
@@ -257,7 +280,14 @@ def _record(assignment: Assignment, payload: Any, now: datetime) -> SubmissionRe
         assignment.status = AssignmentStatus.SUBMITTED
         assignment.submitted_at = now
         update_fields += ["status", "submitted_at"]
-    _store(judgments, assignment, update_fields)
+    if unlocked:
+        if state.finished and assignment.hit.is_qualification:
+            # Scoring the test writes the worker's membership with the judgments: one
+            # transaction, under the lock.
+            raise TakeTheLock
+        store_unlocked(judgments, assignment, served_at, now, update_fields)
+    else:
+        _store(judgments, assignment, update_fields)
     if state.finished and assignment.hit.is_qualification:
         qualification = _store_qualification(assignment, now)
     transaction.on_commit(

@@ -1,0 +1,337 @@
+"""Hand-written SQL of the worker endpoints' hot path (issue 16): the assignment a task link
+stands for, the HIT's slots with what this assignment answered, and a submission's write.
+
+Why not the ORM here: every item and submit request runs these statements, and Django building
+their SQL (joins, column lists, lookups) was half of a submission's Python time. The SQL of
+each read is built once per database connection vendor from the models' own metadata (the
+column lists follow the models, so a new field needs no change here), and the rows become
+model instances through the same converters the ORM applies (``from_db_value``; SQLite's
+datetimes and booleans), with the related objects cached as ``select_related`` would cache
+them. What the statements mean is unchanged: see :mod:`judgments.actions.state` and
+:mod:`judgments.actions.submission`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connections, models, router
+
+from campaigns.models import Campaign, Hit, HitSlot, Segment
+from judgments.models import Assignment, AssignmentStatus, Judgment
+
+Converter = Callable[[Any, Any, Any], Any]
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """One model's columns in a statement: where they start in a row and how to read them."""
+
+    model: type[models.Model]
+    alias: str
+    start: int
+    attnames: tuple[str, ...]
+    # (index within the model's columns, its converters, the expression they are called with)
+    converters: tuple[tuple[int, tuple[Converter, ...], Any], ...]
+    pk_index: int
+    select: str  # the columns as a SELECT list
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.attnames)
+
+    def instance(self, row: Sequence[Any], db: str) -> models.Model | None:
+        """The model instance of ``row``'s columns; None when its primary key is NULL (a LEFT
+        JOIN that found nothing)."""
+        values = list(row[self.start : self.end])
+        for index, converters, expression in self.converters:
+            value = values[index]
+            for convert in converters:
+                value = convert(value, expression, connections[db])
+            values[index] = value
+        if values[self.pk_index] is None:
+            return None
+        return self.model.from_db(db, self.attnames, values)
+
+
+def _columns(model: type[models.Model], alias: str, start: int, connection) -> _Columns:
+    fields = model._meta.concrete_fields
+    quote = connection.ops.quote_name
+    converters = []
+    for index, field in enumerate(fields):
+        expression = field.get_col(alias)
+        found = connection.ops.get_db_converters(expression) + expression.get_db_converters(
+            connection
+        )
+        if found:
+            converters.append((index, tuple(found), expression))
+    attnames = tuple(f.attname for f in fields)
+    return _Columns(
+        model,
+        alias,
+        start,
+        attnames,
+        tuple(converters),
+        attnames.index(model._meta.pk.attname),
+        ", ".join(f"{alias}.{quote(f.column)}" for f in fields),
+    )
+
+
+def _kind_settings() -> list[tuple[str, type[models.Model]]]:
+    """(accessor on Campaign, model) of every kind's settings (campaigns.kinds)."""
+    from campaigns.kinds import registry
+
+    return [
+        (kind.settings_accessor, kind.settings_model)
+        for kind in registry
+        if kind.settings_model is not None
+    ]
+
+
+# --- The assignment, its HIT, its campaign and the campaign's kind settings: one statement ---
+
+
+@dataclass(frozen=True)
+class _AssignmentSelect:
+    sql: str
+    locking_sql: str
+    assignment: _Columns
+    hit: _Columns
+    campaign: _Columns
+    settings: tuple[tuple[str, _Columns], ...]
+
+
+_assignment_selects: dict[str, _AssignmentSelect] = {}
+
+
+def _assignment_select(connection) -> _AssignmentSelect:
+    built = _assignment_selects.get(connection.vendor)
+    if built is not None:
+        return built
+    quote = connection.ops.quote_name
+    assignment = _columns(Assignment, "a", 0, connection)
+    hit = _columns(Hit, "h", assignment.end, connection)
+    campaign = _columns(Campaign, "c", hit.end, connection)
+    settings, joins, start = [], [], campaign.end
+    for number, (accessor, model) in enumerate(_kind_settings()):
+        alias = f"k{number}"
+        columns = _columns(model, alias, start, connection)
+        start = columns.end
+        settings.append((accessor, columns))
+        pk = model._meta.pk.column
+        joins.append(
+            f"LEFT OUTER JOIN {quote(model._meta.db_table)} {alias} ON {alias}.{quote(pk)} = c.id"
+        )
+    select = ", ".join(
+        [assignment.select, hit.select, campaign.select]
+        + [columns.select for _, columns in settings]
+    )
+    sql = (
+        # Identifiers from the models' metadata only; every value is a parameter.
+        f"SELECT {select} FROM {quote(Assignment._meta.db_table)} a "  # noqa: S608
+        f"INNER JOIN {quote(Hit._meta.db_table)} h ON h.id = a.hit_id "
+        f"INNER JOIN {quote(Campaign._meta.db_table)} c ON c.id = a.campaign_id "
+        + " ".join(joins)
+        + " WHERE a.id = %s AND a.worker_id = %s"
+    )
+    # Only the assignment row is locked, not the HIT, campaign or settings joined in.
+    locking = sql + (" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "")
+    built = _AssignmentSelect(sql, locking, assignment, hit, campaign, tuple(settings))
+    _assignment_selects[connection.vendor] = built
+    return built
+
+
+def load_assignment(assignment_id: int, worker_id: int, *, lock: bool) -> Assignment | None:
+    """The assignment with both ids, its HIT and campaign loaded and the campaign's kind
+    settings cached (as ``select_related`` would: a kind without a row reads as missing);
+    None if there is none. ``lock``: lock the assignment row (inside a transaction)."""
+    db = router.db_for_read(Assignment)
+    connection = connections[db]
+    select = _assignment_select(connection)
+    with connection.cursor() as cursor:
+        cursor.execute(select.locking_sql if lock else select.sql, [assignment_id, worker_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    assignment = select.assignment.instance(row, db)
+    hit = select.hit.instance(row, db)
+    campaign = select.campaign.instance(row, db)
+    assignment._state.fields_cache["hit"] = hit
+    assignment._state.fields_cache["campaign"] = campaign
+    if hit.campaign_id == campaign.pk:
+        hit._state.fields_cache["campaign"] = campaign
+    for accessor, columns in select.settings:
+        settings = columns.instance(row, db)
+        campaign._state.fields_cache[accessor] = settings
+        if settings is not None:
+            settings._state.fields_cache["campaign"] = campaign
+    return assignment
+
+
+# --- The HIT's slots, each with its segment and whether this assignment answered it ---------
+
+
+@dataclass(frozen=True)
+class _SlotSelect:
+    sql: str
+    slot: _Columns
+    segment: _Columns
+    answered: int  # the row's index of the "answered" flag
+    key: tuple[int, int, int]  # the row's indexes of the slot's pk, position and group
+
+
+_slot_selects: dict[str, _SlotSelect] = {}
+
+
+def _slot_select(connection) -> _SlotSelect:
+    built = _slot_selects.get(connection.vendor)
+    if built is not None:
+        return built
+    quote = connection.ops.quote_name
+    slot = _columns(HitSlot, "s", 0, connection)
+    segment = _columns(Segment, "g", slot.end, connection)
+    judgments = quote(Judgment._meta.db_table)
+    sql = (
+        f"SELECT {slot.select}, {segment.select}, "  # noqa: S608 (identifiers from the models)
+        # The judgments' unique (assignment, slot) index answers this.
+        f"EXISTS (SELECT 1 FROM {judgments} j WHERE j.assignment_id = %s AND j.slot_id = s.id) "
+        f"FROM {quote(HitSlot._meta.db_table)} s "
+        f"LEFT OUTER JOIN {quote(Segment._meta.db_table)} g ON g.id = s.segment_id "
+        f"WHERE s.hit_id = %s ORDER BY s.{quote('position')}"
+    )
+    names = slot.attnames
+    key = (names.index("id"), names.index("position"), names.index("group"))
+    built = _SlotSelect(sql, slot, segment, segment.end, key)
+    _slot_selects[connection.vendor] = built
+    return built
+
+
+class HitSlots:
+    """The rows of a HIT's slots in position order; :meth:`slot` makes one a HitSlot (with its
+    segment and HIT cached) only when a page shows it."""
+
+    def __init__(self, rows: list[Sequence[Any]], select: _SlotSelect, hit: Hit, db: str):
+        self._rows = {row[select.key[0]]: row for row in rows}
+        self._select = select
+        self._hit = hit
+        self._db = db
+        pk, position, group = select.key
+        self.keys = [(row[pk], row[position], row[group]) for row in rows]
+        self.answered = {row[pk] for row in rows if row[select.answered]}
+
+    def slot(self, pk: int) -> HitSlot:
+        row = self._rows[pk]
+        slot = self._select.slot.instance(row, self._db)
+        slot._state.fields_cache["segment"] = self._select.segment.instance(row, self._db)
+        slot._state.fields_cache["hit"] = self._hit
+        return slot
+
+
+def load_slots(assignment: Assignment) -> HitSlots:
+    """One query: the assignment's HIT's slots in order, with their segments, and which of
+    them this assignment answered."""
+    db = router.db_for_read(HitSlot)
+    connection = connections[db]
+    select = _slot_select(connection)
+    with connection.cursor() as cursor:
+        cursor.execute(select.sql, [assignment.pk, assignment.hit_id])
+        rows = cursor.fetchall()
+    return HitSlots(rows, select, assignment.hit, db)
+
+
+# --- A submission's write: one statement, in autocommit (PostgreSQL) ------------------------
+
+
+_insert_columns: dict[str, tuple[str, tuple[models.Field, ...]]] = {}
+
+
+def _judgment_insert(connection) -> tuple[str, tuple[models.Field, ...]]:
+    built = _insert_columns.get(connection.vendor)
+    if built is None:
+        quote = connection.ops.quote_name
+        fields = tuple(f for f in Judgment._meta.concrete_fields if not f.primary_key)
+        built = (", ".join(quote(f.column) for f in fields), fields)
+        _insert_columns[connection.vendor] = built
+    return built
+
+
+class TakeTheLock(Exception):
+    """The one-statement write stored nothing (the assignment changed since it was read, or
+    the unit was answered meanwhile), or the submission needs more than that statement: the
+    caller decides again on the assignment locked in a transaction."""
+
+
+def store_unlocked(
+    judgments: Sequence[Judgment],
+    assignment: Assignment,
+    read_served_at: datetime | None,
+    now: datetime,
+    update_fields: Sequence[str],
+) -> None:
+    """Insert the unit's judgments and stamp the assignment (``update_fields``) in one
+    statement, on PostgreSQL, without a transaction of its own and without reading the
+    assignment under a lock first: the UPDATE stamps the assignment only while it is as the
+    submission found it (started, not past its deadline at ``now``, its page served at
+    ``read_served_at``), and the INSERT takes the assignment's id from that UPDATE, so when
+    it matched nothing the NOT NULL of ``assignment_id`` refuses every row; a unit answered
+    meanwhile breaks the unique (assignment, slot) constraint. Either way nothing is written
+    and :class:`TakeTheLock` is raised. Sets each judgment's pk on success."""
+    from django.db import IntegrityError, transaction
+
+    db = router.db_for_write(Judgment)
+    connection = connections[db]
+    quote = connection.ops.quote_name
+    columns, fields = _judgment_insert(connection)
+    sets, set_params = [], []
+    for name in update_fields:
+        field = Assignment._meta.get_field(name)
+        sets.append(f"{quote(field.column)} = %s")
+        set_params.append(field.get_db_prep_save(getattr(assignment, field.attname), connection))
+    value_rows, params = [], []
+    for judgment in judgments:
+        placeholders = []
+        for field in fields:
+            if field.attname == "assignment_id":
+                placeholders.append("(SELECT id FROM stamped)")
+                continue
+            placeholders.append("%s")
+            params.append(field.get_db_prep_save(field.pre_save(judgment, True), connection))
+        value_rows.append(f"({', '.join(placeholders)})")
+    expires = Assignment._meta.get_field("expires_at")
+    served = Assignment._meta.get_field("current_served_at")
+    sql = (
+        # Identifiers from the models' metadata only; every value is a parameter.
+        f"WITH stamped AS (UPDATE {quote(Assignment._meta.db_table)} SET {', '.join(sets)} "  # noqa: S608
+        f"WHERE id = %s AND status = %s AND {quote(expires.column)} > %s "
+        f"AND {quote(served.column)} IS NOT DISTINCT FROM %s RETURNING id) "
+        f"INSERT INTO {quote(Judgment._meta.db_table)} ({columns}) VALUES "
+        f"{', '.join(value_rows)} RETURNING id"
+    )
+    all_params = [
+        *set_params,
+        assignment.pk,
+        AssignmentStatus.STARTED.value,
+        expires.get_db_prep_value(now, connection),
+        served.get_db_prep_value(read_served_at, connection),
+        *params,
+    ]
+    try:
+        if connection.in_atomic_block:
+            # Inside a caller's transaction (tests): a savepoint, so that a refused write
+            # leaves that transaction usable for the locked path.
+            with transaction.atomic(using=db), connection.cursor() as cursor:
+                cursor.execute(sql, all_params)
+                ids = [pk for (pk,) in cursor.fetchall()]
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute(sql, all_params)
+                ids = [pk for (pk,) in cursor.fetchall()]
+    except IntegrityError as error:
+        raise TakeTheLock from error
+    for judgment, pk in zip(judgments, ids, strict=True):
+        judgment.pk = pk
+        judgment._state.adding = False
+        judgment._state.db = db
