@@ -39,19 +39,24 @@ recompute does.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from datetime import datetime
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.forms.models import model_to_dict
 
 from analytics.kinds import statistics_of
 from analytics.reports.estimates import PairEstimate, StillNeeded
 from analytics.reports.kinds import kind_report
+from campaigns.kinds import settings_accessors
 from campaigns.models import Campaign
 from evalsite.cachesafe import cache_get, cache_set
 
 __all__ = ["PairEstimate", "StillNeeded", "still_needed"]
 
 CACHE_SECONDS = 24 * 60 * 60
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 def _cache_key(campaign: Campaign, computed_at: datetime) -> str:
@@ -59,15 +64,31 @@ def _cache_key(campaign: Campaign, computed_at: datetime) -> str:
         [
             f"analytics:reports:still-needed:v{CACHE_VERSION}",
             str(campaign.pk),
-            campaign.created_at.isoformat(),
-            computed_at.isoformat(),
-            # The price follows the campaign's payment settings, which a recompute ignores.
+            # Timestamps as numbers: no characters a cache backend refuses in a key.
+            str(campaign.created_at.timestamp()),
+            str(computed_at.timestamp()),
+            # The price and the assignments follow the campaign's payment and HIT layout
+            # settings (e.g. items per HIT), which a recompute does not depend on.
             str(campaign.reward),
             str(campaign.redundancy),
             str(campaign.mturk_masters),
-            campaign.prolific_study_id,
+            campaign.prolific_study_id or "-",
+            _kind_settings(campaign),
         ]
     )
+
+
+def _kind_settings(campaign: Campaign) -> str:
+    """A digest of the kind's settings row (empty without one), for the cache key (short and
+    plain, as cache keys must be)."""
+    for accessor in settings_accessors():
+        try:
+            row = getattr(campaign, accessor)
+        except ObjectDoesNotExist:
+            continue
+        text = repr(sorted(model_to_dict(row).items()))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return ""
 
 
 def still_needed(campaign: Campaign) -> StillNeeded:

@@ -195,3 +195,16 @@ def test_an_open_ranking_pair_by_hand(ranking_cast, ranking):
     # today: 306 / 8.1 = 37.8, so 38 assignments, 342 judgments, free (reward $0).
     assert (pair["more_assignments"], pair["more_judgments"], pair["cost"]) == (38, 342, "0.00")
     assert pair["note"] == ""
+
+
+def test_a_new_hit_size_is_estimated_again(close):
+    """Items per HIT change the assignments (not the stored results): the cache key has the
+    kind's settings, so the estimate follows at once. 50 items per HIT: 17.3 judgments per
+    system per assignment at the counted share halves to 8.65: 882 / 8.654 = 101.9, 102."""
+    url = f"/api/campaigns/{close.campaign.pk}/still-needed/"
+    assert close.client("analyst").get(url).json()["pairs"][0]["more_assignments"] == 51
+    settings = close.campaign.da_settings
+    settings.items_per_hit = 50
+    settings.save()
+    (pair,) = close.client("analyst").get(url).json()["pairs"]
+    assert (pair["more_assignments"], pair["more_judgments"]) == (102, 5100)
