@@ -1,10 +1,13 @@
 """Growable, narrow numpy columns for the arrays a worker keeps between recomputes.
 
 Judgments are append-only, so a cached campaign grows at its end: each column keeps spare
-capacity (a quarter more each time it fills) and appending copies only the new rows. Id columns are
-stored as int32 while every id fits (half of int64's bytes; a million judgments' ids take
-4 MB per column) and widened to int64 once one does not. Floats stay float64: scores and
-durations must be the very values a full load reads, or the statistics would differ.
+capacity (an eighth more each time it fills) and appending copies only the new rows. An id
+column the statistics never see (the judgments' own ids) is stored as int32 while every id
+fits (``narrow``, half of int64's bytes) and widened to int64 once one does not; the columns
+the statistics take keep their dtype, and are kept read-only between changes, so that
+``DAJudgments`` takes a view of them without a copy (8 MB per column at a million judgments).
+Floats stay float64: scores and durations must be the very values a full load reads, or the
+statistics would differ.
 """
 
 from __future__ import annotations
@@ -13,6 +16,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = ["Column", "narrow_ids"]
+
+
+def _read_only(array: NDArray) -> NDArray:
+    array.setflags(write=False)
+    return array
+
 
 _INT32_MAX = np.iinfo(np.int32).max
 _INT32_MIN = np.iinfo(np.int32).min
@@ -29,12 +38,13 @@ def narrow_ids(values: NDArray) -> NDArray:
 class Column:
     """One column: ``view()`` is the filled part; ``append`` grows it, ``truncate`` cuts it."""
 
-    def __init__(self, dtype: type) -> None:
-        self.kind = np.dtype(dtype).kind
-        self.data: NDArray = np.empty(0, dtype=dtype)
+    def __init__(self, dtype: type, *, narrow: bool = False) -> None:
+        self.narrow = narrow and np.dtype(dtype).kind in "iu"
+        self.data: NDArray = _read_only(np.empty(0, dtype=dtype))
         self.n = 0
 
     def view(self) -> NDArray:
+        """The filled part, read-only (its buffer too, until the next append)."""
         return self.data[: self.n]
 
     @property
@@ -43,18 +53,22 @@ class Column:
 
     def append(self, values: NDArray) -> None:
         values = np.asarray(values)
-        if self.kind in "iu":
-            wanted = np.result_type(self.data.dtype, narrow_ids(values).dtype)
-            if wanted != self.data.dtype:  # an id past int32: widen once
-                self.data = self.data.astype(wanted)
+        data = self.data
+        if self.narrow:
+            wanted = np.result_type(data.dtype, narrow_ids(values).dtype)
+            if wanted != data.dtype:  # an id past int32: widen once
+                data = data.astype(wanted)
         end = self.n + values.shape[0]
-        if end > self.data.shape[0]:
-            grown = np.empty(
-                max(end, self.data.shape[0] + self.data.shape[0] // 4, 1024), dtype=self.data.dtype
-            )
-            grown[: self.n] = self.data[: self.n]
-            self.data = grown
-        self.data[self.n : end] = values
+        if end > data.shape[0]:
+            grown = np.empty(max(end, data.shape[0] + data.shape[0] // 8, 1024), dtype=data.dtype)
+            grown[: self.n] = data[: self.n]
+            data = grown
+        elif data is self.data:
+            # Written in place: only rows past every view handed out since, or unsettled rows
+            # whose last views (a finished recompute's) are no longer used.
+            data.setflags(write=True)
+        data[self.n : end] = values
+        self.data = _read_only(data)
         self.n = end
 
     def truncate(self, n: int) -> None:

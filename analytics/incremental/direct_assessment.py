@@ -99,7 +99,9 @@ class CachedDACampaign:
         self._reset()
 
     def _reset(self) -> None:
-        self.columns = {name: Column(np.int32) for name in _ID_COLUMNS}
+        # Every column but the judgments' ids goes to the statistics as a view (no copy).
+        self.columns = {"id": Column(np.int32, narrow=True)}
+        self.columns.update({name: Column(np.int64) for name in _ID_COLUMNS if name != "id"})
         self.columns["role"] = Column(np.int8)
         self.columns.update({name: Column(np.float64) for name in _FLOAT_COLUMNS})
         self.slot_id = np.empty(0, dtype=np.int64)
@@ -243,8 +245,9 @@ class CachedDACampaign:
             "seconds": seconds,
             "given_z": rows["given_z"],
         }
+        del rows, slot, at, role, item, pair_slot, system, scored_output, seconds
         for name, column in self.columns.items():
-            column.append(values[name])
+            column.append(values.pop(name))  # each read array let go once copied (memory)
         return n
 
     def _load_slots(self) -> None:
@@ -271,7 +274,8 @@ class CachedDACampaign:
 
     def loaded(self) -> LoadedCampaign:
         """The cached rows as ``load_da_judgments`` returns them, with the rejected
-        assignments and excluded workers read now (two queries)."""
+        assignments and excluded workers read now (two queries). Its judgments are views of
+        the cache (read-only): use them before the next :meth:`refresh`."""
         rejected_assignments = held_back_assignment_ids(self.campaign_id)
         excluded_workers = np.sort(
             id_array(

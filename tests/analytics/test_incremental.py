@@ -86,6 +86,9 @@ class Campaign3:
         self.next_slot[assignment.pk] = 0
         return assignment
 
+    def assigned_last(self) -> Assignment:
+        return self.assignments[-1]
+
     def answer(self, assignment: Assignment, n: int, *, ids: list[int] | None = None) -> None:
         """The assignment's next ``n`` slots (by position), with explicit ids if given."""
         slots = list(HitSlot.objects.filter(hit=assignment.hit).order_by("position"))
@@ -385,8 +388,22 @@ def test_the_task_recomputes_incrementally_unless_turned_off(settings):
     assert "as_of" not in CampaignResult.objects.get(campaign=built.campaign).details
 
 
+def test_the_statistics_take_the_cached_columns_without_a_copy():
+    built = Campaign3()
+    built.answer(built.assign(0, "w1"), 50)
+    cache = cached_da.CachedDACampaign(built.campaign.pk)
+    cache.refresh(now=0.0)
+    judgments = cache.loaded().judgments
+    for name in ("worker", "assignment", "slot", "system", "item", "pair_slot", "score"):
+        assert np.shares_memory(getattr(judgments, name), cache.columns[name].data), name
+        assert not cache.columns[name].data.flags.writeable
+    built.answer(built.assigned_last(), 10)
+    cache.refresh(now=1.0)  # unsettled rows rewritten in place: the columns stay exact
+    assert_same_load(cache)
+
+
 def test_columns_grow_narrow_and_widen_when_an_id_does_not_fit():
-    column = Column(np.int32)
+    column = Column(np.int32, narrow=True)
     column.append(np.array([1, 2, 3]))
     assert column.view().dtype == np.int32 and column.data.shape[0] == 1024
     column.append(np.array([2**31 + 5]))
@@ -395,6 +412,10 @@ def test_columns_grow_narrow_and_widen_when_an_id_does_not_fit():
     column.truncate(2)
     column.append(np.arange(2000))
     assert column.view().tolist() == [1, 2, *range(2000)]
+    assert not column.view().flags.writeable
+    wide = Column(np.int64)
+    wide.append(np.array([5], dtype=np.int32))
+    assert wide.view().dtype == np.int64
     with pytest.raises(ValueError, match="cannot truncate"):
         column.truncate(5000)
     assert narrow_ids(np.array([-1, 7])).dtype == np.int32
