@@ -6,7 +6,7 @@ submission the stored results reflect it, on a campaign of a million DA judgment
     DATABASE_URL=postgres://evalsite:evalsite@127.0.0.1:5432/evalsite_d_bench \\
     REDIS_URL=redis://127.0.0.1:6379/11 \\
         .venv/bin/python bench/freshness.py [--judgments 1000000] [--campaign ID] \\
-            [--rate 200] [--warmup 20] [--seconds 40] [--rounds 2] \\
+            [--rate 200] [--warmup 90] [--seconds 40] [--rounds 2] \\
             [--modes full:5,incremental:1,incremental:0] [--clients 2x40]
 
 The parent (no Django) creates the database if missing; a child migrates it and builds the
@@ -29,8 +29,8 @@ taken before reading) every 20 ms. A submission is reflected by the first stored
 after its response arrived (its judgment committed before); its delay is from sending the
 submit to seeing that result (an overestimate by at most the request's own latency).
 Submissions of the first ``--warmup`` seconds of each phase are not sampled (the worker's
-first recompute reads everything); after ``--seconds`` of sampling the load stops and the
-bench waits for the results to catch up.
+first recompute reads everything: about 50 s at 1M on a loaded machine); after
+``--seconds`` of sampling the load stops and the bench waits for the results to catch up.
 
 Printed per phase: submissions a second reached, delay p50/p95/max, recomputes stored, the
 Celery worker's CPU seconds per second of load (the window vs CPU trade-off) and its process's
@@ -370,7 +370,7 @@ def main() -> None:
     parser.add_argument("--judgments", type=int, default=1_000_000)
     parser.add_argument("--campaign", type=int, help="reuse a campaign kept from a run")
     parser.add_argument("--rate", type=float, default=200.0, help="submissions a second")
-    parser.add_argument("--warmup", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=90.0)
     parser.add_argument("--seconds", type=float, default=40.0, help="sampled seconds a phase")
     parser.add_argument("--drain", type=float, default=90.0, help="longest wait to catch up")
     parser.add_argument("--rounds", type=int, default=2)
