@@ -315,23 +315,32 @@ class DAJudgments(WorkerRows):
         rows = np.asarray(rows, dtype=bool)
         if rows.shape != (len(self),):
             raise ValueError(f"rows must have shape ({len(self)},)")
-        new_position = np.cumsum(rows, dtype=np.int64)
+        # Positions as int32 where they fit (every campaign): smaller temporaries, and the
+        # subset's links stay int32.
+        position_type = np.int32 if len(self) < _INT32.max else np.int64
+        new_position = np.cumsum(rows, dtype=position_type)
         new_position -= 1
         partner = self.partner[rows]
+        if release:
+            self.__dict__.pop("partner", None)
         linked = partner >= 0
         kept = linked.copy()
         kept[linked] = rows[partner[linked]]
-        partner = np.where(kept, new_position[np.where(kept, partner, 0)], -1)
-        del new_position, kept, linked
+        del linked
+        partner = np.where(kept, new_position[np.where(kept, partner, 0)], position_type(-1))
+        del new_position, kept
+        parent_workers = self.workers
         worker_index = self.worker_index[rows]
-        present = np.bincount(worker_index, minlength=self.n_workers) > 0
+        if release:
+            self.__dict__.pop("_worker_factor", None)
+        present = np.bincount(worker_index, minlength=parent_workers.shape[0]) > 0
         if present.all():
-            workers = self.workers
+            workers = parent_workers
         else:
             renumber = np.cumsum(present, dtype=np.intp)
             renumber -= 1
             worker_index = renumber[worker_index]
-            workers = self.workers[present]
+            workers = parent_workers[present]
         has_given = bool(self.has_given_z.any())
         out = object.__new__(DAJudgments)
         if release:
