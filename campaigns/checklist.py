@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Count, Q
@@ -43,6 +44,9 @@ from campaigns.models import (
     Output,
     TaskKind,
 )
+
+if TYPE_CHECKING:
+    from analytics.progress import CampaignProgress
 
 __all__ = ["Button", "Checklist", "Step", "campaign_checklist"]
 
@@ -109,14 +113,15 @@ class Facts:
     outside_hits: int
     by_platform: dict[str, int]
     mturk_published: int
-    assignments_done: int
+    progress: CampaignProgress
     judgments: int
     computed_at: datetime | None
 
     @classmethod
     def load(cls, campaign: Campaign) -> Facts:
         from analytics.kinds import statistics_of
-        from judgments.models import Assignment, AssignmentStatus
+        from analytics.progress import campaign_progress
+        from judgments.models import Assignment
 
         hits = Hit.objects.filter(campaign=campaign).aggregate(
             regular=Count("pk", filter=Q(is_qualification=False)),
@@ -142,11 +147,8 @@ class Facts:
             ),
             by_platform=platforms,
             mturk_published=MTurkHit.objects.filter(hit__campaign=campaign).count(),
-            assignments_done=Assignment.objects.filter(
-                campaign=campaign,
-                status__in=(AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED),
-                hit__is_qualification=False,
-            ).count(),
+            # The panels' and the API's one progress computation (analytics.progress).
+            progress=campaign_progress(campaign),
             judgments=campaign.judgments.count(),
             computed_at=None if statistics is None else statistics.stored_computed_at(campaign),
         )
@@ -448,17 +450,19 @@ def _publish_step(
 
 
 def _judgments_step(campaign: Campaign, facts: Facts) -> Step:
-    needed = facts.hits * campaign.redundancy
-    done = min(facts.assignments_done, needed)
-    percent = 100.0 * done / needed if needed else 0.0
+    progress = facts.progress
     summary = (
-        f"{done:,} of {needed:,} assignments done ({facts.hits:,} HITs × redundancy "
-        f"{campaign.redundancy}); {_plural(facts.judgments, 'judgment')} stored."
+        f"{progress.units_in:,} of {progress.units_needed:,} judgments in; "
+        f"{progress.places_done:,} of {_plural(progress.places, 'assignment')} done "
+        f"({_plural(progress.hits, 'HIT')}, redundancy {campaign.redundancy})."
     )
+    if progress.explanation:
+        summary += " " + progress.explanation
+    percent = progress.percent
     if not facts.hits:
         return Step("judgments", "Judgments in", LATER, "No HITs yet.")
-    if needed and done >= needed:
-        return Step("judgments", "Judgments in", DONE, summary, percent=100.0)
+    if progress.places and progress.places_done >= progress.places:
+        return Step("judgments", "Judgments in", DONE, summary, percent=percent)
     if campaign.status == CampaignStatus.ACTIVE:
         return Step("judgments", "Judgments in", WAITING, summary, percent=percent)
     return Step(

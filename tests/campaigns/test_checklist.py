@@ -100,7 +100,7 @@ def test_imported_segments_make_build_the_next_step_then_activate_then_links():
         "Publish to MTurk",
     ]
     assert steps["judgments"][1] == (
-        "0 of 10 assignments done (2 HITs × redundancy 5); 0 judgments stored."
+        "0 of 1,000 judgments in; 0 of 10 assignments done (2 HITs, redundancy 5)."
     )
 
     campaign.status = CampaignStatus.ACTIVE
@@ -280,9 +280,9 @@ def test_workers_by_platform_and_judgment_progress():
     ]
     assert steps["publish"].buttons[-1].label == "Prolific study URL"  # no MTurk permission
     assert steps["judgments"].summary == (
-        "3 of 10 assignments done (2 HITs × redundancy 5); 0 judgments stored."
+        "0 of 1,000 judgments in; 3 of 10 assignments done (2 HITs, redundancy 5)."
     )
-    assert steps["judgments"].percent == 30.0
+    assert steps["judgments"].percent == 0.0
 
 
 def test_rarely_changed_settings_are_folded_and_open_when_they_have_an_error(client_of):

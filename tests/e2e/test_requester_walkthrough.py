@@ -188,8 +188,8 @@ def test_a_requester_goes_from_an_empty_site_to_results_on_the_campaign_page(
     expect(requester.step("publish")).to_have_attribute("data-state", "done")
     expect(requester.step("publish")).to_contain_text("(1 worker came by direct link)")
     expect(requester.step("judgments").locator(".summary")).to_have_text(
-        f"1 of {2 * campaign.redundancy} assignments done (2 HITs × redundancy "
-        f"{campaign.redundancy}); 100 judgments stored."
+        f"100 of {200 * campaign.redundancy:,} judgments in; 1 of {2 * campaign.redundancy} "
+        f"assignments done (2 HITs, redundancy {campaign.redundancy})."
     )
     expect(requester.step("results")).to_have_attribute("data-state", "done")
     expect(requester.step("results").locator(".summary")).to_contain_text("Fresh as of")
