@@ -53,8 +53,7 @@ def step_url(campaign) -> str:
 def test_an_empty_campaign_asks_for_segments_first_and_the_rest_waits():
     campaign = CampaignFactory(kind=TaskKind.DIRECT_ASSESSMENT, status=CampaignStatus.DRAFT)
     steps = states(campaign)
-    # (then "analysis", once the dashboards' and reports' pages exist: test_analysis_links)
-    assert list(steps)[:7] == [
+    assert list(steps) == [
         "import",
         "quality",
         "build",
@@ -62,6 +61,7 @@ def test_an_empty_campaign_asks_for_segments_first_and_the_rest_waits():
         "publish",
         "judgments",
         "results",
+        "analysis",
     ]
     assert steps["import"][:2] == ("next", "No segments yet.")
     assert steps["import"][3] == ["Import segments"]
@@ -345,3 +345,18 @@ def test_a_campaign_of_imported_judgments_shows_what_was_imported_and_its_result
         "done",
         "Imported from a wmt-da file: 0 judgments of 2 systems on 3 segments.",
     )
+
+
+def test_the_analysis_step_links_the_dashboard_and_the_reports():
+    campaign = da_campaign(systems=4, segments=28)
+    steps = {
+        s.key: s
+        for s in campaign_checklist(campaign, can_change=True, can_publish_mturk=True).steps
+    }
+    analysis = steps["analysis"]
+    assert analysis.state == "later"  # no judgments yet
+    assert [(b.label, b.url, b.post) for b in analysis.buttons] == [
+        ("Dashboard (plots)", f"/admin/campaigns/campaign/{campaign.pk}/dashboard/", ""),
+        ("Report (cost and time)", f"/admin/campaigns/campaign/{campaign.pk}/report/", ""),
+        ("Judgments still needed", f"/admin/campaigns/campaign/{campaign.pk}/still-needed/", ""),
+    ]
