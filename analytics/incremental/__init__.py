@@ -42,10 +42,11 @@ from django.utils import timezone
 
 from analytics.incremental.analysis import analyse, carry
 from analytics.incremental.direct_assessment import CachedDACampaign, Refresh
+from analytics.kinds import statistics_of
 from analytics.kinds.direct_assessment.actions import da_config_for, store_results
 from analytics.kinds.direct_assessment.loading import LoadSummary
 from analytics.models import CampaignResult
-from campaigns.models import Campaign, TaskKind
+from campaigns.models import Campaign
 
 __all__ = ["cache_budget_bytes", "cached_campaigns", "clear_cache", "recompute", "supports"]
 
@@ -58,7 +59,8 @@ _lock = threading.Lock()
 
 def supports(campaign: Campaign) -> bool:
     """Whether the campaign's kind is recomputed incrementally."""
-    return campaign.kind == TaskKind.DIRECT_ASSESSMENT
+    statistics = statistics_of(campaign)
+    return statistics is not None and statistics.incremental
 
 
 def cache_budget_bytes() -> int:

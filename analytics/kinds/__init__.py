@@ -92,6 +92,9 @@ class AnalyticsKind:
     # How messages name the kind's campaigns ("direct-assessment"), e.g. "only
     # direct-assessment and ranking campaigns have a system table".
     label: ClassVar[str]
+    # Whether a Celery worker may keep the kind's loaded arrays between recomputes and read only
+    # the judgments added since (``analytics.incremental``, issue 16's freshness).
+    incremental: ClassVar[bool] = False
 
     # --- Computing and storing ----------------------------------------------------------------
 

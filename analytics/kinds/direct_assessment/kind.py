@@ -36,6 +36,7 @@ class DirectAssessment(AnalyticsKind):
     result_model = CampaignResult
     result_relation = "da_result"
     variant_param = "include_unreliable"
+    incremental = True
     panel_anchor = "da-results"
     label = "direct-assessment"
 
