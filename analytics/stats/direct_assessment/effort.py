@@ -46,7 +46,12 @@ def score_spread(judgments: DAJudgments) -> ScoreSpread:
     who reads gives a bad reference a lower score than its output). Given z-scores (imports)
     have no raw score and are left out."""
     raw = np.isfinite(judgments.score)
-    grouped = Grouped.build(judgments.score[raw], judgments.worker_index[raw], judgments.n_workers)
+    if raw.all():  # the usual case: no copy of the columns (a recompute's peak is here)
+        grouped = Grouped.build(judgments.score, judgments.worker_index, judgments.n_workers)
+    else:
+        grouped = Grouped.build(
+            judgments.score[raw], judgments.worker_index[raw], judgments.n_workers
+        )
     mean, var = grouped.mean_var()
     lo, hi = grouped.minmax()
     # Exact 0 for equal scores: a float variance of equal values can come out a hair above 0.
