@@ -33,6 +33,7 @@ __all__ = [
     "HitBuildError",
     "build_hits",
     "create_follow_up",
+    "explain",
     "has_hit_builder",
     "hits_frozen_reason",
     "segments_outside_hits",
@@ -89,10 +90,39 @@ def build_hits(campaign: Campaign) -> int:
         except HitBuildError as error:
             cause = error.__cause__
             if isinstance(cause, BuildProblem):
-                raise HitBuildError(cause.explain(campaign)) from cause
+                raise HitBuildError(explain(cause, campaign)) from cause
             raise
     logger.info("Built %d HIT(s) for campaign %s", count, campaign.pk)
     return count
+
+
+def explain(problem: BuildProblem, campaign: Campaign) -> str:
+    """A builder's problem told with names: systems by name, segments as the imported file's
+    ids (``segment "3" of document "news-1"``), outputs as system and segment. Three queries."""
+    systems = dict(
+        System.objects.filter(campaign=campaign, pk__in=problem.ids_of("systems")).values_list(
+            "pk", "name"
+        )
+    )
+    segments = {
+        pk: _segment_words(seg, doc)
+        for pk, seg, doc in Segment.objects.filter(
+            campaign=campaign, pk__in=problem.ids_of("segments")
+        ).values_list("pk", "external_id", "document__external_id")
+    }
+    outputs = {
+        pk: f'the output of "{system}" for {_segment_words(seg, doc)}'
+        for pk, system, seg, doc in Output.objects.filter(
+            segment__campaign=campaign, pk__in=problem.ids_of("outputs")
+        ).values_list(
+            "pk", "system__name", "segment__external_id", "segment__document__external_id"
+        )
+    }
+    return problem.told({"systems": systems, "segments": segments, "outputs": outputs})
+
+
+def _segment_words(segment_id: str, document_id: str) -> str:
+    return f'segment "{segment_id}" of document "{document_id}"'
 
 
 def has_hit_builder(kind: str) -> bool:

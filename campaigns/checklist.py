@@ -576,7 +576,7 @@ def _da_blockers(campaign: Campaign, facts: Facts) -> list[str]:
     )
     short = short_systems_problem(counts) if counts else None
     if short is not None:
-        problems.append(short.explain(campaign) + ".")
+        problems.append(campaign_actions.explain(short, campaign) + ".")
     return problems
 
 

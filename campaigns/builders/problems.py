@@ -4,18 +4,15 @@ by name, never by internal id, and say how to fix them).
 The builders are pure (no Django) and work with ids: they raise :class:`BuildProblem`, a
 ValueError whose text is a template with ``{systems}``, ``{segments}`` and ``{outputs}``
 fields and whose attributes keep the ids. ``str()`` fills the fields with the ids (for the
-builders' own tests and logs); :meth:`BuildProblem.explain` fills them with the campaign's
-system names and the documents' and segments' ids from the imported file, which is what
-``campaigns.actions.build_hits`` shows the requester.
+builders' own tests and logs); :meth:`BuildProblem.told` fills them with names, which
+``campaigns.actions.explain`` loads (the campaign's system names, the documents' and segments'
+ids from the imported file) for what ``campaigns.actions.build_hits`` tells the requester.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from campaigns.models import Campaign
+from typing import Any
 
 __all__ = ["LISTED", "BuildProblem"]
 
@@ -57,39 +54,23 @@ class BuildProblem(ValueError):
         """Every id of one sort ("systems", "segments", "outputs") the message lists."""
         return {pk for sort, ids in self.lists.values() if sort == what for pk in ids[:LISTED]}
 
-    def explain(self, campaign: Campaign) -> str:
-        """The message with names: systems by name, segments as the imported file's ids
-        (``segment "3" of document "news-1"``), outputs as system and segment. At most
-        ``LISTED`` of each list (the first by id) and how many more; three queries."""
-        from campaigns.models import Output, Segment, System
-
-        systems = dict(
-            System.objects.filter(campaign=campaign, pk__in=self.ids_of("systems")).values_list(
-                "pk", "name"
-            )
-        )
-        segment_rows = Segment.objects.filter(
-            campaign=campaign, pk__in=self.ids_of("segments")
-        ).values_list("pk", "external_id", "document__external_id")
-        segments = {pk: _segment(seg, doc) for pk, seg, doc in segment_rows}
-        output_rows = Output.objects.filter(
-            segment__campaign=campaign, pk__in=self.ids_of("outputs")
-        ).values_list(
-            "pk", "system__name", "segment__external_id", "segment__document__external_id"
-        )
-        outputs = {
-            pk: f'the output of "{system}" for {_segment(seg, doc)}'
-            for pk, system, seg, doc in output_rows
-        }
+    def told(self, names: Mapping[str, Mapping[int, str]]) -> str:
+        """The message with names: ``names["systems"]`` maps system ids to names,
+        ``names["segments"]`` and ``names["outputs"]`` ids to descriptions (an id without one
+        stays an id). At most ``LISTED`` of each list, and how many more; the counts in
+        brackets after systems; the first letter in capitals."""
 
         def system(pk: int) -> str:
-            name = f'"{systems.get(pk, pk)}"'
+            name = f'"{names.get("systems", {}).get(pk, pk)}"'
             return f"{name} ({self.counts[pk]})" if pk in self.counts else name
+
+        def described(what: str):
+            return lambda pk: names.get(what, {}).get(pk, str(pk))
 
         namers = {
             "systems": system,
-            "segments": lambda pk: segments.get(pk, str(pk)),
-            "outputs": lambda pk: outputs.get(pk, str(pk)),
+            "segments": described("segments"),
+            "outputs": described("outputs"),
         }
         text = self.template.format(
             **{field: _listed(ids, namers[what]) for field, (what, ids) in self.lists.items()}
@@ -99,10 +80,6 @@ class BuildProblem(ValueError):
 
 def _ids(ids: tuple[int, ...]) -> str:
     return str(list(ids[:LISTED]))
-
-
-def _segment(segment_id: str, document_id: str) -> str:
-    return f'segment "{segment_id}" of document "{document_id}"'
 
 
 def _listed(ids: tuple[int, ...], name: Any) -> str:

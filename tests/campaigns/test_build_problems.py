@@ -1,10 +1,12 @@
 """A builder's refusal told with names (issue 17 item 1): BuildProblem keeps the ids the pure
-builders work with; explain() names systems, segments and outputs as the requester knows them."""
+builders work with; campaigns.actions.explain names systems, segments and outputs as the
+requester knows them."""
 
 from __future__ import annotations
 
 import pytest
 
+from campaigns.actions import explain
 from campaigns.builders.problems import LISTED, BuildProblem
 from campaigns.models import Output, Segment, System
 from tests.campaigns.test_actions import da_campaign
@@ -29,7 +31,7 @@ def test_systems_segments_and_outputs_are_named_with_counts_and_lists():
         f"[{systems['sys0']}, {systems['sys2']}] are short; [{segment.pk}] has none; "
         f"[{output.pk}] is odd"
     )
-    assert problem.explain(campaign) == (
+    assert explain(problem, campaign) == (
         f'"sys0" (3) and "sys2" are short; segment "2" of document "{document}" has none; the '
         f'output of "sys1" for segment "2" of document "{document}" is odd'
     )
@@ -40,7 +42,7 @@ def test_long_lists_name_the_first_and_count_the_rest():
     ids = list(
         Segment.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True)
     )
-    text = BuildProblem("missing: {segments}", segments=ids).explain(campaign)
+    text = explain(BuildProblem("missing: {segments}", segments=ids), campaign)
     assert text.startswith('Missing: segment "1" of document ')
     assert text.endswith(" and 3 more")
     assert text.count("segment ") == LISTED
@@ -53,6 +55,6 @@ def test_several_lists_of_one_sort():
         "a: {a}; b: {b}", lists={"a": ("segments", [first.pk]), "b": ("segments", [second.pk])}
     )
     document = first.document.external_id
-    assert problem.explain(campaign) == (
+    assert explain(problem, campaign) == (
         f'A: segment "1" of document "{document}"; b: segment "2" of document "{document}"'
     )
