@@ -278,6 +278,7 @@ class CampaignAdmin(
                     "keywords",
                     "assignment_duration_seconds",
                     "ask_background",
+                    "consent_text",
                 ),
                 "classes": ("collapse",),
             },

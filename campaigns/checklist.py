@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -33,16 +34,14 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 
 from campaigns import actions as campaign_actions
-from campaigns.kinds import kind_settings
+from campaigns.kinds import kind_of, kind_settings
 from campaigns.links import open_link_url
 from campaigns.models import (
     Campaign,
     CampaignStatus,
-    GoldAnswer,
     Hit,
     MTurkHit,
     Output,
-    TaskKind,
 )
 
 if TYPE_CHECKING:
@@ -266,7 +265,7 @@ def _missing_settings(campaign: Campaign) -> str:
 
 
 def _quality_step(campaign: Campaign, facts: Facts) -> Step:
-    notes = KIND_NOTES.get(campaign.kind)
+    notes = _kind_notes(campaign)
     if not _has_settings(campaign):
         return Step(
             "quality", "Quality control", BLOCKED, "No settings.", todo=_missing_settings(campaign)
@@ -313,7 +312,7 @@ def _build_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: st
         )
     if not facts.segments:
         return Step("build", title, LATER, "No HITs yet.", todo="Import segments first.")
-    notes = KIND_NOTES.get(campaign.kind)
+    notes = _kind_notes(campaign)
     if not _has_settings(campaign):
         blockers = [_missing_settings(campaign)]
     else:
@@ -547,148 +546,10 @@ class KindNotes:
     blockers: Callable[[Campaign, Facts], list[str]] = lambda campaign, facts: []
 
 
-def _da_quality(campaign: Campaign, facts: Facts) -> Step:
-    settings = kind_settings(campaign)
-    return Step(
-        "quality",
-        "Quality control",
-        DONE,
-        "Built into every HIT: 10 bad references, 10 repeats and 10 references among its 100 "
-        "items (Graham et al. 2014); a worker is reliable when the "
-        f"'{settings.get_reliability_test_display()}' test gives p below "
-        f"{settings.reliability_alpha}.",
-    )
-
-
-def _da_blockers(campaign: Campaign, facts: Facts) -> list[str]:
-    from campaigns.builders.direct_assessment import hit_size_problem, short_systems_problem
-
-    settings = kind_settings(campaign)
-    problems = []
-    size = hit_size_problem(settings.items_per_hit)
-    if size:
-        problems.append(size + " Change it in the direct-assessment settings below.")
-    counts = dict(
-        Output.objects.filter(segment__campaign=campaign)
-        .order_by()
-        .values_list("system_id")
-        .annotate(n=Count("pk"))
-    )
-    short = short_systems_problem(counts) if counts else None
-    if short is not None:
-        problems.append(campaign_actions.explain(short, campaign) + ".")
-    return problems
-
-
-def _ranking_quality(campaign: Campaign, facts: Facts) -> Step:
-    settings = kind_settings(campaign)
-    answers = GoldAnswer.objects.filter(segment__campaign=campaign).count()
-    gold_url = (
-        _url("campaigns_goldanswer_changelist") + f"?segment__campaign__id__exact={campaign.pk}"
-    )
-    parts = [f"Gold rate {settings.gold_rate:.0%} of the ranking sets"]
-    if answers:
-        parts.append(f"{_plural(answers, 'gold answer')} given")
-    if settings.gold_best_system_id:
-        parts.append(
-            f"gold translations chosen from alternative references (best system "
-            f'"{settings.gold_best_system}")'
-        )
-    if campaign.qualification_required:
-        parts.append(f"qualification test of {settings.qualification_sets} sets")
-    summary = "; ".join(parts) + "."
-    lines = [(f"Gold answers ({answers:,})", gold_url)]
-    if settings.gold_rate > 0 and not answers and not settings.gold_best_system_id:
-        return Step(
-            "quality",
-            "Gold answers",
-            BLOCKED,
-            summary,
-            todo=f"The gold rate is {settings.gold_rate:.0%} but the campaign has no gold "
-            "answers: give gold answers per segment (Gold answers), or choose the best system "
-            "in the ranking settings below so that gold translations are chosen from "
-            "alternative references (Paul et al. 2013), or set the gold rate to 0.",
-            lines=lines,
-        )
-    return Step("quality", "Gold answers", DONE, summary, lines=lines)
-
-
-def _ranking_blockers(campaign: Campaign, facts: Facts) -> list[str]:
-    settings = kind_settings(campaign)
-    problems = []
-    if (
-        settings.gold_rate > 0
-        and not settings.gold_best_system_id
-        and not GoldAnswer.objects.filter(segment__campaign=campaign).exists()
-    ):
-        problems.append("Gold answers are missing (see Gold answers above).")
-    fewest = (
-        Output.objects.filter(segment__campaign=campaign)
-        .order_by()
-        .values("segment")
-        .annotate(n=Count("pk"))
-        .order_by("n")
-        .values_list("n", flat=True)
-        .first()
-    )
-    if fewest is not None and fewest < settings.outputs_per_set:
-        problems.append(
-            f"A ranking set shows {settings.outputs_per_set} outputs of different systems "
-            f"('Outputs per set'), and some segments have only {fewest}: lower 'Outputs per "
-            f"set' to {max(fewest, 2)} in the ranking settings below, or import the missing "
-            "outputs."
-        )
-    return problems
-
-
-def _post_editing_quality(campaign: Campaign, facts: Facts) -> Step:
-    return Step(
-        "quality",
-        "Quality control",
-        DONE,
-        "Other workers verify each edit (same meaning? acceptable language?): the verification "
-        "HITs are built by themselves as edits arrive.",
-    )
-
-
-def _rc_quality(campaign: Campaign, facts: Facts) -> Step:
-    lines = []
-    try:
-        lines.append(("Articles' stages", _url("campaigns_campaign_rc_stages", campaign.pk)))
-    except NoReverseMatch:
-        pass
-    return Step(
-        "quality",
-        "Quality control",
-        DONE,
-        "Questions are voted on by other workers, and answers are graded against the human "
-        "translation; each article moves through its stages by itself.",
-        lines=lines,
-    )
-
-
-def _translation_quality(campaign: Campaign, facts: Facts) -> Step:
-    lines = []
-    try:
-        lines.append(
-            ("Choose translations", _url("campaigns_campaign_translation_choose", campaign.pk))
-        )
-    except NoReverseMatch:
-        pass
-    return Step(
-        "quality",
-        "Quality control",
-        DONE,
-        "Other workers say whether each translation looks machine made (Detect-MT HITs, built "
-        "as translations arrive); pasted MT is flagged against the imported outputs.",
-        lines=lines,
-    )
-
-
-KIND_NOTES: dict[str, KindNotes] = {
-    TaskKind.DIRECT_ASSESSMENT: KindNotes(_da_quality, _da_blockers),
-    TaskKind.RANKING: KindNotes(_ranking_quality, _ranking_blockers),
-    TaskKind.POST_EDITING: KindNotes(_post_editing_quality),
-    TaskKind.READING_COMPREHENSION: KindNotes(_rc_quality),
-    TaskKind.TRANSLATION: KindNotes(_translation_quality),
-}
+def _kind_notes(campaign: Campaign) -> KindNotes | None:
+    """The campaign's kind's notes (``CampaignKind.checklist_notes``: a module of the kind's
+    package with ``NOTES``, imported when first asked for; the kind modules import this one)."""
+    kind = kind_of(campaign)
+    if kind is None or not kind.checklist_notes:
+        return None
+    return import_module(kind.checklist_notes).NOTES

@@ -399,7 +399,7 @@ ASSIGNMENT_FIRST_TOUCH_SECONDS = env_int("ASSIGNMENT_FIRST_TOUCH_SECONDS", 10 * 
 # default) after one abandoned start. 30 minutes: reading the instructions and answering the
 # first unit takes minutes on every page but reading comprehension's authoring (whose first
 # answer is a whole article's questions, so it keeps the working time:
-# judgments.actions.membership.LONG_FIRST_ANSWER_TASKS); 30 minutes is several times the
+# TaskPage.long_first_answer); 30 minutes is several times the
 # slowest of those first answers (a post-edit or translation page, about 1-2 minutes a
 # sentence) yet a quarter of the default hold. Any answer gives the task its full time back.
 ASSIGNMENT_UNANSWERED_HOLD_SECONDS = env_int(

@@ -65,6 +65,9 @@ class CampaignKind:
 
     # The TaskKind value this implements.
     kind: ClassVar[str]
+    # The module (dotted path) whose NOTES add the kind's steps to the campaign page's
+    # checklist (campaigns.checklist.KindNotes); None: the shared steps only.
+    checklist_notes: ClassVar[str | None] = None
     # The HitTask values a campaign of this kind may hold.
     hit_tasks: ClassVar[tuple[str, ...]] = ()
     # The settings model (a KindSettings) and the Campaign attribute that reaches it; None for

@@ -16,7 +16,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 
-from campaigns.models import Campaign, HitTask
+from campaigns.models import Campaign
 from judgments.models import (
     Assignment,
     AssignmentStatus,
@@ -63,9 +63,13 @@ def expire_abandoned_assignments(
     return expired
 
 
-# Tasks whose first answer is long work (reading comprehension's authoring: a whole article's
-# questions at once) keep the campaign's working time without an answer (issue 17).
-LONG_FIRST_ANSWER_TASKS = (HitTask.RC_AUTHOR,)
+def long_first_answer_tasks() -> tuple[str, ...]:
+    """HIT tasks whose first answer is long work (TaskPage.long_first_answer: reading
+    comprehension's authoring, a whole article's questions at once): they keep the campaign's
+    working time without an answer (issue 17)."""
+    from judgments.kinds import registry  # the kinds' pages import the actions
+
+    return tuple(page.task for kind in registry for page in kind.pages if page.long_first_answer)
 
 
 def unanswered_hold() -> timedelta:
@@ -83,7 +87,7 @@ def unanswered_past_hold(now: datetime) -> QuerySet[Assignment]:
         ~Exists(Judgment.objects.filter(assignment=OuterRef("pk"))),
         status=AssignmentStatus.STARTED,
         last_activity_at__lte=now - unanswered_hold(),
-    ).exclude(Q(hit__task__in=LONG_FIRST_ANSWER_TASKS) | ~Q(turk_submit_to=""))
+    ).exclude(Q(hit__task__in=long_first_answer_tasks()) | ~Q(turk_submit_to=""))
 
 
 def announce_exclusions(campaign_ids: list[int]) -> None:

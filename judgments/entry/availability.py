@@ -25,7 +25,7 @@ from django.utils.translation import pgettext
 
 from campaigns.kinds import kind_of
 from campaigns.models import Campaign, CampaignStatus, Hit
-from judgments.actions.membership import LONG_FIRST_ANSWER_TASKS, unanswered_hold
+from judgments.actions.membership import long_first_answer_tasks, unanswered_hold
 from judgments.models import (
     LIVE_ASSIGNMENT_STATUSES,
     Assignment,
@@ -46,7 +46,7 @@ class WorkAvailability:
 
 
 def _expiry(expires_at: datetime, last_activity_at: datetime, answered: bool, task: str):
-    if answered or task in LONG_FIRST_ANSWER_TASKS:
+    if answered or task in long_first_answer_tasks():
         return expires_at
     return min(expires_at, last_activity_at + unanswered_hold())
 
@@ -71,7 +71,7 @@ def work_for(worker: Worker, campaign: Campaign, now: datetime | None = None) ->
         Q(expires_at__lte=now)
         | (
             Q(last_activity_at__lte=now - unanswered_hold(), turk_submit_to="")
-            & ~Q(hit__task__in=LONG_FIRST_ANSWER_TASKS)
+            & ~Q(hit__task__in=long_first_answer_tasks())
             & ~Q(answered)
         )
     )

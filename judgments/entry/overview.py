@@ -11,7 +11,7 @@ the seconds a judgment takes. Measured when finished tasks exist: for each of th
 :data:`MEASURED_ASSIGNMENTS` submitted or approved assignments, the time of its units (a unit
 - an item, a ranking set - stores its duration on each of its judgments: counted once per
 unit, the browser's measurement, else the server's) divided by its judgments; the median of
-those. Else a default per kind of task (:data:`DEFAULT_SECONDS_PER_JUDGMENT`).
+those. Else a default per kind of task (the task page's ``default_seconds_per_judgment``).
 """
 
 from __future__ import annotations
@@ -25,43 +25,14 @@ from django.db.models import Avg, Count, DecimalField, Max, Min, Value
 from django.db.models.functions import Coalesce
 
 from analytics.progress import CampaignProgress, campaign_progress
-from campaigns.models import Campaign, Hit, HitTask, TaskKind
+from campaigns.models import Campaign, Hit
+from judgments.kinds import kind_of, task_page
 from judgments.models import Assignment, AssignmentStatus, Judgment
 
-__all__ = ["DEFAULT_SECONDS_PER_JUDGMENT", "EntryOverview", "entry_overview"]
+__all__ = ["EntryOverview", "entry_overview"]
 
-# What a worker does, per kind of campaign (plain words; no word about checks).
-KIND_WORDS = {
-    TaskKind.RANKING: "Rank several translations of the same sentence from best to worst "
-    "(ties allowed).",
-    TaskKind.DIRECT_ASSESSMENT: "Read translations one at a time and rate each on a slider "
-    "from \u201cstrongly disagree\u201d to \u201cstrongly agree\u201d.",
-    TaskKind.POST_EDITING: "Correct machine translations with as few changes as possible, so "
-    "that they mean the same as the reference and read well; some tasks ask you to check "
-    "corrected sentences instead.",
-    TaskKind.READING_COMPREHENSION: "Read a short article and write, choose, answer or grade "
-    "questions about it (each task says which).",
-    TaskKind.TRANSLATION: "Translate short texts sentence by sentence; some tasks ask you to "
-    "tell human translations from machine translations.",
-}
-
-# Seconds one judgment takes before any task of the campaign is finished, per HIT task. From
-# the papers' own reports where they give them (001 2013 Figure 4: careful direct-assessment
-# workers take about 10-30 s an item; 000: five-output ranking screens about a minute, i.e.
-# about 12 s per output ranked) and otherwise a generous reading time of the unit (a sentence
-# to post-edit or translate a minute; an article to write questions on ten minutes).
-DEFAULT_SECONDS_PER_JUDGMENT = {
-    HitTask.ASSESS: 20,
-    HitTask.RANK: 12,
-    HitTask.POST_EDIT: 60,
-    HitTask.VERIFY_EDIT: 20,
-    HitTask.RC_AUTHOR: 600,
-    HitTask.RC_SELECT: 60,
-    HitTask.RC_ANSWER: 90,
-    HitTask.RC_GRADE: 30,
-    HitTask.TRANSLATE: 60,
-    HitTask.DETECT_MT: 20,
-}
+# What a worker does and how long a judgment takes before any is measured are the kinds' own
+# (JudgmentKind.description, TaskPage.default_seconds_per_judgment).
 FALLBACK_SECONDS_PER_JUDGMENT = 30
 MEASURED_ASSIGNMENTS = 200
 FINISHED = (AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED)
@@ -144,12 +115,13 @@ def entry_overview(campaign: Campaign) -> EntryOverview:
     measured, finished = _median_per_assignment(rows)
     items = shape["items"]
     if measured is None:
-        per_judgment = DEFAULT_SECONDS_PER_JUDGMENT.get(first_task, FALLBACK_SECONDS_PER_JUDGMENT)
+        page = task_page(first_task) if first_task else None
+        per_judgment = page.default_seconds_per_judgment if page else FALLBACK_SECONDS_PER_JUDGMENT
     else:
         per_judgment = measured
     minutes = None if not items else max(1, math.ceil(items * per_judgment / 60))
     return EntryOverview(
-        what=KIND_WORDS.get(campaign.kind, ""),
+        what=kind.description if (kind := kind_of(campaign)) else "",
         items_per_task=float(items) if items else None,
         minutes=minutes,
         measured_from=finished,

@@ -99,6 +99,14 @@ class TaskPage:
     preview_template: ClassVar[str]
     # CSS class of the preview's frame (the task page's template sets its own).
     preview_class: ClassVar[str] = ""
+    # Seconds one judgment takes before any task of the campaign is finished (the worker entry
+    # page's time estimate, judgments.entry.overview; issue 17). From the papers' own reports
+    # where they give them, else a generous reading time of the unit.
+    default_seconds_per_judgment: ClassVar[int] = 30
+    # A task whose first answer is long work (reading comprehension's authoring: a whole
+    # article's questions at once) keeps the campaign's working time without an answer
+    # (judgments.actions.membership.unanswered_past_hold).
+    long_first_answer: ClassVar[bool] = False
     # (context, msgid) of the page's prompt: a catalog that translates it offers the page in
     # its language (judgments.i18n.page_language). None: the page is shown in English.
     language_probe: ClassVar[tuple[str, str] | None] = None
@@ -151,6 +159,8 @@ class JudgmentKind:
     # Whether every worker answers the language-background form before their first task, as
     # if the campaign's ``ask_background`` were on (translation: 000 asks its translators).
     asks_background: ClassVar[bool] = False
+    # What a worker does, in plain words for the entry page (no word about checks).
+    description: ClassVar[str] = ""
 
     def __init__(self) -> None:
         self._pages = {str(page.task): page() for page in self.pages}

@@ -100,6 +100,8 @@ def present_assess_item(unit: ShownUnit, campaign: Campaign) -> dict[str, Any]:
 
 class AssessPage(TaskPage):
     task = HitTask.ASSESS
+    # 001 2013 Figure 4: careful workers take about 10-30 s an item.
+    default_seconds_per_judgment = 20
     spec = ASSESS_SPEC
     template = "judgments/assess.html"
     preview_template = "judgments/assess_preview.html"
@@ -169,6 +171,10 @@ class AssessPage(TaskPage):
 @registry.register
 class DirectAssessment(JudgmentKind):
     kind = TaskKind.DIRECT_ASSESSMENT
+    description = (
+        "Read translations one at a time and rate each on a slider "
+        "from \u201cstrongly disagree\u201d to \u201cstrongly agree\u201d."
+    )
     pages = (AssessPage,)
 
     def qc_failures(self, campaign: Campaign, worker_ids: Iterable[int]) -> dict[int, str]:

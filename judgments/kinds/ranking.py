@@ -170,6 +170,8 @@ def present_rank_set(unit: ShownUnit, campaign: Campaign) -> dict[str, Any]:
 
 class RankPage(TaskPage):
     task = HitTask.RANK
+    # 000: a five-output ranking screen takes about a minute, about 12 s an output.
+    default_seconds_per_judgment = 12
     spec = RANK_SPEC
     template = "judgments/rank.html"
     preview_template = "judgments/rank_preview.html"
@@ -274,4 +276,7 @@ class RankPage(TaskPage):
 @registry.register
 class Ranking(JudgmentKind):
     kind = TaskKind.RANKING
+    description = (
+        "Rank several translations of the same sentence from best to worst (ties allowed)."
+    )
     pages = (RankPage,)

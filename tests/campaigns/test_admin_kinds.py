@@ -249,3 +249,16 @@ def test_the_kinds_settings_stand_after_the_hit_layout_and_before_payment(admin_
         )
     ]
     assert positions == sorted(positions)
+
+
+def test_the_requester_edits_the_consent_line_on_the_campaign_page(admin_client):
+    """The worker entry page's consent line (issue 17) is a field of the campaign's page."""
+    campaign = CampaignFactory(kind=TaskKind.RANKING, outputs_per_set=4)
+    form = page_form(admin_client.get(change_url(campaign)).content.decode())
+    assert form.data["consent_text"] == campaign.consent_text
+    form.data["consent_text"] = "By starting you agree that <b>we</b> keep your answers."
+    form.data["_continue"] = "Save and continue editing"
+    response = admin_client.post(change_url(campaign), form.data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    campaign.refresh_from_db()
+    assert campaign.consent_text == "By starting you agree that <b>we</b> keep your answers."

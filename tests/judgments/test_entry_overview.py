@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from campaigns.models import DEFAULT_CONSENT_TEXT, TaskKind
-from judgments.entry.overview import KIND_WORDS, entry_overview
+from judgments.entry.overview import entry_overview
+from judgments.kinds import registry as judgment_kinds
 from judgments.models import AssignmentStatus, Judgment
 from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, HitSlotFactory
 
@@ -35,8 +36,9 @@ def _entry(client, campaign) -> str:
 def test_entry_page_says_what_how_long_pay_places_and_consent(client):
     campaign = _campaign()
     html = _entry(client, campaign)
-    assert f'<dd id="entry-what">{KIND_WORDS[TaskKind.DIRECT_ASSESSMENT]}</dd>' in html.replace(
-        "&#x27;", "'"
+    assert (
+        f'<dd id="entry-what">{judgment_kinds.get(TaskKind.DIRECT_ASSESSMENT).description}</dd>'
+        in html.replace("&#x27;", "'")
     )
     # 30 items x 20 s (direct assessment's default) = 10 minutes.
     assert (

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 @registry.register
 class DirectAssessment(CampaignKind):
     kind = TaskKind.DIRECT_ASSESSMENT
+    checklist_notes = "campaigns.kinds.direct_assessment.checklist"
     hit_tasks = (HitTask.ASSESS,)
     settings_model = DirectAssessmentSettings
     settings_accessor = "da_settings"

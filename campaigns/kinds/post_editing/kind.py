@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 @registry.register
 class PostEditing(CampaignKind):
     kind = TaskKind.POST_EDITING
+    checklist_notes = "campaigns.kinds.post_editing.checklist"
     hit_tasks = (HitTask.POST_EDIT, HitTask.VERIFY_EDIT)
     settings_model = PostEditingSettings
     settings_accessor = "post_editing_settings"

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 @registry.register
 class Ranking(CampaignKind):
     kind = TaskKind.RANKING
+    checklist_notes = "campaigns.kinds.ranking.checklist"
     hit_tasks = (HitTask.RANK,)
     settings_model = RankingSettings
     settings_accessor = "ranking_settings"

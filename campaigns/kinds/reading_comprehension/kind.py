@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 @registry.register
 class ReadingComprehension(CampaignKind):
     kind = TaskKind.READING_COMPREHENSION
+    checklist_notes = "campaigns.kinds.reading_comprehension.checklist"
     hit_tasks = (HitTask.RC_AUTHOR, HitTask.RC_SELECT, HitTask.RC_ANSWER, HitTask.RC_GRADE)
     settings_model = ReadingComprehensionSettings
     settings_accessor = "rc_settings"

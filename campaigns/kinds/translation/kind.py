@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 @registry.register
 class Translation(CampaignKind):
     kind = TaskKind.TRANSLATION
+    checklist_notes = "campaigns.kinds.translation.checklist"
     hit_tasks = (HitTask.TRANSLATE, HitTask.DETECT_MT, HitTask.POST_EDIT)
     settings_model = TranslationSettings
     settings_accessor = "translation_settings"

@@ -30,4 +30,9 @@ __all__ = ["EditPage", "PostEditing", "VerifyPage"]
 @registry.register
 class PostEditing(JudgmentKind):
     kind = TaskKind.POST_EDITING
+    description = (
+        "Correct machine translations with as few changes as possible, so "
+        "that they mean the same as the reference and read well; some tasks ask you to check "
+        "corrected sentences instead."
+    )
     pages = (EditPage, VerifyPage)

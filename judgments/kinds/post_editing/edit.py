@@ -246,6 +246,8 @@ def present_segment(
 
 class EditPage(TaskPage):
     task = HitTask.POST_EDIT
+    # A sentence to correct: a generous minute.
+    default_seconds_per_judgment = 60
     spec = EDIT_SPEC
     template = "judgments/post_edit.html"
     preview_template = "judgments/post_edit_preview.html"

@@ -94,6 +94,8 @@ def present_verification(unit: ShownUnit, campaign: Campaign) -> dict[str, Any]:
 
 class VerifyPage(TaskPage):
     task = HitTask.VERIFY_EDIT
+    # Two yes/no questions on one sentence, like a DA item.
+    default_seconds_per_judgment = 20
     spec = VERIFY_SPEC
     template = "judgments/verify_edit.html"
     preview_template = "judgments/verify_edit_preview.html"

@@ -38,4 +38,8 @@ __all__ = ["AnswerPage", "AuthorPage", "GradePage", "ReadingComprehension", "Sel
 @registry.register
 class ReadingComprehension(JudgmentKind):
     kind = TaskKind.READING_COMPREHENSION
+    description = (
+        "Read a short article and write, choose, answer or grade "
+        "questions about it (each task says which)."
+    )
     pages = (AuthorPage, SelectPage, AnswerPage, GradePage)

@@ -98,6 +98,7 @@ def present_answers(unit: ShownUnit) -> dict[str, Any]:
 
 class AnswerPage(TaskPage):
     task = HitTask.RC_ANSWER
+    default_seconds_per_judgment = 90
     spec = ANSWER_SPEC
     template = "judgments/rc_answer.html"
     preview_template = "judgments/rc_answer_preview.html"

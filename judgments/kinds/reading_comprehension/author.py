@@ -131,6 +131,9 @@ def present_questions(unit: ShownUnit) -> dict[str, Any]:
 
 class AuthorPage(TaskPage):
     task = HitTask.RC_AUTHOR
+    # An article's questions: ten minutes.
+    default_seconds_per_judgment = 600
+    long_first_answer = True
     spec = AUTHOR_SPEC
     template = "judgments/rc_author.html"
     preview_template = "judgments/rc_author_preview.html"

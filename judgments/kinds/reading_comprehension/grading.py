@@ -126,6 +126,7 @@ def present_grading(unit: ShownUnit, hit: Hit) -> dict[str, Any]:
 
 class GradePage(TaskPage):
     task = HitTask.RC_GRADE
+    default_seconds_per_judgment = 30
     spec = GRADE_SPEC
     template = "judgments/rc_grade.html"
     preview_template = "judgments/rc_grade_preview.html"

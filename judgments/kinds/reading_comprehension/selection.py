@@ -173,6 +173,7 @@ def present_votes(unit: ShownUnit) -> dict[str, Any]:
 
 class SelectPage(TaskPage):
     task = HitTask.RC_SELECT
+    default_seconds_per_judgment = 60
     spec = SELECT_SPEC
     template = "judgments/rc_select.html"
     preview_template = "judgments/rc_select_preview.html"

@@ -37,6 +37,10 @@ __all__ = ["DetectPage", "Translation", "TranslatePage"]
 @registry.register
 class Translation(JudgmentKind):
     kind = TaskKind.TRANSLATION
+    description = (
+        "Translate short texts sentence by sentence; some tasks ask you to "
+        "tell human translations from machine translations."
+    )
     pages = (TranslatePage, DetectPage)
     # 000 asks its translators about their language abilities; Detect-MT judges and correctors
     # read both languages too, so every worker of the campaign answers once.

@@ -86,6 +86,7 @@ def present_vote(unit: ShownUnit, image: str | None) -> dict[str, Any]:
 
 class DetectPage(TaskPage):
     task = HitTask.DETECT_MT
+    default_seconds_per_judgment = 20
     spec = DETECT_SPEC
     template = "judgments/detect_mt.html"
     preview_template = "judgments/detect_mt_preview.html"

@@ -109,6 +109,8 @@ def present_sentence(
 
 class TranslatePage(TaskPage):
     task = HitTask.TRANSLATE
+    # A sentence to translate: a generous minute.
+    default_seconds_per_judgment = 60
     spec = TRANSLATE_SPEC
     template = "judgments/translate.html"
     preview_template = "judgments/translate_preview.html"
