@@ -186,6 +186,14 @@ class CostSerializer(serializers.Serializer):
         "automatically unless rejected), except those on HITs in MTurk's sandbox, which pays "
         "nobody."
     )
+    approved_assignments = serializers.IntegerField(
+        help_text="Of paid_assignments, those approved (paid for certain)."
+    )
+    awaiting_review_assignments = serializers.IntegerField(
+        help_text="Of paid_assignments, those submitted and not yet approved or rejected (paid "
+        "when approved, or automatically after the auto-approval delay; the campaign report "
+        "keeps them apart in its cost lines)."
+    )
     rewards = serializers.DecimalField(
         max_digits=14, decimal_places=2, help_text="reward x paid_assignments."
     )

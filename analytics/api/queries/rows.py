@@ -162,6 +162,13 @@ def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
             ),
             "campaign",
         ),
+        # Issue 17: approved and submitted (awaiting review) assignments kept apart.
+        n_approved=_count(
+            Assignment.objects.filter(
+                campaign=OuterRef("pk"), status=AssignmentStatus.APPROVED
+            ).exclude(hit__mturk__sandbox=True),
+            "campaign",
+        ),
         bonuses_sent=Coalesce(
             Subquery(bonuses, output_field=Campaign._meta.get_field("reward")),
             Value(Decimal("0.00")),
@@ -201,6 +208,7 @@ class CampaignCost:
 
     reward: Decimal
     paid_assignments: int
+    approved_assignments: int
     rewards: Decimal
     bonuses: Decimal
     mturk_fees: Decimal
@@ -211,6 +219,10 @@ class CampaignCost:
     @property
     def total(self) -> Decimal:
         return self.rewards + self.bonuses + self.mturk_fees
+
+    @property
+    def awaiting_review_assignments(self) -> int:
+        return self.paid_assignments - self.approved_assignments
 
 
 def attach_campaign_costs(campaigns: Sequence[Campaign]) -> None:
@@ -264,6 +276,7 @@ def attach_campaign_costs(campaigns: Sequence[Campaign]) -> None:
         campaign.cost = CampaignCost(
             reward=campaign.reward,
             paid_assignments=campaign.n_paid,
+            approved_assignments=campaign.n_approved,
             rewards=Decimal(campaign.paid_rewards).quantize(CENT),
             bonuses=Decimal(campaign.bonuses_sent).quantize(CENT),
             mturk_fees=(
