@@ -13,7 +13,6 @@ from django.urls import reverse
 from analytics import actions
 from judgments.models import Worker
 from tests.analytics.kinds.direct_assessment.test_actions import build_small_campaign
-from tests.e2e.conftest import admin_page, admin_user, browser, page, playwright  # noqa: F401
 
 pytestmark = pytest.mark.e2e
 # A plot is drawn on its first request (matplotlib, about a second; several on a loaded
@@ -29,7 +28,7 @@ def shots(tmp_path) -> Path:
     return folder
 
 
-def test_dashboard_shows_every_plot_and_downloads_png(admin_page, shots):  # noqa: F811
+def test_dashboard_shows_every_plot_and_downloads_png(admin_page, shots):
     browser_page = admin_page
     built = build_small_campaign(name="WMT26 de-en <DA> & co")
     Worker.objects.filter(external_id="careful").update(country="DE")
