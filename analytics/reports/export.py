@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,8 +15,21 @@ __all__ = ["report_csv", "report_rows"]
 COLUMNS = ("section", "item", "measure", "value")
 
 
+PLAIN_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+# What a spreadsheet reads as the start of a formula (OWASP's CSV injection advice, as
+# campaigns.links.safe_cell; repeated here to keep this module free of Django).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(value: Any) -> Any:
-    return "" if value is None else value
+    """A cell a spreadsheet will not run as a formula: text such as the campaign's name or a
+    country starting with = + - @ gets a leading apostrophe;
+    numbers, also as text ("-0.25"), pass unchanged."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return value if PLAIN_NUMBER.fullmatch(value) else "'" + value
+    return value
 
 
 def report_rows(data: dict[str, Any]) -> Iterator[tuple[str, str, str, Any]]:

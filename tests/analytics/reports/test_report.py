@@ -233,3 +233,40 @@ def test_the_schema_documents_the_report_endpoints(paid):
     assert "/api/campaigns/{campaign_id}/export/report.csv" in paths
     assert "CampaignReport" in schema["components"]["schemas"]
     assert "StillNeeded" in schema["components"]["schemas"]
+
+
+def test_report_csv_defuses_text_a_spreadsheet_would_run(paid):
+    """A campaign named like a formula is written with a leading apostrophe; numbers (negative
+    ones too) are left as they are."""
+    from analytics.reports.export import report_csv
+
+    paid.campaign.name = '=HYPERLINK("http://x.example","click")'
+    paid.campaign.save(update_fields=["name"])
+    api = paid.client("analyst").get(f"/api/campaigns/{paid.campaign.pk}/export/report.csv")
+    rows = list(csv.reader(io.StringIO(api.content.decode())))
+    assert ["campaign", "", "name", '\'=HYPERLINK("http://x.example","click")'] in rows
+    assert ["cost", "", "projected", "3.30"] in rows
+    data = {"campaign": {"id": 1, "name": "-x", "kind": "ranking"}, "generated_at": "-0.25"}
+    text = report_csv(
+        {
+            **data,
+            "reward": "0.50",
+            "redundancy": 5,
+            "n_judgments": 0,
+            "assignments": {},
+            "cost": {
+                "currency": "USD",
+                "paid": "0",
+                "committed": "0",
+                "projected": "0",
+                "lines": [],
+                "fees_by_platform": {},
+            },
+            "time_per_assignment": {},
+            "evaluation_period": {},
+            "trust": {"rows": []},
+            "countries": [],
+        }
+    )
+    assert "campaign,,name,'-x" in text
+    assert "campaign,,generated_at,-0.25" in text
