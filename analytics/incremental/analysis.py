@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.kinds.direct_assessment.actions import (
     CampaignAnalysis,
@@ -29,17 +28,10 @@ from analytics.stats.direct_assessment import (
     DAConfig,
     DAJudgments,
     DAReport,
-    standardize,
     worker_reliability,
 )
 from analytics.stats.direct_assessment.effort import score_spread
-from analytics.stats.direct_assessment.scores import system_scores_and_samples
-from analytics.stats.significance import (
-    pairwise_rank_sum,
-    significance_marks,
-    system_rank_ranges,
-    wmt_clusters,
-)
+from analytics.stats.direct_assessment.report import analyse_campaign
 
 __all__ = ["AgreementCarried", "analyse", "analyse_carrying_agreement"]
 
@@ -126,45 +118,4 @@ def _report(
     agreements: tuple[Agreement, Agreement],
 ) -> DAReport:
     """``analyse_campaign``'s report with the given agreements instead of computed ones."""
-    if reuse is not None:
-        reliability, z = reuse.reliability, reuse.zscores
-    else:
-        reliability = worker_reliability(
-            judgments,
-            test=cfg.reliability_test,
-            alpha=cfg.alpha,
-            min_pairs=cfg.min_pairs,
-            assumption_a_test=cfg.assumption_a_test,
-        )
-        z = standardize(judgments, exclude_references=cfg.exclude_references_from_z, ddof=cfg.ddof)
-    included: NDArray[np.bool_] = (
-        np.ones(judgments.n_workers, dtype=bool)
-        if cfg.include_unreliable
-        else reliability.reliable.copy()
-    )
-    systems, samples = system_scores_and_samples(
-        judgments, z, include_workers=included, averaging=cfg.averaging, unit=cfg.significance_unit
-    )
-    p = pairwise_rank_sum(samples)
-    clusters = wmt_clusters(
-        systems.mean_z, p, alpha=cfg.significance_alpha, method=cfg.cluster_method
-    )
-    best, worst = system_rank_ranges(
-        systems.mean_z, p, clusters, alpha=cfg.significance_alpha, method=cfg.cluster_method
-    )
-    agreement_all, agreement_included = agreements
-    return DAReport(
-        config=cfg,
-        reliability=reliability,
-        zscores=z,
-        included_workers=included,
-        systems=systems,
-        p_greater=p,
-        marks=significance_marks(p),
-        clusters=clusters,
-        rank_best=best,
-        rank_worst=worst,
-        agreement_all=agreement_all,
-        agreement_included=agreement_included,
-        n_unmatched_controls=judgments.n_unmatched_controls,
-    )
+    return analyse_campaign(judgments, cfg, reuse=reuse, agreements=agreements)

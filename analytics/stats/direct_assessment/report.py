@@ -94,7 +94,11 @@ class DAReport:
 
 
 def analyse_campaign(
-    judgments: DAJudgments, config: DAConfig | None = None, *, reuse: DAReport | None = None
+    judgments: DAJudgments,
+    config: DAConfig | None = None,
+    *,
+    reuse: DAReport | None = None,
+    agreements: tuple[Agreement, Agreement] | None = None,
 ) -> DAReport:
     """Run the full direct-assessment analysis of one campaign (pure; no I/O).
 
@@ -103,6 +107,8 @@ def analyse_campaign(
     z-scores and the unfiltered agreement do not depend on that setting: they are taken from
     it instead of being computed again. Agreement over included workers is the unfiltered one
     when every worker is included (a mask of all workers selects every row, as None does).
+    ``agreements``: (all, included) agreements computed earlier and carried over instead of
+    being computed (the incremental recompute's slower agreement cadence, analytics.incremental).
     """
     cfg = config or DAConfig()
     if (
@@ -152,7 +158,11 @@ def analyse_campaign(
             chance=cfg.kappa_chance,
         )
 
-    agreement_all = reuse.agreement_all if reuse is not None else agree(None)
+    if agreements is not None:
+        agreement_all, agreement_included = agreements
+    else:
+        agreement_all = reuse.agreement_all if reuse is not None else agree(None)
+        agreement_included = agreement_all if included.all() else agree(included)
     return DAReport(
         config=cfg,
         reliability=reliability,
@@ -165,6 +175,6 @@ def analyse_campaign(
         rank_best=best,
         rank_worst=worst,
         agreement_all=agreement_all,
-        agreement_included=agreement_all if included.all() else agree(included),
+        agreement_included=agreement_included,
         n_unmatched_controls=judgments.n_unmatched_controls,
     )
