@@ -20,7 +20,11 @@ from tests.conftest import require_services
 # database between browser calls, never concurrently with them, so this is safe here.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-DEFAULT_TIMEOUT_MS = 10_000
+# A passing wait returns as soon as its condition holds, so a long limit costs a green run
+# nothing; CI's machine runs a test process per core beside Chromium, and a ranking page's three
+# sequential saves plus the completion page took over 5 s there (playwright's default for
+# expect), with the first recompute of a process loading the compiled TrueSkill kernel.
+DEFAULT_TIMEOUT_MS = 20_000
 ADMIN_USERNAME = "e2e-admin"
 ADMIN_PASSWORD = "e2e-admin-password-7f3k"
 CHROMIUM_ARGS = [
@@ -52,6 +56,9 @@ def playwright(chromium_path: str):
             "The e2e tests need the playwright Python package",
             "Install the dev extras: pip install -e '.[dev]'",
         )
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=DEFAULT_TIMEOUT_MS)  # every test's expect(...), whatever its page
     with sync_playwright() as instance:
         yield instance
 
