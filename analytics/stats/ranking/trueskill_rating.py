@@ -33,6 +33,10 @@ pdf and draw margin (trueskill.TrueSkill.v_win etc., trueskill.calc_draw_margin)
 array operation can run them; about 30 times faster than the same loop in Python,
 ``engine="python"``, which is about 50 times faster than building a factor graph per match,
 ``engine="library"``, trueskill.rate_1vs1); all three agree to rounding (tested).
+Below ``COMPILED_FROM_MATCHES`` matches the default runs the Python loop instead: importing
+numba and loading the compiled code costs a process about a second and ~60 MiB, more than the
+loop itself until some 100,000 matches, and a small campaign's first recompute runs inside a
+worker's request when Celery is eager (the demo, the tests).
 """
 
 from __future__ import annotations
@@ -52,6 +56,10 @@ from analytics.stats.ranking.scores import competition_ranks
 __all__ = ["TrueSkillResult", "TrueSkillSettings", "trueskill_ratings"]
 
 Engine = Literal["closed_form", "python", "library"]
+
+# The compiled loop from this many matches on (module docstring): 20,000 matches take the
+# Python loop about 0.2 s.
+COMPILED_FROM_MATCHES = 20_000
 
 
 @dataclass(frozen=True)
@@ -161,7 +169,12 @@ def trueskill_ratings(
         cfg = settings
     env = cfg.environment()
 
-    if engine == "closed_form" and env.cdf is _backends.cdf and env.pdf is _backends.pdf:
+    if (
+        engine == "closed_form"
+        and n >= COMPILED_FROM_MATCHES
+        and env.cdf is _backends.cdf
+        and env.pdf is _backends.pdf
+    ):
         # The library's default backend, written out in the compiled loop (issue 16).
         from analytics.stats.ranking.trueskill_kernel import run_matches
 

@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 import trueskill
 
-from analytics.stats.ranking import RankingJudgments, TrueSkillSettings, trueskill_ratings
+from analytics.stats.ranking import (
+    RankingJudgments,
+    TrueSkillSettings,
+    trueskill_rating,
+    trueskill_ratings,
+)
 
 # Every warning of the statistics is an error here; a socket some earlier test left to the
 # garbage collector is not this module's business.
@@ -110,15 +115,38 @@ def test_seeded_order_and_recovered_ranking() -> None:
 
 
 @pytest.mark.parametrize("settings", ["wmt14", "default"])
-def test_compiled_loop_equals_the_python_loop(settings: str) -> None:
+def test_compiled_loop_equals_the_python_loop(settings: str, monkeypatch) -> None:
     # The compiled loop (numba) is the Python loop's arithmetic operation for operation with
     # the library's cdf and pdf written out: the same ratings to the last bits.
+    monkeypatch.setattr(trueskill_rating, "COMPILED_FROM_MATCHES", 1)
     j = _campaign(2)
     compiled = trueskill_ratings(j, settings=settings, seed=3)  # type: ignore[arg-type]
     python = trueskill_ratings(j, settings=settings, seed=3, engine="python")  # type: ignore[arg-type]
     assert compiled.n_matches == python.n_matches == len(j.pairs)
     np.testing.assert_allclose(compiled.mu, python.mu, rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(compiled.sigma, python.sigma, rtol=1e-13)
+
+
+def test_few_matches_run_the_python_loop_and_many_the_compiled_one(monkeypatch) -> None:
+    # Below the threshold the default is the Python loop itself (no numba import in a small
+    # campaign's request); from it on, the compiled loop.
+    j = _campaign(2)
+    n = len(j.pairs)
+    calls = []
+    from analytics.stats.ranking import trueskill_kernel
+
+    real = trueskill_kernel.run_matches
+    monkeypatch.setattr(
+        trueskill_kernel, "run_matches", lambda *args: (calls.append(len(args[5])), real(*args))
+    )
+    monkeypatch.setattr(trueskill_rating, "COMPILED_FROM_MATCHES", n + 1)
+    small = trueskill_ratings(j, seed=3)
+    python = trueskill_ratings(j, seed=3, engine="python")
+    assert calls == []
+    assert np.array_equal(small.mu, python.mu) and np.array_equal(small.sigma, python.sigma)
+    monkeypatch.setattr(trueskill_rating, "COMPILED_FROM_MATCHES", n)
+    trueskill_ratings(j, seed=3)
+    assert calls == [n]
 
 
 def test_compiled_loop_reports_an_underflow_as_the_python_loop_does() -> None:
