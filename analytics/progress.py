@@ -19,8 +19,10 @@ before the redundancy (or the HIT's places) was lowered. It stays stored and cou
 scores; the progress leaves it out, so it never passes 100%.
 
 Three grouped queries for any number of campaigns (HITs with their units, live assignments by
-HIT and status, judged units by HIT), then array sums: the API's list runs the same queries for
-one campaign as for a page of them.
+HIT and status, judged units by HIT), then sums per HIT: the API's list runs the same queries
+for one campaign as for a page of them. The sums are plain Python (one pass over the HITs'
+rows, which the queries hand over as Python tuples anyway): the worker's entry page counts
+progress, and a web worker does not import numpy for it (issue 16 item 4, about 12 MiB).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from django.db.models import Count, Q
 
 from campaigns.models import Campaign, Hit
@@ -38,9 +39,12 @@ __all__ = [
     "JUDGMENTS",
     "SETS",
     "CampaignProgress",
+    "ProgressRule",
     "attach_progress",
     "campaign_progress",
+    "kind_progress",
     "progress_by_campaign",
+    "progress_rule",
 ]
 
 JUDGMENTS = "judgments"
@@ -77,6 +81,11 @@ class CampaignProgress:
         return 100.0 * self.units_in / self.units_needed if self.units_needed else 0.0
 
     @property
+    def unit_name(self) -> str:
+        """What the units are, plural ("judgments", "ranking sets")."""
+        return UNIT_WORDS[self.unit][1]
+
+    @property
     def explanation(self) -> str:
         """Why work beyond the places is left out; empty when there is none."""
         if not self.units_beyond and not self.assignments_beyond:
@@ -89,6 +98,45 @@ class CampaignProgress:
             "places are not counted here: they were handed out before the redundancy (or a "
             "HIT's places) was lowered. They stay stored and count in the scores."
         )
+
+
+@dataclass(frozen=True)
+class ProgressRule:
+    """What a kind's progress counts (``AnalyticsKind.progress_rule``): the arguments of
+    :func:`progress_by_campaign`. The default counts every slot of the regular HITs as a
+    judgment; ranking counts ranked sets, post-editing its edit HITs' output slots."""
+
+    tasks: tuple[str, ...] | None = None
+    unit: str = JUDGMENTS
+    judged: Q | None = None
+
+
+def progress_rule(campaign: Campaign) -> ProgressRule:
+    """The campaign's kind's rule (the default for kinds without statistics): the one rule
+    the results panels, the checklist and the dashboard's progress plot all count by."""
+    from analytics.kinds import statistics_of
+
+    statistics = statistics_of(campaign)
+    return ProgressRule() if statistics is None else statistics.progress_rule()
+
+
+def kind_progress(campaign: Campaign) -> CampaignProgress:
+    """:func:`campaign_progress` of ``campaign`` counted by its kind's :func:`progress_rule`."""
+    rule = progress_rule(campaign)
+    return campaign_progress(campaign, tasks=rule.tasks, unit=rule.unit, judged=rule.judged)
+
+
+# The counts of :class:`CampaignProgress` that progress_by_campaign sums over HITs.
+_COUNTS = (
+    "hits",
+    "places",
+    "places_taken",
+    "places_done",
+    "units_needed",
+    "units_in",
+    "units_beyond",
+    "assignments_beyond",
+)
 
 
 def progress_by_campaign(
@@ -122,15 +170,10 @@ def progress_by_campaign(
     if not rows:
         return result
     hit_index = {row[0]: i for i, row in enumerate(rows)}
-    campaign_index = {pk: i for i, pk in enumerate(ids)}
-    owner = np.array([campaign_index[row[1]] for row in rows], dtype=np.int64)
-    places = np.array(
-        [row[2] if row[2] is not None else redundancy[row[1]] for row in rows], dtype=np.int64
-    )
-    units_per_hit = np.array([row[3] for row in rows], dtype=np.int64)
+    places = [row[2] if row[2] is not None else redundancy[row[1]] for row in rows]
 
-    taken = np.zeros(len(rows), dtype=np.int64)
-    done = np.zeros(len(rows), dtype=np.int64)
+    taken = [0] * len(rows)
+    done = [0] * len(rows)
     for hit_id, status, n in (
         Assignment.objects.filter(hit__in=hits, status__in=LIVE_ASSIGNMENT_STATUSES)
         .order_by()
@@ -141,7 +184,7 @@ def progress_by_campaign(
         if status in DONE_STATUSES:
             done[hit_index[hit_id]] += n
 
-    judged_in = np.zeros(len(rows), dtype=np.int64)
+    judged_in = [0] * len(rows)
     judgments = Judgment.objects.filter(
         assignment__hit__in=hits, assignment__status__in=LIVE_ASSIGNMENT_STATUSES
     )
@@ -163,27 +206,21 @@ def progress_by_campaign(
         ):
             judged_in[hit_index[hit_id]] += n
 
-    needed = units_per_hit * places
-    counted_in = np.minimum(judged_in, needed)
-    size = len(ids)
-
-    def per_campaign(values: np.ndarray) -> np.ndarray:
-        return np.bincount(owner, weights=values, minlength=size).astype(np.int64)
-
-    totals = {
-        "hits": np.bincount(owner, minlength=size),
-        "places": per_campaign(places),
-        "places_taken": per_campaign(np.minimum(taken, places)),
-        "places_done": per_campaign(np.minimum(done, places)),
-        "units_needed": per_campaign(needed),
-        "units_in": per_campaign(counted_in),
-        "units_beyond": per_campaign(judged_in - counted_in),
-        "assignments_beyond": per_campaign(np.maximum(taken - places, 0)),
-    }
-    for pk, i in campaign_index.items():
-        result[pk] = CampaignProgress(
-            unit=unit, **{name: int(values[i]) for name, values in totals.items()}
-        )
+    totals = {pk: dict.fromkeys(_COUNTS, 0) for pk in ids}
+    for i, row in enumerate(rows):
+        needed = row[3] * places[i]
+        counted_in = min(judged_in[i], needed)
+        sums = totals[row[1]]
+        sums["hits"] += 1
+        sums["places"] += places[i]
+        sums["places_taken"] += min(taken[i], places[i])
+        sums["places_done"] += min(done[i], places[i])
+        sums["units_needed"] += needed
+        sums["units_in"] += counted_in
+        sums["units_beyond"] += judged_in[i] - counted_in
+        sums["assignments_beyond"] += max(taken[i] - places[i], 0)
+    for pk in ids:
+        result[pk] = CampaignProgress(unit=unit, **totals[pk])
     return result
 
 

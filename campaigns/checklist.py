@@ -119,7 +119,7 @@ class Facts:
     @classmethod
     def load(cls, campaign: Campaign) -> Facts:
         from analytics.kinds import statistics_of
-        from analytics.progress import campaign_progress
+        from analytics.progress import kind_progress
         from judgments.models import Assignment
 
         hits = Hit.objects.filter(campaign=campaign).aggregate(
@@ -146,8 +146,9 @@ class Facts:
             ),
             by_platform=platforms,
             mturk_published=MTurkHit.objects.filter(hit__campaign=campaign).count(),
-            # The panels' and the API's one progress computation (analytics.progress).
-            progress=campaign_progress(campaign),
+            # The panels' and the dashboard's one progress computation, by the kind's rule
+            # (analytics.progress.kind_progress: ranking counts ranked sets).
+            progress=kind_progress(campaign),
             judgments=campaign.judgments.count(),
             computed_at=None if statistics is None else statistics.stored_computed_at(campaign),
         )
@@ -451,7 +452,7 @@ def _publish_step(
 def _judgments_step(campaign: Campaign, facts: Facts) -> Step:
     progress = facts.progress
     summary = (
-        f"{progress.units_in:,} of {progress.units_needed:,} judgments in; "
+        f"{progress.units_in:,} of {progress.units_needed:,} {progress.unit_name} in; "
         f"{progress.places_done:,} of {_plural(progress.places, 'assignment')} done "
         f"({_plural(progress.hits, 'HIT')}, redundancy {campaign.redundancy})."
     )

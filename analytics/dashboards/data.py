@@ -4,12 +4,12 @@ that have them (direct assessment, ranking)."""
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Exists, IntegerField, OuterRef, Sum, Value
-from django.db.models.functions import Coalesce, TruncHour
+from django.db.models import Count, Exists, Max, OuterRef
+from django.db.models.functions import TruncHour
 from django_countries import countries
 
 from analytics.dashboards.voters import agreement_by_voters
@@ -17,14 +17,14 @@ from analytics.kinds.ranking.actions import load_references
 from analytics.kinds.ranking.loading import load_ranking_judgments
 from analytics.models import CampaignResult, RankingWorkerStat, Recommendation, WorkerStat
 from analytics.plots import countries_figure, progress_figure, reliability_figure, voters_figure
+from analytics.progress import SETS, kind_progress, progress_rule
 from analytics.stats.ranking.weights import peer_weights
-from campaigns.models import Campaign, HitSlot, ReliabilityTest
-from judgments.models import Judgment, Worker
+from campaigns.models import Campaign, ReliabilityTest
+from judgments.models import LIVE_ASSIGNMENT_STATUSES, Judgment, Worker
 
 __all__ = [
     "agreement_voters_figure",
     "countries_data",
-    "planned_judgments",
     "progress_data",
     "progress_plot",
     "reliability_plot",
@@ -33,10 +33,36 @@ __all__ = [
 
 
 def progress_data(campaign: Campaign) -> tuple[list[Any], list[int]]:
-    """Judgments per hour (UTC), outside qualification tests: one grouped query."""
+    """The campaign's progress units (analytics.progress.progress_rule: judgments, or ranked
+    sets for ranking) per hour (UTC), counted on the judgments the progress counts: regular
+    HITs (of the rule's tasks), assignments holding a place. One grouped query; a ranking set
+    is in at the hour of its last judgment (its rows, one per set and assignment, are
+    binned here: a grouped query cannot group by an aggregate)."""
+    rule = progress_rule(campaign)
+    judgments = Judgment.objects.filter(
+        campaign=campaign,
+        assignment__hit__is_qualification=False,
+        assignment__status__in=LIVE_ASSIGNMENT_STATUSES,
+    )
+    if rule.tasks is not None:
+        judgments = judgments.filter(assignment__hit__task__in=rule.tasks)
+    if rule.judged is not None:
+        judgments = judgments.filter(rule.judged)
+    if rule.unit == SETS:
+        done = np.array(
+            [
+                at.replace(tzinfo=None)
+                for at in judgments.order_by()
+                .values_list("assignment_id", "slot__group")
+                .annotate(at=Max("submitted_at"))
+                .values_list("at", flat=True)
+            ],
+            dtype="datetime64[h]",
+        )
+        hours, counts = np.unique(done, return_counts=True)
+        return [hour.astype(datetime) for hour in hours], [int(n) for n in counts]
     rows = list(
-        Judgment.objects.filter(campaign=campaign, slot__hit__is_qualification=False)
-        .annotate(hour=TruncHour("submitted_at", tzinfo=UTC))
+        judgments.annotate(hour=TruncHour("submitted_at", tzinfo=UTC))
         .order_by()
         .values_list("hour")
         .annotate(n=Count("id"))
@@ -45,24 +71,19 @@ def progress_data(campaign: Campaign) -> tuple[list[Any], list[int]]:
     return [hour for hour, _ in rows], [n for _, n in rows]
 
 
-def planned_judgments(campaign: Campaign) -> int | None:
-    """Judgments the HITs built so far ask for: each slot of a regular HIT once per place (the
-    HIT's places, else the campaign's redundancy). One query; None for a campaign of imported
-    judgments (its HITs are the files' annotators, not a plan) or without HITs."""
-    if campaign.imported_from:
-        return None
-    planned = HitSlot.objects.filter(hit__campaign=campaign, hit__is_qualification=False).aggregate(
-        planned=Sum(
-            Coalesce("hit__places", Value(campaign.redundancy)), output_field=IntegerField()
-        )
-    )["planned"]
-    return int(planned) if planned else None
-
-
 def progress_plot(campaign: Campaign) -> Any:
+    """Received against planned, both counted by the campaign's one progress rule (the
+    results panel's and the checklist's numbers: analytics.progress.kind_progress)."""
     hours, counts = progress_data(campaign)
+    progress = None if campaign.imported_from else kind_progress(campaign)
     return progress_figure(
-        hours, counts, planned=planned_judgments(campaign), campaign=campaign.name
+        hours,
+        counts,
+        # A campaign of imported judgments has no plan: its HITs are the files' annotators.
+        planned=(progress.units_needed or None) if progress else None,
+        counted=progress.units_in if progress else None,
+        unit=progress.unit_name if progress else "judgments",
+        campaign=campaign.name,
     )
 
 

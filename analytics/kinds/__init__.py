@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from rest_framework import serializers
 
     from analytics.api.queries.tables import SegmentTable, StoredSignificance
+    from analytics.progress import ProgressRule
     from campaigns.models import Campaign, System
     from judgments.models import Worker
 
@@ -192,6 +193,14 @@ class AnalyticsKind:
             .values_list("computed_at", flat=True)
             .first()
         )
+
+    def progress_rule(self) -> ProgressRule:
+        """What the campaign's progress counts (``analytics.progress.kind_progress``, shared
+        by the results panel, the checklist and the dashboard): by default each slot of the
+        regular HITs is one judgment."""
+        from analytics.progress import ProgressRule
+
+        return ProgressRule()
 
     def api_urls(self) -> list[Any]:
         """URL patterns of endpoints only this kind has (mounted under /api/ beside the shared

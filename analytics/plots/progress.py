@@ -41,6 +41,8 @@ def progress_figure(
     counts: Sequence[int] | np.ndarray,
     *,
     planned: int | None = None,
+    counted: int | None = None,
+    unit: str = "judgments",
     campaign: str = "",
 ) -> Any:
     """Two panels sharing the time axis (UTC): above, judgments received so far (a step line)
@@ -49,7 +51,10 @@ def progress_figure(
 
     ``hours``: the start of each hour with judgments (naive UTC or aware datetimes, or
     datetime64), ascending; ``counts``: judgments in that hour. No hour gives the "no
-    judgments yet" figure.
+    judgments yet" figure. ``unit``: what is counted, plural ("ranking sets": a ranking
+    campaign's progress counts ranked sets, analytics.progress). ``counted``: the units the
+    progress counts towards ``planned`` (each HIT at most its places' worth), for the share in
+    the title; without it, everything received counts.
     """
     title = f"{TITLE}: {campaign}" if campaign else TITLE
     stamps = np.array(
@@ -64,11 +69,11 @@ def progress_figure(
         raise ValueError("hours and counts must have the same length")
     if stamps.size == 0 or counts.sum() == 0:
         planned_note = f" ({planned:,} planned)" if planned else ""
-        return message_figure(title, f"No judgments yet{planned_note}.")
+        return message_figure(title, f"No {unit} yet{planned_note}.")
     order = np.argsort(stamps, kind="stable")
     stamps, counts = stamps[order], counts[order]
-    edges, per_bin, unit = _bins(stamps, counts)
-    step = np.timedelta64(1, "h") if unit == "hour" else np.timedelta64(1, "D")
+    edges, per_bin, bin_unit = _bins(stamps, counts)
+    step = np.timedelta64(1, "h") if bin_unit == "hour" else np.timedelta64(1, "D")
 
     figure = new_figure(8.0, 5.2)
     above, below = figure.subplots(2, 1, sharex=True, height_ratios=(3, 2))
@@ -93,11 +98,11 @@ def progress_figure(
             label=f"planned for the HITs built ({planned:,})",
         )
         target.set_gid("planned")
-        share = min(total[-1] / planned, 9.99)
+        share = min((total[-1] if counted is None else counted) / planned, 9.99)
         above.set_title(f"{title} ({share:.0%} of planned)", loc="left")
     else:
         above.set_title(title, loc="left")
-    above.set_ylabel("Judgments received")
+    above.set_ylabel(f"{unit.capitalize()} received")
     above.set_ylim(bottom=0)
     above.legend(loc="upper left")
 
@@ -106,8 +111,8 @@ def progress_figure(
         x_edges[:-1], per_bin, width=width, align="edge", color=OKABE_ITO["sky"], linewidth=0
     )
     for i, bar in enumerate(bars):
-        bar.set_gid(f"per-{unit}-{i}")
-    below.set_ylabel(f"Judgments per {unit}")
+        bar.set_gid(f"per-{bin_unit}-{i}")
+    below.set_ylabel(f"{unit.capitalize()} per {bin_unit}")
     below.set_xlabel("Time (UTC)")
     below.set_ylim(bottom=0)
     below.grid(axis="x", visible=False)

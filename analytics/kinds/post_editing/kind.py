@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from rest_framework import serializers
 
@@ -20,7 +20,8 @@ from analytics.kinds.post_editing.actions import (
 from analytics.kinds.post_editing.loading import LoadedPostEditing, load_post_editing
 from analytics.kinds.post_editing.panel import post_editing_results_context
 from analytics.models import PostEditingResult, flag_variant_key
-from campaigns.models import Campaign, System, TaskKind
+from analytics.progress import ProgressRule
+from campaigns.models import Campaign, HitTask, System, TaskKind
 from judgments.models import Worker
 
 __all__ = ["PostEditing"]
@@ -77,6 +78,11 @@ class PostEditing(AnalyticsKind):
 
     def system_fields(self) -> dict[str, serializers.Field]:
         return api.system_fields()
+
+    def progress_rule(self) -> ProgressRule:
+        """Progress of the edit HITs only (verification HITs are a second pass): an output
+        slot edited counts (the panel, the checklist and the dashboard count alike)."""
+        return ProgressRule(tasks=(HitTask.POST_EDIT,), judged=Q(slot__output__isnull=False))
 
     def significance(
         self, campaign: Campaign, *, include_all: bool, method: str | None

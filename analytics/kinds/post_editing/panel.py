@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q
-
 from analytics.kinds.post_editing.loading import judged
 from analytics.kinds.post_editing.scoring import ter_signature_for
 from analytics.models import (
@@ -26,8 +24,8 @@ from analytics.models import (
     flag_variant_key,
 )
 from analytics.panels import Progress, number, workers_url
-from analytics.progress import campaign_progress
-from campaigns.models import Campaign, HitTask, Segment, System
+from analytics.progress import kind_progress
+from campaigns.models import Campaign, Segment, System
 from judgments.models import CampaignWorker, Judgment
 
 __all__ = ["COMBINATION_LABELS", "post_editing_results_context"]
@@ -163,9 +161,8 @@ def post_editing_results_context(campaign: Campaign, include_flagged: bool) -> d
     settings row included)."""
     result = PostEditingResult.objects.filter(campaign=campaign).first()
     signature = ter_signature_for(campaign)
-    progress = campaign_progress(
-        campaign, tasks=(HitTask.POST_EDIT,), judged=Q(slot__output__isnull=False)
-    )
+    # The kind's rule (PostEditing.progress_rule), as the checklist and the dashboard count.
+    progress = kind_progress(campaign)
     n_now = Judgment.objects.filter(judged(), campaign=campaign).count()
     n_scored_now = PostEditScore.objects.filter(campaign=campaign, signature=signature).count()
     excluded_now = set(

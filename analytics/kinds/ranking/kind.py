@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from rest_framework import serializers
 
@@ -19,6 +19,7 @@ from analytics.kinds.ranking.actions import (
 from analytics.kinds.ranking.loading import LoadedRanking, load_ranking_judgments
 from analytics.kinds.ranking.panel import ranking_results_context
 from analytics.models import RankingResult, trust_variant_key
+from analytics.progress import SETS, ProgressRule
 from analytics.stats.ranking import RankingConfig
 from campaigns.models import Campaign, System, TaskKind
 from judgments.models import Worker
@@ -76,6 +77,11 @@ class Ranking(AnalyticsKind):
 
     def system_fields(self) -> dict[str, serializers.Field]:
         return api.system_fields()
+
+    def progress_rule(self) -> ProgressRule:
+        """Progress in ranking sets: a set counts once it is ranked (the panel, the checklist
+        and the dashboard count alike)."""
+        return ProgressRule(unit=SETS, judged=Q(rank__isnull=False))
 
     def significance(
         self, campaign: Campaign, *, include_all: bool, method: str | None

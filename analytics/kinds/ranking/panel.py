@@ -24,7 +24,7 @@ from analytics.models import (
     TrustStatus,
 )
 from analytics.panels import Progress, number, workers_url
-from analytics.progress import SETS, campaign_progress
+from analytics.progress import kind_progress
 from campaigns.models import Campaign, CampaignStatus
 from judgments.models import CampaignWorker, Judgment
 
@@ -222,9 +222,9 @@ def ranking_results_context(campaign: Campaign, include_untrusted: bool) -> dict
         "campaign": campaign,
         "result": result,
         "auto_paused": auto_paused,
-        "progress": Progress.of(
-            campaign_progress(campaign, unit=SETS, judged=Q(rank__isnull=False))
-        ),
+        # The kind's rule (Ranking.progress_rule: ranked sets), as the checklist and the
+        # dashboard count.
+        "progress": Progress.of(kind_progress(campaign)),
         "n_judgments_now": n_ranked,
         "pending": result is None
         or result.n_judgments != n_ranked

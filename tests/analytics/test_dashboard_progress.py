@@ -1,0 +1,109 @@
+"""One progress rule (issue 17): the dashboard's progress plot, the checklist and the results
+panel count a campaign's progress the same way, by its kind's rule
+(``analytics.progress.kind_progress``). A ranking campaign is where they differed: the
+dashboard planned one unit per slot (18 here) while the panel counted ranking sets (6)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from analytics.dashboards.data import progress_data, progress_plot
+from analytics.kinds.ranking.panel import ranking_results_context
+from analytics.progress import SETS, kind_progress, progress_rule
+from campaigns.checklist import campaign_checklist
+from campaigns.models import TaskKind
+from judgments.models import AssignmentStatus, Judgment
+from tests.analytics.plots.svg import ids, svg_of, texts
+from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, HitSlotFactory
+
+pytestmark = pytest.mark.django_db
+
+AT = dt.datetime(2026, 11, 2, 9, 15, tzinfo=dt.UTC)
+
+
+def _ranking_campaign():
+    """One HIT of two ranking sets of three outputs, three places: 18 slots to judge, 6 sets.
+    Judged: one worker ranked both sets (at 9:15), a second the first set (at 10:15), a
+    third gave no rank (not judged), a fourth ranked both but returned the HIT (its place is
+    open again: not counted)."""
+    campaign = CampaignFactory(kind=TaskKind.RANKING, redundancy=3)
+    hit = HitFactory(campaign=campaign)
+    slots = [HitSlotFactory(hit=hit, group=1 + i // 3) for i in range(6)]
+
+    def judge(n_slots, hours, status=AssignmentStatus.SUBMITTED, rank=1):
+        assignment = AssignmentFactory(hit=hit, status=status)
+        rows = Judgment.objects.bulk_create(
+            Judgment(
+                campaign=campaign,
+                worker=assignment.worker,
+                assignment=assignment,
+                slot=slot,
+                rank=rank,
+            )
+            for slot in slots[:n_slots]
+        )
+        Judgment.objects.filter(pk__in=[row.pk for row in rows]).update(
+            submitted_at=AT + dt.timedelta(hours=hours)
+        )
+
+    judge(6, 0)
+    judge(3, 1)
+    judge(3, 1, rank=None)
+    judge(6, 2, status=AssignmentStatus.RETURNED)
+    return campaign
+
+
+def test_ranking_progress_counts_sets_everywhere():
+    campaign = _ranking_campaign()
+    rule = progress_rule(campaign)
+    assert rule.unit == SETS
+    progress = kind_progress(campaign)
+    assert (progress.units_in, progress.units_needed, progress.unit_name) == (
+        3,
+        6,
+        "ranking sets",
+    )
+    # The results panel.
+    panel = ranking_results_context(campaign, include_untrusted=False)["progress"]
+    assert (panel.done, panel.needed) == (3, 6)
+    # The checklist.
+    checklist = campaign_checklist(campaign, can_change=True, can_publish_mturk=False)
+    (step,) = [s for s in checklist.steps if s.key == "judgments"]
+    assert step.summary.startswith("3 of 6 ranking sets in; ")
+    # The dashboard: sets per hour (the returned assignment's are not counted), planned 6
+    # sets (not 18 slots), 50% of planned.
+    hours, counts = progress_data(campaign)
+    assert [h.replace(tzinfo=None) for h in hours] == [
+        dt.datetime(2026, 11, 2, 9),
+        dt.datetime(2026, 11, 2, 10),
+    ]
+    assert counts == [2, 1]
+    _, root = svg_of(progress_plot(campaign))
+    shown = texts(root)
+    assert f"Progress: {campaign.name} (50% of planned)" in shown
+    assert "received (3)" in shown
+    assert "planned for the HITs built (6)" in shown
+    assert "Ranking sets received" in shown and "Ranking sets per hour" in shown
+    assert ids(root, "planned") == ["planned"]
+
+
+def test_direct_assessment_progress_counts_judgments_on_the_dashboard():
+    campaign = CampaignFactory(redundancy=2)
+    hit = HitFactory(campaign=campaign)
+    slots = [HitSlotFactory(hit=hit) for _ in range(4)]
+    assignment = AssignmentFactory(hit=hit, status=AssignmentStatus.SUBMITTED)
+    Judgment.objects.bulk_create(
+        Judgment(
+            campaign=campaign, worker=assignment.worker, assignment=assignment, slot=s, score=50
+        )
+        for s in slots[:3]
+    )
+    progress = kind_progress(campaign)
+    assert (progress.units_in, progress.units_needed, progress.unit_name) == (3, 8, "judgments")
+    hours, counts = progress_data(campaign)
+    assert counts == [3]
+    shown = texts(svg_of(progress_plot(campaign))[1])
+    assert "planned for the HITs built (8)" in shown and "received (3)" in shown
+    assert "Judgments per hour" in shown
