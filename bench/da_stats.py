@@ -219,6 +219,25 @@ def _rss_mib() -> float:
     return float("nan")
 
 
+def _database_cpu_seconds() -> float:
+    """CPU seconds the database server's process for this connection has used (PostgreSQL on
+    this machine: its /proc entry; NaN elsewhere). CPU time, unlike wall time, hardly depends
+    on what else the shared machine runs."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return float("nan")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    # utime and stime: fields 14 and 15 of proc(5), 11 and 12 after the command name.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure_one(campaign_id: int, code: str) -> None:
     """Child process: one recompute_campaign of ``campaign_id`` with ``code`` ("new"/"old");
     prints one JSON line (seconds, load seconds, RSS after imports, peak RSS)."""
@@ -257,13 +276,16 @@ def measure_one(campaign_id: int, code: str) -> None:
 
     da_actions.load_da_judgments = timed_load
     rss_before = _rss_mib()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     result = actions.recompute_campaign(campaign)
     total = time.perf_counter() - started
+    recompute_cpu = time.process_time() - cpu_started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         json.dumps(
             {
+                "db_cpu": _database_cpu_seconds(),
+                "recompute_cpu": recompute_cpu,
                 "total": total,
                 "load": load_s[0],
                 "compute": result.compute_seconds - load_s[0],
@@ -291,6 +313,7 @@ def compare(campaign_ids: list[int], rounds: int, baseline: str | None = None) -
         script, cwd = Path(__file__), ROOT
         if code == "old" and baseline_tree is not None:
             script, cwd, code = baseline_tree / "bench" / "da_stats.py", baseline_tree, "new"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         out = subprocess.run(
             [sys.executable, str(script), "--measure-one", str(campaign_id), "--code", code],
             check=True,
@@ -298,7 +321,14 @@ def compare(campaign_ids: list[int], rounds: int, baseline: str | None = None) -
             text=True,
             cwd=cwd,
         ).stdout
-        return json.loads(out.strip().splitlines()[-1])
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        measured = json.loads(out.strip().splitlines()[-1])
+        # The whole child's CPU (imports included), measured here so that a baseline tree's
+        # own script need not report it; the database's CPU only the current script reports.
+        measured["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        measured.setdefault("db_cpu", float("nan"))
+        measured.setdefault("recompute_cpu", float("nan"))
+        return measured
 
     print(
         f"fresh processes, {rounds} rounds, old/new alternated; old = "
@@ -323,7 +353,10 @@ def compare(campaign_ids: list[int], rounds: int, baseline: str | None = None) -
             f"  {n:>9,} judgments: new {new['total']:.3f} s (load {new['load']:.3f}, compute "
             f"{new['compute']:.3f}), peak {new['peak']:.0f} MiB ({new['rss_before']:.0f} after "
             f"imports) | old {old['total']:.3f} s (load {old['load']:.3f}, compute "
-            f"{old['compute']:.3f}), peak {old['peak']:.0f} MiB | old/new "
+            f"{old['compute']:.3f}), peak {old['peak']:.0f} MiB | CPU s (recompute / process "
+            f"incl. imports / database): new {new['recompute_cpu']:.2f} / {new['cpu']:.2f} / "
+            f"{new['db_cpu']:.2f}, old {old['recompute_cpu']:.2f} / {old['cpu']:.2f} / "
+            f"{old['db_cpu']:.2f} | old/new "
             f"{old['total'] / new['total']:.1f}x time, {old['peak'] / new['peak']:.1f}x peak; "
             "runs new "
             + ", ".join(f"{r['total']:.2f}" for r in runs["new"])

@@ -2,9 +2,9 @@
 
 Judgments are append-only, so a cached campaign grows at its end: each column keeps spare
 capacity (an eighth more each time it fills) and appending copies only the new rows. An id
-column the statistics never see (the judgments' own ids) is stored as int32 while every id
-fits (``narrow``, half of int64's bytes) and widened to int64 once one does not; the columns
-the statistics take keep their dtype, and are kept read-only between changes, so that
+column is stored as int32 while every id fits (``narrow``, half of int64's bytes) and widened
+to int64 once one does not (the statistics take int32 ids as they are); columns are kept
+read-only between changes, so that
 ``DAJudgments`` takes a view of them without a copy (8 MB per column at a million judgments).
 Floats stay float64: scores and durations must be the very values a full load reads, or the
 statistics would differ.

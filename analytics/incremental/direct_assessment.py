@@ -99,9 +99,9 @@ class CachedDACampaign:
         self._reset()
 
     def _reset(self) -> None:
-        # Every column but the judgments' ids goes to the statistics as a view (no copy).
-        self.columns = {"id": Column(np.int32, narrow=True)}
-        self.columns.update({name: Column(np.int64) for name in _ID_COLUMNS if name != "id"})
+        # Every column but the judgments' ids goes to the statistics as a view (no copy); id
+        # columns are int32 while their ids fit (DAJudgments takes int32 ids as they are).
+        self.columns = {name: Column(np.int32, narrow=True) for name in _ID_COLUMNS}
         self.columns["role"] = Column(np.int8)
         self.columns.update({name: Column(np.float64) for name in _FLOAT_COLUMNS})
         self.slot_id = np.empty(0, dtype=np.int64)
@@ -305,7 +305,8 @@ class CachedDACampaign:
             pair_slot=c["pair_slot"][keep],
             score=c["score"][keep],
             seconds=c["seconds"][keep],
-            given_z=c["given_z"][keep],
+            # None when no row has one (the usual case), as the full loader: no array of NaN.
+            given_z=None if np.isnan(c["given_z"]).all() else c["given_z"][keep],
         )
         return LoadedCampaign(
             campaign_id=self.campaign_id,

@@ -48,6 +48,7 @@ _JUDGMENT_COLUMNS = (
 )
 _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
+_INT32 = np.iinfo(np.int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,6 +116,13 @@ def _role_code() -> Case:
     )
 
 
+def _narrow_ids(ids: NDArray[np.int64]) -> NDArray[np.integer]:
+    """``ids`` as int32 when every value (NULLs are -1) fits, else unchanged."""
+    if ids.size and (ids.min() < _INT32.min or ids.max() > _INT32.max):
+        return ids
+    return ids.astype(np.int32)
+
+
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     """Load campaign ``campaign_id``'s direct-assessment judgments (five queries in all)."""
     judgments_qs = (
@@ -160,6 +168,10 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
         )
     )
 
+    # Ids as int32 when they fit (any database short of two billion rows): half the memory
+    # of the loaded judgments' id columns, taken one column at a time.
+    for name in ("worker_id", "assignment_id", "slot_id"):
+        columns[name] = _narrow_ids(columns[name])
     worker, assignment, slot = columns["worker_id"], columns["assignment_id"], columns["slot_id"]
     score = columns["score"]  # NaN where only a given z was stored
     given_z = columns["given_z"]
@@ -169,8 +181,9 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
 
     slot_id = slots["id"]
     slot_role = slots["role_code"].astype(np.int8)
-    slot_output = slots["output_id"]
-    slot_control = slots["controls_id"]
+    # int32 here makes the judgments' item and pair links int32 from the start.
+    slot_output = _narrow_ids(slots["output_id"])
+    slot_control = _narrow_ids(slots["controls_id"])
     n_read = int(worker.shape[0])
     rejected = np.isin(assignment, rejected_assignments)
     n_rejected_read = int(np.count_nonzero(rejected))
@@ -188,15 +201,17 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     pair_slot = np.where(role != Role.SYSTEM, slot_control[at], -1)
     del at
 
-    system = np.full(item.shape[0], -1, dtype=np.int64)
+    output_system = _narrow_ids(outputs["system_id"])
+    system = np.full(item.shape[0], -1, dtype=output_system.dtype)
     scored_output = np.isin(role, (Role.SYSTEM, Role.REPEAT)) & (item >= 0)
     if scored_output.any():
         out_at = lookup(outputs["id"], item[scored_output], "judged output(s)")
-        system[scored_output] = outputs["system_id"][out_at]
+        system[scored_output] = output_system[out_at]
         del out_at
     # The slots' and outputs' arrays are done with: let them go before the judgments derive
     # their pair links (the peak of the load).
     del scored_output, slots, outputs, slot_id, slot_role, slot_output, slot_control
+    del output_system
 
     judgments = DAJudgments(
         worker=freeze(worker),

@@ -24,8 +24,9 @@ per output in closed form from sorted values (O(n log n) in judgments, not quadr
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -48,6 +49,8 @@ __all__ = [
 ]
 
 ChanceModel = Literal["uniform", "pooled"]
+# Rows per block where a per-member temporary is built a block at a time (memory).
+_BLOCK = 1 << 18
 Binning = Literal["equal_width", "z_percentile"]
 
 
@@ -98,8 +101,23 @@ def equal_width_categories(
     (scale_max itself) belongs to the top interval.  For k = 2 this is "below the midpoint"
     vs "at or above it".
     """
-    s = np.asarray(scores, dtype=np.float64)
-    return np.minimum(np.floor(s * k / scale_max), k - 1).astype(np.int64)
+    return _equal_width_codes(np.asarray(scores, dtype=np.float64), k, scale_max).astype(np.int64)
+
+
+def _equal_width_codes(
+    scores: NDArray[np.float64], k: int, scale_max: float
+) -> NDArray[np.integer]:
+    """:func:`equal_width_categories` in the narrowest integer type (int8 for any k used),
+    computed in place in one float temporary."""
+    codes = scores * k
+    codes /= scale_max
+    np.floor(codes, out=codes)
+    np.minimum(codes, k - 1, out=codes)
+    return codes.astype(_code_type(k))
+
+
+def _code_type(k: int) -> type:
+    return np.int8 if k <= np.iinfo(np.int8).max else np.int64
 
 
 def percentile_categories(values: ArrayLike, k: int, reference: ArrayLike) -> NDArray[np.int64]:
@@ -108,7 +126,7 @@ def percentile_categories(values: ArrayLike, k: int, reference: ArrayLike) -> ND
     Edges are the 1/k, 2/k, ... quantiles of ``reference`` (numpy's default linear
     interpolation); a value equal to an edge goes to the upper category.
     """
-    return _categories_by_edges(values, _percentile_edges(reference, k))
+    return _categories_by_edges(values, _percentile_edges(reference, k)).astype(np.int64)
 
 
 def _percentile_edges(reference: ArrayLike, k: int) -> NDArray[np.float64] | None:
@@ -119,11 +137,20 @@ def _percentile_edges(reference: ArrayLike, k: int) -> NDArray[np.float64] | Non
     return np.quantile(ref, np.arange(1, k) / k)
 
 
-def _categories_by_edges(values: ArrayLike, edges: NDArray[np.float64] | None) -> NDArray[np.int64]:
+def _z_categories(
+    z: Callable[[], NDArray[np.float64]], edges: NDArray[np.float64] | None
+) -> NDArray[np.integer]:
+    return _categories_by_edges(z(), edges)
+
+
+def _categories_by_edges(
+    values: ArrayLike, edges: NDArray[np.float64] | None
+) -> NDArray[np.integer]:
+    """Category codes 0..len(edges) in the narrowest integer type (see _equal_width_codes)."""
     v = np.asarray(values, dtype=np.float64)
     if edges is None:
-        return np.zeros(v.shape, dtype=np.int64)
-    return np.searchsorted(edges, v, side="right").astype(np.int64)
+        return np.zeros(v.shape, dtype=np.int8)
+    return np.searchsorted(edges, v, side="right").astype(_code_type(edges.shape[0] + 1))
 
 
 @dataclass(frozen=True)
@@ -132,9 +159,9 @@ class _Groups:
 
     group: NDArray[np.int64]  # per member, group code 0..n_groups-1
     n_groups: int
-    # Optional: the members' order by (group, value, member), when the caller has it already
-    # (see _DistinctJudges); else diff_moments sorts.
-    order: NDArray[np.intp] | None = None
+    # True when the members come already in (group, value, member) order (see
+    # _DistinctJudges.restricted); else diff_moments sorts.
+    presorted: bool = False
 
     @property
     def sizes(self) -> NDArray[np.int64]:
@@ -152,19 +179,46 @@ class _Groups:
         and sum_{i<j} (x_i - x_j)**2 = n * sum (x - mean)**2.
         """
         n = self.sizes
-        order = self.order if self.order is not None else np.lexsort((x, self.group))
-        xs, gs = x[order], self.group[order]
+        if self.presorted:
+            xs, gs = x, self.group
+        else:
+            order = np.lexsort((x, self.group))
+            xs, gs = x[order], self.group[order]
+            del order
         starts = np.cumsum(n) - n
-        j = np.arange(xs.shape[0]) - starts[gs]  # 0-based rank within group
-        abs_sum = float(np.sum(xs * (2 * j - n[gs] + 1)))
+        # The weight 2j - n + 1 of each sorted value (j = i - start its 0-based rank within
+        # its group, i its position): 2i - (2 start + n - 1), built in place in one float array,
+        # the per-group part subtracted a block at a time. These integers are exact in float64,
+        # and a float times an int64 array converts the ints the same way, so the sum is
+        # bit-identical to np.sum(xs * (2 * j - n[gs] + 1)) without its five temporaries over
+        # every member (the memory peak of a recompute).
+        offset = (2 * starts + n - 1).astype(np.float64)
+        weight = np.arange(xs.shape[0], dtype=np.float64)
+        weight *= 2
+        for begin in range(0, xs.shape[0], _BLOCK):
+            end = begin + _BLOCK
+            weight[begin:end] -= offset[gs[begin:end]]
+        weight *= xs
+        abs_sum = float(np.sum(weight))
+        del weight
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.bincount(gs, weights=xs, minlength=self.n_groups) / np.maximum(n, 1)
-        dev = xs - mean[gs]
-        ss = np.bincount(gs, weights=dev * dev, minlength=self.n_groups)
+        dev = mean[gs]
+        np.subtract(xs, dev, out=dev)
+        del xs
+        dev *= dev
+        ss = np.bincount(gs, weights=dev, minlength=self.n_groups)
         return float(self.n_pairs), abs_sum, float(np.sum(n * ss))
 
-    def agreeing_pairs(self, cats: NDArray[np.int64], k: int) -> int:
-        counts = np.bincount(self.group * k + cats, minlength=self.n_groups * k)
+    def agreeing_pairs(self, cats: NDArray[np.integer], k: int) -> int:
+        # (group, category) codes in the narrowest type that holds them (int32 for any
+        # campaign): half the memory of int64 codes, the same counts.
+        code_type = np.int32 if self.n_groups * k < np.iinfo(np.int32).max else np.int64
+        codes = self.group.astype(code_type)
+        codes *= k
+        codes += cats
+        counts = np.bincount(codes, minlength=self.n_groups * k)
+        del codes
         return int(np.sum(counts * (counts - 1) // 2))
 
     def pooled_chance(self, cats: NDArray[np.int64], k: int) -> float:
@@ -180,7 +234,7 @@ class _Groups:
 def _pair_agreement(
     groups: _Groups,
     scores: NDArray[np.float64],
-    z: NDArray[np.float64] | None,
+    z: Callable[[], NDArray[np.float64]] | None,
     z_edges: dict[int, NDArray[np.float64] | None] | None,
     categories: Sequence[int],
     z_categories: Sequence[int],
@@ -204,14 +258,20 @@ def _pair_agreement(
     else:
         sd = float("nan")
 
-    binnings: list[tuple[Binning, int, NDArray[np.int64] | None]] = [
-        ("equal_width", k, equal_width_categories(scores, k, scale_max) if raw else None)
+    # Each binning's categories are made when its kappa is computed and let go after it (all
+    # of them at once were four int64 arrays over every compared judgment: the peak of a
+    # recompute at a million judgments).
+    binnings: list[tuple[Binning, int, Callable[[], NDArray[np.integer]] | None]] = [
+        ("equal_width", k, partial(_equal_width_codes, scores, k, scale_max) if raw else None)
         for k in categories
     ]
     if z is not None and z_edges is not None:
-        binnings += [("z_percentile", k, _categories_by_edges(z, z_edges[k])) for k in z_categories]
+        binnings += [
+            ("z_percentile", k, partial(_z_categories, z, z_edges[k])) for k in z_categories
+        ]
     kappas = []
-    for binning, k, cats in binnings:
+    for binning, k, categorise in binnings:
+        cats = None if categorise is None else categorise()
         if cats is None:
             nan = float("nan")
             kappas.append(KappaResult(binning, k, nan, nan, nan))
@@ -219,6 +279,7 @@ def _pair_agreement(
         pr_a = groups.agreeing_pairs(cats, k) / n_pairs if n_pairs else float("nan")
         pr_e = 1.0 / k if chance == "uniform" else groups.pooled_chance(cats, k)
         kappas.append(KappaResult(binning, k, pr_a, pr_e, kappa_coefficient(pr_a, pr_e)))
+        del cats
     return PairAgreement(int(n_pairs), mean, sd, tuple(kappas))
 
 
@@ -266,7 +327,8 @@ def agreement(
         return _pair_agreement(
             groups,
             judgments.score[rows],
-            None if zz is None else zz[rows],
+            # The compared z-scores are taken only while their categories are made.
+            None if zz is None else partial(zz.__getitem__, rows),
             z_edges,
             categories,
             z_categories,
@@ -324,6 +386,7 @@ class _DistinctJudges:
         """The members of the included workers and their groups, numbered among the items
         they judged: what grouping the included judgments alone would give."""
         raw = bool(np.isfinite(judgments.score[self.rows]).all())
+        order: NDArray[np.integer] | None
         if include_workers is None:
             rows, item = self.rows, self.item
             order = self.by_score() if raw else None
@@ -333,18 +396,28 @@ class _DistinctJudges:
             order = None
             if raw:
                 full_order = self.by_score()
-                position = np.cumsum(member, dtype=np.intp)
+                # Positions and group codes as int32, like the unfiltered ones (they fit far
+                # beyond any campaign): the second agreement of a recompute holds a recompute's
+                # peak.
+                position = np.cumsum(member, dtype=np.int32)
                 position -= 1
                 order = position[full_order[member[full_order]]]
+                del position
+        if order is not None:
+            # The members in (item, score) order: the compared values are then taken sorted,
+            # and diff_moments needs no sorted copy of them.
+            rows, item = rows[order], item[order]
+            del order
+        presorted = raw
         present = np.bincount(item) > 0 if item.size else np.zeros(0, dtype=bool)
         if present.all():
             group = item
         else:
-            renumber = np.cumsum(present, dtype=np.int64)
+            renumber = np.cumsum(present, dtype=np.int32)
             renumber -= 1
             group = renumber[item]
         n_groups = int(group.max()) + 1 if group.size else 0
-        return rows, _Groups(group, n_groups, order)
+        return rows, _Groups(group, n_groups, presorted)
 
 
 _DISTINCT_JUDGES: weakref.WeakKeyDictionary[DAJudgments, _DistinctJudges] = (

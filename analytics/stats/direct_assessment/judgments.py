@@ -65,9 +65,12 @@ class Role(IntEnum):
 
 
 def _frozen_array(values: ArrayLike, dtype: type, name: str) -> NDArray:
+    # An id column may come as int32 (a loader's, when the ids fit): ids are only compared
+    # and numbered, never added up, so half the memory changes no result.
+    kept_types = (np.dtype(dtype), np.dtype(np.int32)) if dtype is np.int64 else (np.dtype(dtype),)
     if (
         isinstance(values, np.ndarray)
-        and values.dtype == dtype
+        and values.dtype in kept_types
         and not values.flags.writeable
         and not (isinstance(values.base, np.ndarray) and values.base.flags.writeable)
     ):
@@ -155,8 +158,8 @@ class DAJudgments(WorkerRows):
       given: the reliability tests are unchanged by a worker's own positive linear rescaling,
       so testing z-scores gives what testing the raw scores would have given.
 
-    The id columns are int64; a :meth:`subset`'s may be int32 (when the ids fit), which only
-    changes their size.
+    The id columns are int64, or int32 when given so (a loader's, when the ids fit); a
+    :meth:`subset`'s may be int32 too (when the ids fit), which only changes their size.
 
     A control whose partner judgment is absent (an abandoned assignment) is simply unpaired:
     see :attr:`n_unmatched_controls`.  Inconsistent data (duplicate (assignment, slot), a
@@ -255,8 +258,17 @@ class DAJudgments(WorkerRows):
         s_hi = max(int(self.slot.max()), int(wanted_slot.max()) if want_rows.size else 0)
         width = s_hi - s_lo + 1
         if a_span * width < 1 << 62:
-            key = (self.assignment - a_lo) * width + (self.slot - s_lo)
-            want_key = (self.assignment[want_rows] - a_lo) * width + (wanted_slot - s_lo)
+            # In int64 whatever the columns' type (int32 ids would overflow), in place.
+            key = self.assignment.astype(np.int64)
+            key -= a_lo
+            key *= width
+            key += self.slot
+            key -= s_lo
+            want_key = self.assignment[want_rows].astype(np.int64)
+            want_key -= a_lo
+            want_key *= width
+            want_key += wanted_slot
+            want_key -= s_lo
         else:
             a_code = factorise(self.assignment)[1].astype(np.int64)
             slot_values, s_code = factorise(np.concatenate([self.slot, wanted_slot]))
@@ -277,7 +289,8 @@ class DAJudgments(WorkerRows):
         found = sorted_key[pos] == want_key
         matched = order[pos[found]]
         del order, sorted_key  # before the result is allocated: a lower peak
-        partner = np.full(n, -1, dtype=np.int64)
+        # Row positions as int32 where they fit (any campaign), as a subset's are.
+        partner = np.full(n, -1, dtype=np.int32 if n < _INT32.max else np.int64)
         partner[want_rows[found]] = matched
         del matched
 
