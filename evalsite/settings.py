@@ -167,7 +167,8 @@ CELERY_BEAT_SCHEDULE = {
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache keeping one client per pool (evalsite/redis_cache.py).
+            "BACKEND": "evalsite.redis_cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "evalsite",
             # Issue 11 item 10: a Redis that is down fails fast (evalsite.cachesafe then goes on

@@ -104,7 +104,7 @@ def test_redis_url_selects_broker_and_cache_and_turns_eager_off():
     assert values["eager"] is False
     assert values["celery_eager"] is False
     assert values["broker"] == "redis://cache.example:6379/2"
-    assert values["cache"] == "django.core.cache.backends.redis.RedisCache"
+    assert values["cache"] == "evalsite.redis_cache.RedisCache"
     assert values["cache_location"] == "redis://cache.example:6379/2"
 
 
