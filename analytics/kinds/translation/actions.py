@@ -26,7 +26,9 @@ What counts (our choices where the papers are silent):
 
 - A kept translation is *final* when the requester chose it, or when the sentence has all
   its translations (the campaign's redundancy, counted ones) and none is still waiting for
-  Detect-MT votes; until then it is provisional (shown, exported, scored, not corrected).
+  Detect-MT votes (chosen by ranking, ``best_ranked``: and each of its eligible
+  translations has been ranked at least once in the ranking campaign); until then it is
+  provisional (shown, exported, scored, not corrected).
 - Eligible for the automatic choice: a counted translation, not flagged, whose translator is
   not excluded. The requester's choice overrides everything (even a flagged translation).
 - The crowd test set is every sentence with a kept translation; the system table scores each
@@ -187,6 +189,11 @@ class TranslationAnalysis:
         return sum(1 for row in self.rows if row.flag is not None and row.flag.flagged)
 
 
+def _ranking_score(loaded: LoadedTranslation, translation: int) -> float | None:
+    score = loaded.ranking.get(translation)
+    return score.score if score is not None else None
+
+
 def _corpus(pairs: list[tuple[str, list[str]]]) -> CorpusScore | None:
     if not pairs:
         return None
@@ -316,6 +323,7 @@ def analyse_loaded_translation(
                     loaded.translations[i].id,
                     loaded.translations[i].text,
                     rows[i].detect.machine_share,
+                    _ranking_score(loaded, loaded.translations[i].id),
                 )
                 for i in eligible
             ]
@@ -327,6 +335,11 @@ def analyse_loaded_translation(
                 rows[i].flag.settled  # type: ignore[union-attr]
                 for i in members
             )
+            if config.selection_method == "best_ranked" and len(eligible) > 1:
+                # Final once every eligible translation has been ranked.
+                final = final and all(
+                    _ranking_score(loaded, loaded.translations[i].id) is not None for i in eligible
+                )
         if chosen is None:
             continue
         rows[index[chosen]].kept = True
@@ -467,7 +480,8 @@ def stale_translation_campaigns() -> QuerySet[Campaign]:
     """Translation campaigns whose stored results no longer match their data: judgments but
     no result; another number of them, or of them in submitted or approved assignments, or in
     held-back ones, or one newer than the result; a worker excluded or re-admitted since; a
-    requester's choice made since. One query."""
+    requester's choice made since; a ranking in the ranking campaign over its translations
+    newer than the result. One query."""
     read = Judgment.objects.filter(translation_judgments(), campaign=OuterRef("pk")).order_by()
     per_campaign = read.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
@@ -499,6 +513,16 @@ def stale_translation_campaigns() -> QuerySet[Campaign]:
     excluded_now = CampaignWorker.objects.filter(
         campaign=OuterRef("campaign"), worker=OuterRef("worker"), excluded=True
     )
+    # Rankings of the ranking campaign over the translations (the selection by ranking).
+    newest_ranking = Subquery(
+        Judgment.objects.filter(
+            slot__output__ranked_translation__campaign=OuterRef("pk"), rank__isnull=False
+        )
+        .order_by()
+        .values("slot__output__ranked_translation__campaign")
+        .annotate(t=Max("submitted_at"))
+        .values("t")
+    )
     exclusion_changed = Exists(
         TranslationWorkerStat.objects.filter(campaign=OuterRef("pk"))
         .annotate(excluded_now=Exists(excluded_now))
@@ -513,6 +537,7 @@ def stale_translation_campaigns() -> QuerySet[Campaign]:
             n_scored_now=n_scored_now,
             n_rejected_now=n_rejected_now,
             newest_choice=newest_choice,
+            newest_ranking=newest_ranking,
             exclusion_changed=exclusion_changed,
         )
         .filter(
@@ -523,6 +548,7 @@ def stale_translation_campaigns() -> QuerySet[Campaign]:
                 | ~Q(**{f"{result}__n_scored_judgments": F("n_scored_now")})
                 | Q(**{f"{result}__computed_at__lt": F("newest")})
                 | Q(**{f"{result}__computed_at__lt": F("newest_choice")})
+                | Q(**{f"{result}__computed_at__lt": F("newest_ranking")})
                 | ~Q(**{f"{result}__n_rejected_judgments": F("n_rejected_now")})
                 | Q(exclusion_changed=True)
             )

@@ -14,6 +14,7 @@ HOW_IN_WORDS = {
     "requester": "your choice",
     "consensus": "most similar to the other translations",
     "detect_mt": "fewest 'machine made' votes",
+    "best_ranked": "best ranked in the ranking campaign",
 }
 
 

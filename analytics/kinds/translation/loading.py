@@ -1,5 +1,6 @@
 """Glue: load one translation campaign's translations, Detect-MT votes, corrections, sentences,
-MT outputs and the requester's choices, one ``values_list`` per table (ten queries).
+MT outputs and the requester's choices, one ``values_list`` per table (ten queries; one
+more when the kept translation is chosen by ranking).
 
 Texts are read (BLEU and chrF need them); rows are plain tuples, joined in dictionaries.
 
@@ -9,6 +10,10 @@ Texts are read (BLEU and chrF need them); rows are plain tuples, joined in dicti
   assignment's translations are drafts.
 - Votes and corrections of excluded workers do not count (as post-editing's verification
   votes); translations of excluded translators are still flagged and scored, never kept.
+- With the selection by ranking, rankings from the ranking campaign over the translations (its
+  outputs map back to the translations: ``RankedTranslation``) count as that campaign's own
+  statistics count them: submitted or approved assignments not held back, workers it does not
+  exclude, system slots of regular HITs.
 """
 
 from __future__ import annotations
@@ -16,12 +21,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from analytics.loading import held_back_assignment_ids
-from campaigns.kinds.translation.models import TranslationChoice
-from campaigns.models import Campaign, HitSlot, HitTask, Output, Segment
-from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
+from analytics.stats.translation import RankingScore, ranking_scores
+from campaigns.kinds.translation.models import SelectionMethod, TranslationChoice
+from campaigns.models import Campaign, HitSlot, HitTask, Output, Segment, SlotRole
+from judgments.models import (
+    Assignment,
+    AssignmentStatus,
+    CampaignWorker,
+    Judgment,
+    held_back_from_scores,
+)
 
 __all__ = [
     "COUNTED_STATUSES",
@@ -80,6 +92,7 @@ class LoadedTranslation:
     choices: dict[int, int] = field(default_factory=dict)  # segment -> chosen judgment
     excluded_workers: frozenset[int] = frozenset()
     worker_labels: dict[int, str] = field(default_factory=dict)
+    ranking: dict[int, RankingScore] = field(default_factory=dict)  # translation id -> score
 
     @property
     def n_read(self) -> int:
@@ -154,9 +167,9 @@ def load_translation(campaign_id: int) -> LoadedTranslation:
     ):
         outputs.setdefault(segment, {})[system] = text
         names[system] = name
-    redundancy = (
-        Campaign.objects.filter(pk=campaign_id).values_list("redundancy", flat=True).first() or 0
-    )
+    redundancy, selection_method = Campaign.objects.filter(pk=campaign_id).values_list(
+        "redundancy", "translation_settings__selection_method"
+    ).first() or (0, None)
     # A Detect-MT HIT without its own number of workers takes the campaign's redundancy.
     places = {
         about: redundancy if places is None else places
@@ -188,4 +201,40 @@ def load_translation(campaign_id: int) -> LoadedTranslation:
         choices=choices,
         excluded_workers=excluded,
         worker_labels=labels,
+        ranking=_load_ranking(campaign_id)
+        if selection_method == SelectionMethod.BEST_RANKED
+        else {},
+    )
+
+
+_BALLOT_SHIFT = 16  # HitSlot.group is a smallint
+
+
+def _load_ranking(campaign_id: int) -> dict[int, RankingScore]:
+    """Each ranked translation's score in the ranking campaign over campaign
+    ``campaign_id``'s translations (module docstring; one query)."""
+    excluded_there = CampaignWorker.objects.filter(
+        campaign=OuterRef("campaign"), worker=OuterRef("worker"), excluded=True
+    )
+    rows = list(
+        Judgment.objects.filter(
+            slot__output__ranked_translation__campaign_id=campaign_id,
+            rank__isnull=False,
+            slot__role=SlotRole.SYSTEM,
+            slot__hit__is_qualification=False,
+            assignment__status__in=COUNTED_STATUSES,
+        )
+        .exclude(Exists(excluded_there))
+        .exclude(held_back_from_scores("assignment__"))
+        .order_by()
+        .values_list(
+            "assignment_id", "slot__group", "slot__output__ranked_translation__judgment_id", "rank"
+        )
+    )
+    if not rows:
+        return {}
+    return ranking_scores(
+        [(assignment << _BALLOT_SHIFT) | group for assignment, group, _, _ in rows],
+        [translation for _, _, translation, _ in rows],
+        [rank for _, _, _, rank in rows],
     )

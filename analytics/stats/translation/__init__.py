@@ -6,8 +6,8 @@ Django.
   against several references, 004's percentage of a baseline system;
 - :mod:`.flags`: the Detect-MT outcome of a translation (strict majority), the flags, each
   translator's flag rate and who is excluded (000: 30% or more);
-- :mod:`.selection`: the translation kept per sentence, and the correction kept per kept
-  translation.
+- :mod:`.selection`: the translation kept per sentence (by consensus, Detect-MT votes or a ranking
+  campaign's rankings), and the correction kept per kept translation.
 """
 
 from analytics.stats.translation.flags import (
@@ -32,8 +32,10 @@ from analytics.stats.translation.scores import (
 )
 from analytics.stats.translation.selection import (
     Candidate,
+    RankingScore,
     choose_correction,
     consensus,
+    ranking_scores,
     select_translation,
 )
 
@@ -42,6 +44,7 @@ __all__ = [
     "CorpusScore",
     "DetectOutcome",
     "FlagRate",
+    "RankingScore",
     "Similarity",
     "TranslationFlag",
     "best_system",
@@ -53,6 +56,7 @@ __all__ = [
     "flag_translation",
     "mt_similarity",
     "percent_of_baseline",
+    "ranking_scores",
     "select_translation",
     "sentence_scores",
     "sentence_similarity",

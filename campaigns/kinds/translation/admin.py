@@ -8,7 +8,9 @@ The page is the kind's ``admin_urls`` and the inline its ``admin_inlines``
 (campaigns/admin_kinds.py adds every kind's URLs and inlines to the campaign admin's). The
 flags come from the analytics (``analytics.kinds.translation.translation_flags``), read from
 the stored results; saving a choice schedules a recompute, which brings the kept test set, the
-scores and the correction HITs up to date.
+scores and the correction HITs up to date. ``<campaign id>/translations/ranking/`` (POST, from
+that page) makes the ranking campaign over the translations
+(``analytics.kinds.translation.ranking``).
 """
 
 from __future__ import annotations
@@ -93,13 +95,49 @@ def choose_urls(model_admin) -> list:
     def choose(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return choose_view(request, campaign_id, model_admin)
 
+    def create_ranking(request: HttpRequest, campaign_id: int) -> HttpResponse:
+        return create_ranking_view(request, campaign_id, model_admin)
+
     return [
         path(
             "<int:campaign_id>/translations/",
             view(choose),
             name="campaigns_campaign_translation_choose",
-        )
+        ),
+        path(
+            "<int:campaign_id>/translations/ranking/",
+            view(create_ranking),
+            name="campaigns_campaign_translation_ranking",
+        ),
     ]
+
+
+def create_ranking_view(request: HttpRequest, campaign_id: int, model_admin) -> HttpResponse:
+    """POST: make the ranking campaign over the translations
+    (``analytics.kinds.translation.ranking``) and go to its page; a refusal is a message on
+    the Choose translations page."""
+    campaign = _campaign_or_404(request, campaign_id, model_admin)
+    if request.method != "POST":
+        return HttpResponseRedirect(choose_url(campaign))
+    if not model_admin.has_change_permission(request, campaign):
+        raise PermissionDenied
+    # Imported here: the campaigns app must not load the analytics when the admin loads.
+    from analytics.actions import schedule_recompute
+    from analytics.kinds.translation.ranking import RankingCampaignError, create_ranking_campaign
+
+    try:
+        ranking = create_ranking_campaign(campaign)
+    except RankingCampaignError as refused:
+        messages.error(request, str(refused))
+        return HttpResponseRedirect(choose_url(campaign))
+    transaction.on_commit(lambda: schedule_recompute(campaign.pk))
+    messages.success(
+        request,
+        f'Made the ranking campaign "{ranking.name}" over the translations; this campaign now '
+        "keeps the best ranked translation of each sentence. Build the ranking campaign's HITs "
+        "and activate it.",
+    )
+    return HttpResponseRedirect(reverse("admin:campaigns_campaign_change", args=[ranking.pk]))
 
 
 def _campaign_or_404(request: HttpRequest, campaign_id: int, model_admin) -> Campaign:
@@ -125,6 +163,13 @@ def _analytics(
     flags = analytics.translation_flags(campaign)
     kept_of = getattr(analytics, "kept_translations", None)
     return flags, (kept_of(campaign) if kept_of is not None else None)
+
+
+def _ranking_campaign(campaign: Campaign) -> Campaign | None:
+    # Imported here: the campaigns app must not load the analytics when the admin loads.
+    from analytics.kinds.translation.ranking import ranking_campaign_of
+
+    return ranking_campaign_of(campaign)
 
 
 def choose_view(request: HttpRequest, campaign_id: int, model_admin) -> HttpResponse:
@@ -176,6 +221,7 @@ def choose_view(request: HttpRequest, campaign_id: int, model_admin) -> HttpResp
         return HttpResponseRedirect(f"{request.path}?page={page.number}")
 
     flags, automatic = _analytics(campaign)
+    ranking_campaign = _ranking_campaign(campaign)
     excluded = set(
         CampaignWorker.objects.filter(campaign=campaign, excluded=True).values_list(
             "worker_id", flat=True
@@ -246,6 +292,15 @@ def choose_view(request: HttpRequest, campaign_id: int, model_admin) -> HttpResp
         "selection_method": settings.get_selection_method_display(),
         "can_change": model_admin.has_change_permission(request, campaign),
         "has_view_permission": True,
+        "ranking_campaign": ranking_campaign,
+        "ranking_campaign_url": reverse(
+            "admin:campaigns_campaign_change", args=[ranking_campaign.pk]
+        )
+        if ranking_campaign is not None
+        else None,
+        "create_ranking_url": reverse(
+            "admin:campaigns_campaign_translation_ranking", args=[campaign.pk]
+        ),
     }
     return TemplateResponse(request, "admin/campaigns/campaign/translation_choose.html", context)
 

@@ -14,7 +14,10 @@ many distinct workers; 5 in 000). One campaign runs up to three HIT tasks:
    translations on the post-editing page; the corrected text is what the test set holds.
 
 The translation kept per sentence is the requester's choice (:class:`TranslationChoice`)
-where there is one, else chosen by ``selection_method``.
+where there is one, else chosen by ``selection_method``. For the choice by ranking, a ranking
+campaign shows each sentence's eligible translations as the outputs of "systems" (one per
+translator); :class:`RankedTranslation` says which translation each of its outputs is (and so
+which campaign is the ranking campaign of a translation campaign: deleting it deletes them).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class SimilarityMetric(models.TextChoices):
 class SelectionMethod(models.TextChoices):
     CONSENSUS = "consensus", "Most similar to the other translations of the sentence (chrF)"
     DETECT_MT = "detect_mt", "Fewest 'machine made' votes, then most similar to the others"
+    BEST_RANKED = "best_ranked", "Best ranked in the ranking campaign over the translations"
     REQUESTER = "requester", "Only the requester's choice in the admin"
 
 
@@ -184,3 +188,32 @@ class TranslationChoice(models.Model):
 
     def __str__(self) -> str:
         return f"Translation kept for segment {self.segment_id}: judgment {self.judgment_id}"
+
+
+class RankedTranslation(models.Model):
+    """An output of the ranking campaign over a translation campaign's translations: which
+    crowd translation it is (the selection by ranking maps the rankings back through it). A
+    translation campaign has at most one ranking campaign: the campaign of these outputs."""
+
+    output = models.OneToOneField(
+        "campaigns.Output", on_delete=models.CASCADE, related_name="ranked_translation"
+    )
+    campaign = models.ForeignKey(
+        "campaigns.Campaign",
+        on_delete=models.CASCADE,
+        related_name="ranked_translations",
+        help_text="The translation campaign.",
+    )
+    judgment = models.ForeignKey(
+        "judgments.Judgment",
+        on_delete=models.CASCADE,
+        related_name="ranked_as",
+        help_text="The translation (a judgment on a translation slot of the campaign).",
+    )
+
+    class Meta:
+        verbose_name = "ranked translation"
+        indexes = [models.Index(fields=["campaign"])]
+
+    def __str__(self) -> str:
+        return f"Output {self.output_id} ranks translation {self.judgment_id}"

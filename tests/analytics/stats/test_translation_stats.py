@@ -1,6 +1,7 @@
 """analytics.stats.translation: BLEU worked by hand and checked against sacrebleu's own
 corpus_bleu, 004's percentage of baseline (Table 1's arithmetic), the Detect-MT majority, the
-flag rate and the exclusion at exactly 30%, the kept translation's ties."""
+flag rate and the exclusion at exactly 30%, the kept translation's ties, the ranking scores
+(000's better-or-equal share) worked by hand."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from analytics.stats.translation import (
     flag_translation,
     mt_similarity,
     percent_of_baseline,
+    ranking_scores,
     select_translation,
     sentence_similarity,
     workers_to_exclude,
@@ -220,6 +222,45 @@ def test_detect_mt_selection_prefers_fewest_machine_votes_then_consensus():
     assert kept == (2 if two >= three else 3)
     with pytest.raises(ValueError):
         select_translation(candidates, "best")
+
+
+def test_ranking_scores_by_hand():
+    # Ballot 1: 10 first, 11 and 12 tied second. Ballot 2: 11, 10, 12. Ballot 3: 10 alone.
+    #   10: beats 11 and 12 (2 of 2), then loses to 11, beats 12 (1 of 2): 3 of 4.
+    #   11: loses to 10, ties 12 (1 of 2), then beats both (2 of 2): 3 of 4.
+    #   12: loses to 10, ties 11 (1 of 2), then loses to both (0 of 2): 1 of 4.
+    # A ballot of one compares nothing; the rows' order does not matter.
+    ballot = [2, 1, 1, 3, 2, 1, 2]
+    item = [10, 10, 11, 10, 11, 12, 12]
+    rank = [2, 1, 2, 1, 1, 2, 3]
+    scores = ranking_scores(ballot, item, rank)
+    assert {i: (s.better_or_equal, s.comparisons) for i, s in scores.items()} == {
+        10: (3, 4),
+        11: (3, 4),
+        12: (1, 4),
+    }
+    assert scores[12].score == 0.25
+    assert ranking_scores([], [], []) == {}
+    assert ranking_scores([1], [5], [1]) == {}
+
+
+def test_ranking_selection_prefers_the_best_ranked_then_consensus():
+    candidates = [
+        Candidate(1, "the cat sat", ranking=0.5),
+        Candidate(2, "a dog ran", ranking=0.75),
+        Candidate(3, "the cat sat down", ranking=None),  # not ranked: cannot win
+    ]
+    assert select_translation(candidates, "best_ranked")[0] == 2
+    # A tie of rankings: the consensus among the tied, then the earliest.
+    tied = [Candidate(4, "the cat sat", ranking=1.0), Candidate(5, "the cat sat", ranking=1.0)]
+    assert select_translation(tied, "best_ranked")[0] == 4
+    # Nothing ranked yet: the consensus over all; the scores are the consensus either way.
+    unranked = [Candidate(c.id, c.text) for c in candidates]
+    kept, scores = select_translation(unranked, "best_ranked")
+    assert (kept, scores) == select_translation(unranked, "consensus")
+    assert select_translation(candidates, "best_ranked")[1] == consensus(
+        [c.text for c in candidates]
+    )
 
 
 def test_choose_correction():
