@@ -21,13 +21,15 @@ here it is a whole number).
 
 Speed: sacrebleu's TER is pure Python, about 1 ms for a pair of 30-word sentences on a quiet
 machine and 10-15 ms for two independent translations (many shift candidates).  The edit
-counts here come from :mod:`analytics.stats.post_editing.fast_ter`, a port of sacrebleu's
-algorithm that scores all shift candidates of an iteration at once with numpy and gives
-sacrebleu's numbers exactly (tested on 25,000 pairs, including the beam, the shift limits and
-the 1,000-candidate cut-off), 6-8x faster on MT-to-edit pairs and 10-13x on edit-to-reference
-pairs (bench/fast_ter.py); sacrebleu still tokenises (its tercom tokeniser with the options
-below) and names the signature.  :func:`edit_stats_batch` spreads chunks of pairs over worker
-processes
+counts here come from one of two ports of sacrebleu's algorithm that give sacrebleu's numbers
+exactly (tests/analytics/stats/test_fast_ter.py runs every case through both: the beam, the
+shift limits, the 1,000-candidate cut-off): :mod:`~analytics.stats.post_editing.fast_ter`
+(numpy: all shift candidates of an iteration at once, 6-8x faster than sacrebleu on
+MT-to-edit pairs) for small batches, and :mod:`~analytics.stats.post_editing.ter_kernel`
+(numba-compiled loops, about 10x faster again) from :data:`COMPILED_FROM_PAIRS` pairs on,
+since loading it costs a process about a second (bench/fast_ter.py compares the three).
+sacrebleu still tokenises (its tercom tokeniser with the options below) and names the
+signature.  :func:`edit_stats_batch` spreads chunks of pairs over worker processes
 (``concurrent.futures.ProcessPoolExecutor``); the numbers are the ones the single-process path
 gives (each pair is scored independently: no state is shared between pairs).  Exact shortcuts
 that do not change any number: pairs whose tokenised hypothesis equals the tokenised
@@ -40,6 +42,7 @@ spread the work over Celery tasks instead.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -57,6 +60,8 @@ if TYPE_CHECKING:
 # Imported on first use: a web worker loads this module but never scores text (issue 16).
 _sacrebleu_metrics = lazy_module("sacrebleu.metrics")
 _fast_ter = lazy_module("analytics.stats.post_editing.fast_ter")
+_KERNEL = "analytics.stats.post_editing.ter_kernel"
+_ter_kernel = lazy_module(_KERNEL)
 
 __all__ = [
     "TERCOM_DEFAULTS",
@@ -72,6 +77,12 @@ __all__ = [
 # Pairs per task sent to a worker process: large enough that pickling and scheduling are
 # negligible next to ~1 ms of TER per pair, small enough that two processes finish together.
 DEFAULT_CHUNK_SIZE = 250
+# From this many distinct pairs a batch is scored by the compiled kernel (ter_kernel, numba:
+# ~0.05 ms of CPU a 28-word MT-to-edit pair against fast_ter's ~0.45 ms), below it by fast_ter
+# (numpy), unless the process has loaded the kernel already. Importing numba and loading the
+# compiled code cost a process about 1 s of CPU (each worker process of the pool loads it
+# once), fast_ter's time for some 2,500 such pairs; a HIT's 10-15 live edits never pay it.
+COMPILED_FROM_PAIRS = 2000
 
 
 @dataclass(frozen=True)
@@ -171,27 +182,54 @@ def edit_stats(mt_output: str, edit: str, options: TerOptions = TERCOM_DEFAULTS)
 
 
 def _score_chunk(
-    options: TerOptions, hypotheses: Sequence[str], references: Sequence[str]
+    options: TerOptions,
+    hypotheses: Sequence[str],
+    references: Sequence[str],
+    compiled: bool = False,
 ) -> list[tuple[int, float]]:
     """(edits, ref_length) of each pair: sacrebleu's per-segment statistics (the numbers
     :meth:`TER.sentence_score` and :meth:`TER.corpus_score` aggregate), as sacrebleu makes
     them: each side tokenised by the metric's tokeniser after ``rstrip()`` and split on
-    whitespace, then TER with one reference (:func:`fast_ter.translation_edit_rate`, equal to
-    sacrebleu's ``translation_edit_rate``). Equal token lists are 0 edits without a search
+    whitespace, then TER with one reference (equal to sacrebleu's ``translation_edit_rate``:
+    :func:`ter_kernel.edit_counts` when ``compiled``, else
+    :func:`fast_ter.translation_edit_rate`). Equal token lists are 0 edits without a search
     (an unchanged "no changes needed" edit is common in post-editing). Runs in the worker
     processes of :func:`edit_stats_batch`: the tokenising is spread over them too."""
     tokenise = _metric(options).tokenizer
-    out = []
+    out: list[tuple[int, float]] = []
+    searched: list[int] = []  # positions in out of the pairs that need the TER search
+    hyp_words: list[list[str]] = []
+    ref_words: list[list[str]] = []
     for hyp, ref in zip(hypotheses, references, strict=True):
-        hyp_words = tokenise(hyp.rstrip()).split()
-        ref_words = tokenise(ref.rstrip()).split()
-        if hyp_words == ref_words:
-            out.append((0, float(len(ref_words))))
-            continue
-        edits, ref_length = _fast_ter.translation_edit_rate(hyp_words, ref_words)
+        hyp_tokens = tokenise(hyp.rstrip()).split()
+        ref_tokens = tokenise(ref.rstrip()).split()
         # sacrebleu averages the reference length over the references (one here): a float.
-        out.append((int(edits), float(ref_length)))
+        out.append((0, float(len(ref_tokens))))
+        if hyp_tokens != ref_tokens:
+            searched.append(len(out) - 1)
+            hyp_words.append(hyp_tokens)
+            ref_words.append(ref_tokens)
+    if compiled:
+        counts = _ter_kernel.edit_counts(hyp_words, ref_words)
+    else:
+        counts = [
+            _fast_ter.translation_edit_rate(h, r) for h, r in zip(hyp_words, ref_words, strict=True)
+        ]
+    for at, (edits, ref_length) in zip(searched, counts, strict=True):
+        out[at] = (int(edits), float(ref_length))
     return out
+
+
+def _load_kernel() -> None:
+    """A pool process's initializer: import numba and load the compiled kernel (from
+    ``__pycache__``) before the first chunk arrives, in every process at once."""
+    _ter_kernel.edit_counts([["a", "b"]], [["b", "a"]])
+
+
+def use_compiled(n_pairs: int) -> bool:
+    """Whether a batch of ``n_pairs`` distinct pairs is scored by the compiled kernel
+    (:data:`COMPILED_FROM_PAIRS`, or the kernel already loaded in this process)."""
+    return n_pairs >= COMPILED_FROM_PAIRS or _KERNEL in sys.modules
 
 
 def edit_stats_batch(
@@ -233,12 +271,19 @@ def edit_stats_batch(
     hyps = [p[0] for p in pairs]
     refs = [p[1] for p in pairs]
     chunks = [(s, min(s + chunk_size, len(pairs))) for s in range(0, len(pairs), chunk_size)]
+    compiled = use_compiled(len(pairs))
     if n_proc == 1 or len(chunks) < 2:
-        results = _score_chunk(options, hyps, refs)
+        results = _score_chunk(options, hyps, refs, compiled)
     else:
         results = []
-        with ProcessPoolExecutor(max_workers=min(n_proc, len(chunks))) as pool:
-            futures = [pool.submit(_score_chunk, options, hyps[a:b], refs[a:b]) for a, b in chunks]
+        # Each process loads the kernel itself (initializer), in parallel, unless this one
+        # has it already (then the forked processes have it too).
+        load = _load_kernel if compiled and _KERNEL not in sys.modules else None
+        with ProcessPoolExecutor(max_workers=min(n_proc, len(chunks)), initializer=load) as pool:
+            futures = [
+                pool.submit(_score_chunk, options, hyps[a:b], refs[a:b], compiled)
+                for a, b in chunks
+            ]
             for future in futures:  # in submission order: the input order
                 results.extend(future.result())
     if pairs:

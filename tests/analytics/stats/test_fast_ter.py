@@ -1,4 +1,5 @@
-"""fast_ter.translation_edit_rate returns exactly sacrebleu's lib_ter.translation_edit_rate.
+"""fast_ter.translation_edit_rate (numpy) and ter_kernel.edit_counts (numba) return exactly
+sacrebleu's lib_ter.translation_edit_rate.
 
 Every expectation is sacrebleu's own answer on the same token lists, computed here: the edge
 cases by hand (empty sides, one word, pure shifts, repeated words, reversal), 2,000 seeded
@@ -6,7 +7,8 @@ pairs shaped like the HTER bench's (an edit of a sentence, or two independent ed
 from small vocabularies so that repeated words and many shift candidates happen), long
 sentences (shift distance limit, beam), extreme length ratios (beam widening), pairs that
 reach sacrebleu's 1000-candidate limit (checked by watching sacrebleu's ``_shift``), and a
-hypothesis property test.
+hypothesis property test. Every case goes through both ports (``assert_same``); the compiled
+one also once more in a batch of all the generated pairs, as edit_stats_batch calls it.
 """
 
 from __future__ import annotations
@@ -19,11 +21,18 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import lib_ter
 
 from analytics.stats.post_editing.fast_ter import translation_edit_rate
+from analytics.stats.post_editing.ter_kernel import edit_counts
+
+
+def compiled(hyp: list[str], ref: list[str]) -> tuple[int, int]:
+    ((edits, length),) = edit_counts([hyp], [ref])
+    return edits, length
 
 
 def assert_same(hyp: list[str], ref: list[str]) -> tuple[int, int]:
     expected = lib_ter.translation_edit_rate(hyp, ref)
     assert translation_edit_rate(hyp, ref) == expected, (hyp, ref)
+    assert compiled(hyp, ref) == expected, ("compiled", hyp, ref)
     return expected
 
 
@@ -61,6 +70,9 @@ def test_known_answers():
     assert translation_edit_rate([], "a b c".split()) == (3, 3)
     assert translation_edit_rate("a b c".split(), []) == (3, 0)
     assert translation_edit_rate("a b c d".split(), "c d a b".split()) == (1, 4)  # one shift
+    assert compiled("a b c d".split(), "c d a b".split()) == (1, 4)
+    assert compiled([], "a b c".split()) == (3, 3)
+    assert compiled("a b c".split(), []) == (3, 0)
 
 
 def _edited(words: list[str], rng: random.Random, vocab: list[str], low: int, high: int):
@@ -107,10 +119,14 @@ GENERATED = [(1, 1875, (1, 20)), (2, 100, (21, 45)), (3, 25, (46, 80))]
 @pytest.mark.parametrize(("seed", "count", "lengths"), GENERATED)
 def test_generated_pairs(seed, count, lengths):
     compared = 0
-    for hyp, ref in _generated_pairs(seed, count, lengths):
-        assert_same(hyp, ref)
+    expected = []
+    pairs = list(_generated_pairs(seed, count, lengths))
+    for hyp, ref in pairs:
+        expected.append(assert_same(hyp, ref))
         compared += 1
     assert compared == count
+    # One batch, as edit_stats_batch calls the kernel: each pair independent of the others.
+    assert edit_counts([h for h, _ in pairs], [r for _, r in pairs]) == expected
 
 
 def test_long_sentences_shift_distance_limit():

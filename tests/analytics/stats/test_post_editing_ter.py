@@ -8,6 +8,7 @@ edit), then checked against sacrebleu's own ``TER().sentence_score``.
 from __future__ import annotations
 
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from analytics.stats.post_editing import (
     edit_stats_batch,
     ter_signature,
 )
+from analytics.stats.post_editing import ter as ter_module
 
 VERSION = __import__("sacrebleu").__version__
 
@@ -144,10 +146,16 @@ def random_pairs(n: int, seed: int) -> tuple[list[str], list[str]]:
     return mts, eds
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["fast_ter", "compiled"])
 @pytest.mark.parametrize(
     "options", [TERCOM_DEFAULTS, TerOptions(case_sensitive=True, normalized=True)]
 )
-def test_multi_process_batch_equals_single_process_and_sacrebleu(options: TerOptions) -> None:
+def test_multi_process_batch_equals_single_process_and_sacrebleu(
+    options: TerOptions, compiled: bool, monkeypatch
+) -> None:
+    """Both ports (fast_ter, the compiled kernel), in one process and in a pool whose
+    processes load the kernel themselves, give sacrebleu's numbers."""
+    monkeypatch.setattr(ter_module, "use_compiled", lambda n_pairs: compiled)
     mts, eds = random_pairs(300, seed=7)
     single = edit_stats_batch(mts, eds, options, processes=1)
     multi = edit_stats_batch(mts, eds, options, processes=2, chunk_size=37)
@@ -159,6 +167,18 @@ def test_multi_process_batch_equals_single_process_and_sacrebleu(options: TerOpt
     np.testing.assert_array_equal(single.edits, [s.num_edits for s in expected])
     np.testing.assert_array_equal(single.ref_length, [s.ref_length for s in expected])
     assert single.edits[-1] == 0 and single.ref_length[-1] == 3.0
+
+
+def test_compiled_from_a_size_or_once_loaded(monkeypatch) -> None:
+    """The compiled kernel from COMPILED_FROM_PAIRS distinct pairs on, or for any batch once
+    the process has loaded it (its one-off cost is paid)."""
+    from analytics.stats.post_editing import ter_kernel
+
+    monkeypatch.delitem(sys.modules, ter_kernel.__name__)
+    assert not ter_module.use_compiled(ter_module.COMPILED_FROM_PAIRS - 1)
+    assert ter_module.use_compiled(ter_module.COMPILED_FROM_PAIRS)
+    monkeypatch.setitem(sys.modules, ter_kernel.__name__, ter_kernel)
+    assert ter_module.use_compiled(1)
 
 
 def test_empty_batch_and_bad_input() -> None:
