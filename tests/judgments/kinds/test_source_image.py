@@ -2,8 +2,16 @@
 direction, right-to-left lines are right-aligned, long sentences wrap, the bytes are the same
 every time, and a missing font says which Debian package to install. Pure: no database.
 
-Samples of Latin, Arabic, Chinese and Devanagari are written to /tmp/tr/images/ when that
-folder exists (for a person to look at; nothing is checked against them)."""
+Shaping is checked on pixels: Arabic letters join (one connected stroke, narrower than the
+same letters kept apart), Devanagari conjuncts form (narrower than the same consonants with
+a visible virama), the first word of an Arabic sentence is drawn rightmost, CJK closing
+punctuation never starts a line.
+
+Samples of Latin, Arabic, Chinese and Devanagari are written to $SOURCE_IMAGE_SAMPLES
+(default /tmp/tr/images/) when that folder exists (for a person to look at; nothing is
+checked against them). In CI (CI=1) a missing font or a Pillow without libraqm fails the
+tests instead of skipping them: the Debian packages are part of the deployment (.ci/run and
+the Dockerfile install them)."""
 
 from __future__ import annotations
 
@@ -12,7 +20,7 @@ import os
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageFont
 
 from judgments.kinds.translation.source_image import (
     ARABIC,
@@ -22,7 +30,9 @@ from judgments.kinds.translation.source_image import (
     HEBREW,
     LATIN,
     FontMissing,
+    _layout_engine,
     _levels,
+    _pieces,
     _visual_order,
     font_path,
     render_sentence,
@@ -38,10 +48,14 @@ SAMPLES = {
     "russian": (LATIN, "Москва — столица России."),
     "korean": (CJK, "서울은 대한민국의 수도입니다."),
 }
-SAMPLE_DIR = "/tmp/tr/images"
+SAMPLE_DIR = os.environ.get("SOURCE_IMAGE_SAMPLES", "/tmp/tr/images")
+IN_CI = bool(os.environ.get("CI"))
 
 needs_fonts = pytest.mark.skipif(
-    not all(os.path.exists(f"/usr/share/fonts/truetype/{d}") for d in ("dejavu", "noto", "wqy")),
+    not IN_CI
+    and not all(
+        os.path.exists(f"/usr/share/fonts/truetype/{d}") for d in ("dejavu", "noto", "wqy")
+    ),
     reason="fonts-dejavu-core, fonts-noto-core and fonts-wqy-zenhei are not installed",
 )
 
@@ -163,3 +177,68 @@ def test_a_missing_font_names_its_debian_package(tmp_path):
     with pytest.raises(FontMissing, match="fonts-wqy-zenhei"):
         render_sentence("今天天气很好", font_dirs=[str(tmp_path)])
     assert FONTS[LATIN].package == "fonts-dejavu-core"
+
+
+def ink(png: bytes) -> tuple[int, list[tuple[int, int]]]:
+    """The width of the ink, and its clusters: runs of inked columns apart by two blank
+    columns or more, left to right."""
+    columns = ink_columns(pixels(png))
+    clusters: list[tuple[int, int]] = []
+    for column in columns.tolist():
+        if clusters and column - clusters[-1][1] <= 2:
+            clusters[-1] = (clusters[-1][0], column)
+        else:
+            clusters.append((column, column))
+    return int(columns.max() - columns.min() + 1), clusters
+
+
+def test_pillow_shapes_text_with_libraqm():
+    if not IN_CI and _layout_engine() != ImageFont.Layout.RAQM:
+        pytest.skip("this Pillow has no libraqm (install libfribidi0)")
+    assert _layout_engine() == ImageFont.Layout.RAQM
+
+
+@needs_fonts
+def test_arabic_letters_join():
+    # Three beh in a row join into one stroke; the same letter in its isolated presentation
+    # form (U+FE8F) three times, or kept apart by zero-width non-joiners, does not.
+    joined_width, joined = ink(render_sentence("ببب"))
+    apart_width, apart = ink(render_sentence("\ufe8f\ufe8f\ufe8f"))
+    non_joined_width, non_joined = ink(render_sentence("ب\u200cب\u200cب"))
+    assert len(joined) == 1
+    assert len(apart) == 3 and len(non_joined) == 3
+    assert joined_width < 0.75 * min(apart_width, non_joined_width)
+
+
+@needs_fonts
+@pytest.mark.parametrize("conjunct", ["क्ष", "द्ध", "त्र"])
+def test_devanagari_conjuncts_form(conjunct):
+    # With a zero-width non-joiner after the virama the first consonant keeps its half form
+    # or a visible virama: the conjunct is narrower than that.
+    first, virama, second = conjunct
+    conjunct_width, _ = ink(render_sentence(conjunct))
+    broken_width, _ = ink(render_sentence(f"{first}{virama}\u200c{second}"))
+    assert conjunct_width < 0.85 * broken_width, (conjunct_width, broken_width)
+
+
+@needs_fonts
+def test_the_first_word_of_an_arabic_sentence_is_drawn_rightmost():
+    # An alef (one thin stroke) then a long word: right to left, the alef is the rightmost
+    # ink, apart from the long word on its left.
+    _, clusters = ink(render_sentence("ا مممممممم"))
+    assert len(clusters) == 2
+    (long_start, long_end), (alef_start, alef_end) = clusters
+    assert alef_end - alef_start < 8 and long_end - long_start > 40
+
+
+def test_cjk_closing_punctuation_never_starts_a_line_nor_opening_ends_one():
+    pieces = [piece for _, piece in _pieces("今天很好，我们（去）公园。")]
+    assert pieces == ["今", "天", "很", "好，", "我", "们", "（去）", "公", "园。"]
+    # Latin words and numbers stay whole; a line may break next to any CJK character.
+    assert [piece for _, piece in _pieces("東京 Tokyo 2024年")] == [
+        "東",
+        "京",
+        "Tokyo",
+        "2024",
+        "年",
+    ]
