@@ -104,6 +104,15 @@ class Grouped:
         """Whether any two values within a group are equal."""
         v = self.values if values is None else values
         g = self.group_of_value
+        keyed = _integer_pair_keys(g, v, self.n_groups)
+        if keyed is not None:
+            key, span = keyed
+            # Whole-number values (score differences): one int64 key per (group, value),
+            # sorted; equal neighbours are ties. The same flags as the lexsort below at a
+            # fraction of its time.
+            key.sort()
+            tie = key[1:] == key[:-1]
+            return np.bincount(key[1:][tie] // span, minlength=self.n_groups) > 0
         order = np.lexsort((v, g))
         sv, sg = v[order], g[order]
         tie = (sv[1:] == sv[:-1]) & (sg[1:] == sg[:-1])
@@ -112,6 +121,26 @@ class Grouped:
     def rows(self, groups: NDArray[np.int64], n: int) -> NDArray[np.float64]:
         """The samples of ``groups`` (all of size n) as a (len(groups), n) array."""
         return self.values[self.starts[groups][:, None] + np.arange(n)[None, :]]
+
+
+def _integer_pair_keys(
+    group: NDArray[np.integer], values: NDArray[np.float64], n_groups: int
+) -> tuple[NDArray[np.int64], int] | None:
+    """(keys, span): (group, value) as one int64 key each, group * span + (value - lowest),
+    when every value is a whole number and the keys fit; else None."""
+    if values.size == 0 or not np.isfinite(values).all():
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    span = int(hi - lo) + 1
+    if span * max(n_groups, 1) >= 1 << 62:
+        return None
+    offset = values - lo
+    whole = offset.astype(np.int64)
+    if not np.array_equal(whole, offset):
+        return None
+    del offset
+    whole += group.astype(np.int64) * span
+    return whole, span
 
 
 def for_each_shape(

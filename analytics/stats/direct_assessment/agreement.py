@@ -376,7 +376,9 @@ class _DistinctJudges:
         """Members ordered by (item, score, member): ``np.lexsort((score, item))``, as a
         stable sort of the scores then a stable (radix) sort of their items."""
         if self._by_score is None:
-            by_value = np.argsort(self._scores[self.rows], kind="stable")
+            values = self._scores[self.rows]
+            by_value = np.argsort(_small_integer_codes(values), kind="stable")
+            del values
             self._by_score = by_value[stable_order(self.item[by_value])].astype(np.int32)
         return self._by_score
 
@@ -418,6 +420,19 @@ class _DistinctJudges:
             group = renumber[item]
         n_groups = int(group.max()) + 1 if group.size else 0
         return rows, _Groups(group, n_groups, presorted)
+
+
+def _small_integer_codes(values: NDArray[np.float64]) -> NDArray:
+    """``values`` as uint8 when every one is a whole number in 0..255 (the slider's 0-100
+    scores), else unchanged. A stable sort of the codes gives exactly the stable sort of the
+    values (the same order, ties in the same order) and numpy sorts 8-bit keys by radix:
+    about ten times faster than a float sort at a million judgments."""
+    if values.size == 0 or not (values.min() >= 0 and values.max() <= 255):
+        return values
+    codes = values.astype(np.uint8)
+    if not np.array_equal(codes, values):  # a fraction (imported scores): the floats
+        return values
+    return codes
 
 
 _DISTINCT_JUDGES: weakref.WeakKeyDictionary[DAJudgments, _DistinctJudges] = (

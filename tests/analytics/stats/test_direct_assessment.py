@@ -577,13 +577,16 @@ def test_distinct_judge_agreement_by_hand() -> None:
     assert (ab.n_pairs, ab.mean_abs_diff) == (2, 7.5)
 
 
-def test_distinct_judge_closed_form_equals_enumerating_pairs() -> None:
+@pytest.mark.parametrize("whole", [True, False], ids=["whole scores", "fractional scores"])
+def test_distinct_judge_closed_form_equals_enumerating_pairs(whole: bool) -> None:
+    # Whole scores take the 8-bit sort of the scores, fractional ones the float sort.
     rng = np.random.default_rng(11)
     b = Builder()
     n_workers, n_items = 12, 15
     for w in range(n_workers):
         for item in rng.choice(n_items, size=6, replace=False):
-            b.add(w, "system", float(rng.integers(0, 101)), system=0, item=int(item))
+            score = float(rng.integers(0, 101)) if whole else float(rng.integers(0, 41)) * 2.5
+            b.add(w, "system", score, system=0, item=int(item))
     j = b.build()
     z = standardize(j)
     got = agreement(j, z, chance="pooled").distinct_judges
@@ -765,3 +768,46 @@ def test_score_spread_is_each_workers_sample_sd_over_every_role() -> None:
     assert spread.mean.tolist() == [70.0, 70.0, 50.0]
     given = score_spread(_given_z_judgments([(4, 1, 1, 0.5), (4, 1, 2, -0.5)]))
     assert given.n.tolist() == [0] and math.isnan(given.sd[0])
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.5, 1e-3], ids=["whole", "halves", "fractions"])
+def test_tie_flags_equal_a_brute_force_for_whole_and_fractional_values(scale: float) -> None:
+    # Whole numbers take one sorted int64 key per (group, value); other values the lexsort.
+    from analytics.stats.direct_assessment._groups import Grouped
+
+    rng = np.random.default_rng(5)
+    group = rng.integers(0, 40, 600)
+    values = rng.integers(-100, 101, 600) * scale
+    grouped = Grouped.build(values, group, 41)  # group 40 is empty
+    expected = [
+        len(set(values[group == g].tolist())) < np.count_nonzero(group == g) for g in range(41)
+    ]
+    assert grouped.has_ties().tolist() == expected
+    assert any(expected) and not all(expected)
+
+
+def test_int32_ids_are_taken_as_they_are_and_pair_across_the_int32_range() -> None:
+    # A loader hands int32 ids (read-only) when they fit: no copy, and the pair keys, built
+    # from assignment and slot offsets, are computed in int64 (their product is past int32).
+    big = np.iinfo(np.int32).max - 10
+    columns = {
+        "worker": np.array([7, 7, 8, 8], dtype=np.int32),
+        "assignment": np.array([1, 1, big, big], dtype=np.int32),
+        "slot": np.array([5, 6, big - 1, big], dtype=np.int32),
+        "system": np.array([3, -1, 3, -1], dtype=np.int32),
+        "item": np.array([11, 11, 12, 12], dtype=np.int32),
+        "pair_slot": np.array([-1, 5, -1, big - 1], dtype=np.int32),
+    }
+    for column in columns.values():
+        column.setflags(write=False)
+    j = DAJudgments(
+        **columns,
+        role=["system", "bad_reference", "system", "bad_reference"],
+        score=[80.0, 20.0, 60.0, 50.0],
+        seconds=[1.0, 2.0, 3.0, 4.0],
+    )
+    for name, column in columns.items():
+        assert getattr(j, name) is column, name
+    assert j.partner.tolist() == [-1, 0, -1, 2]
+    pairs = j.control_pairs(Role.BAD_REFERENCE)
+    assert pairs.original.tolist() == [80.0, 60.0] and pairs.control.tolist() == [20.0, 50.0]
