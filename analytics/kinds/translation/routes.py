@@ -167,7 +167,7 @@ class TestsetView(APIView):
         "set's BLEU and chrF against the professional references (corrected and before "
         "correction, with sacrebleu's signatures), then every kept sentence in document order, "
         "page by page: source, kept text, the translation before correction, how it was kept "
-        "(requester, consensus, detect_mt), final or provisional, the judgment ids.",
+        "(requester, consensus, detect_mt, best_ranked), final or provisional, the judgment ids.",
         parameters=[CAMPAIGN_ID],
         responses={200: OpenApiTypes.OBJECT, **ERROR_RESPONSES},
     )
