@@ -21,6 +21,8 @@ from analytics.kinds.direct_assessment.actions import (
     CampaignAnalysis,
     analyse_loaded,
     recommendations,
+    scored_reliability,
+    workers_losing_rows,
 )
 from analytics.kinds.direct_assessment.loading import LoadedCampaign
 from analytics.stats.direct_assessment import (
@@ -28,6 +30,7 @@ from analytics.stats.direct_assessment import (
     DAConfig,
     DAJudgments,
     DAReport,
+    WorkerReliability,
     worker_reliability,
 )
 from analytics.stats.direct_assessment.effort import score_spread
@@ -92,9 +95,16 @@ def analyse_carrying_agreement(
     values, reasons = recommendations(
         workers.records(), config.min_pairs, score_spread(judgments), config
     )
+    lost_rows = workers_losing_rows(judgments, loaded.scored)
     scored = judgments.subset(loaded.scored, release=release)
     del judgments
-    first = _report(scored, config, None, carried.agreements[False])
+    first = _report(
+        scored,
+        config,
+        None,
+        carried.agreements[False],
+        scored_reliability(workers, lost_rows, scored, config),
+    )
     reports = {
         False: first,
         True: _report(
@@ -116,6 +126,9 @@ def _report(
     cfg: DAConfig,
     reuse: DAReport | None,
     agreements: tuple[Agreement, Agreement],
+    reliability: WorkerReliability | None = None,
 ) -> DAReport:
     """``analyse_campaign``'s report with the given agreements instead of computed ones."""
-    return analyse_campaign(judgments, cfg, reuse=reuse, agreements=agreements)
+    return analyse_campaign(
+        judgments, cfg, reuse=reuse, agreements=agreements, reliability=reliability
+    )

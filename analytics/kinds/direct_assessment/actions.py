@@ -29,6 +29,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from numpy.typing import NDArray
 
 from analytics.actions.common import json_safe as _finite
 from analytics.kinds.direct_assessment.loading import (
@@ -40,6 +41,7 @@ from analytics.loading import return_freed_memory
 from analytics.models import CampaignResult, Recommendation, SystemScore, WorkerStat, variant_key
 from analytics.stats.direct_assessment import (
     DAConfig,
+    DAJudgments,
     DAReport,
     WorkerQC,
     WorkerReliability,
@@ -51,6 +53,7 @@ from analytics.stats.direct_assessment.effort import (
     ScoreSpread,
     score_spread,
 )
+from analytics.stats.direct_assessment.reliability import reliability_of_subset
 from campaigns.kinds.direct_assessment.models import WorkersCounted
 from campaigns.models import Campaign, TaskKind
 from judgments.models import CampaignWorker, Judgment, held_back_from_scores
@@ -62,8 +65,10 @@ __all__ = [
     "recommend",
     "recommendations",
     "recompute_direct_assessment",
+    "scored_reliability",
     "stale_da_campaigns",
     "store_results",
+    "workers_losing_rows",
 ]
 
 logger = logging.getLogger(__name__)
@@ -220,13 +225,16 @@ def analyse_loaded(
     values, reasons = recommendations(
         workers.records(), config.min_pairs, score_spread(judgments), config
     )
+    lost_rows = workers_losing_rows(judgments, loaded.scored)
     scored = judgments.subset(loaded.scored, release=release)
     del judgments
     # config.include_unreliable is True for a campaign that counts every worker
     # (da_config_for): then both variants count everyone.
     # The second variant reuses what does not depend on include_unreliable (reliability,
     # z-scores, unfiltered agreement) from the first.
-    first = analyse_campaign(scored, config)
+    first = analyse_campaign(
+        scored, config, reliability=scored_reliability(workers, lost_rows, scored, config)
+    )
     reports = {
         False: first,
         True: analyse_campaign(scored, replace(config, include_unreliable=True), reuse=first),
@@ -238,6 +246,37 @@ def analyse_loaded(
         recommendations=values,
         n_rejected_by_worker=n_rejected,
         reasons=reasons,
+    )
+
+
+def workers_losing_rows(judgments: DAJudgments, scored: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Per worker of ``judgments``: has the worker a row outside the ``scored`` rows?"""
+    return (
+        np.bincount(judgments.worker_index[~scored], minlength=judgments.n_workers).astype(bool)
+        if not scored.all()
+        else np.zeros(judgments.n_workers, dtype=bool)
+    )
+
+
+def scored_reliability(
+    workers: WorkerReliability,
+    lost_rows: NDArray[np.bool_],
+    scored: DAJudgments,
+    config: DAConfig,
+) -> WorkerReliability:
+    """Worker reliability over the scored rows from ``workers`` (over every row): a worker
+    with no rejected or excluded row keeps its results, the others are tested again on their
+    scored rows (``reliability_of_subset``). ``lost_rows``: :func:`workers_losing_rows`,
+    aligned to ``workers.workers``."""
+    at = np.searchsorted(workers.workers, scored.workers)
+    return reliability_of_subset(
+        workers,
+        scored,
+        ~lost_rows[at],
+        test=config.reliability_test,
+        alpha=config.alpha,
+        min_pairs=config.min_pairs,
+        assumption_a_test=config.assumption_a_test,
     )
 
 

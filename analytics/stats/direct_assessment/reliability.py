@@ -29,7 +29,7 @@ resolved without scipy warnings; see ``_groups`` for the reasoning behind each v
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 import numpy as np
@@ -51,6 +51,7 @@ __all__ = [
     "ReliabilityTest",
     "WorkerQC",
     "WorkerReliability",
+    "reliability_of_subset",
     "worker_reliability",
 ]
 
@@ -164,6 +165,79 @@ class WorkerReliability:
             )
             for i in range(self.workers.shape[0])
         ]
+
+    def take(self, positions: NDArray[np.integer]) -> WorkerReliability:
+        """The results of the workers at ``positions`` (in that order)."""
+        return replace(
+            self,
+            workers=self.workers[positions],
+            **{name: getattr(self, name)[positions] for name in _PER_WORKER},
+            p_values={name: p[positions] for name, p in self.p_values.items()},
+            reasons={name: r[positions] for name, r in self.reasons.items()},
+        )
+
+
+# WorkerReliability's per-worker arrays besides workers, p_values and reasons.
+_PER_WORKER = (
+    "p_value",
+    "reliable",
+    "reason",
+    "n_bad_ref_pairs",
+    "n_repeat_pairs",
+    "n_judgments",
+    "mean_seconds",
+    "assumption_a_p",
+    "assumption_a_holds",
+)
+
+
+def reliability_of_subset(
+    whole: WorkerReliability,
+    judgments: DAJudgments,
+    unchanged: NDArray[np.bool_],
+    **settings,
+) -> WorkerReliability:
+    """:func:`worker_reliability` of ``judgments``, a subset of the judgments ``whole`` was
+    computed on, without testing again the workers whose rows are all still there.
+
+    A worker's results depend on that worker's rows alone (pairs are matched within an
+    assignment, which has one worker; every test runs per worker), so for a worker who lost
+    no row they are ``whole``'s. ``unchanged`` (aligned to ``judgments.workers``): the workers
+    who kept every row. The others are tested on their remaining rows, a subset of whole
+    assignments. ``settings``: those ``whole`` was computed with (checked).
+    """
+    result_settings = {
+        "test": whole.test,
+        "alpha": whole.alpha,
+        "min_pairs": whole.min_pairs,
+        "assumption_a_test": whole.assumption_a_test,
+    }
+    if any(result_settings[name] != value for name, value in settings.items()):
+        raise ValueError("whole was computed with other settings")
+    at = np.searchsorted(whole.workers, judgments.workers)
+    at = np.minimum(at, max(whole.workers.shape[0] - 1, 0))
+    if judgments.n_workers and not np.array_equal(whole.workers[at], judgments.workers):
+        raise ValueError("judgments has workers whole was not computed for")
+    kept = whole.take(at)
+    changed = ~np.asarray(unchanged, dtype=bool)
+    if not changed.any():
+        return kept
+    retested = worker_reliability(
+        judgments.subset(judgments.worker_mask_to_rows(changed)), **result_settings
+    )
+    where = np.flatnonzero(changed)  # retested.workers are judgments.workers[where], in order
+    merged = {}
+    for name in _PER_WORKER:
+        column = getattr(kept, name).copy()
+        column[where] = getattr(retested, name)
+        merged[name] = column
+    p_values, reasons = {}, {}
+    for name in kept.p_values:
+        p_values[name] = kept.p_values[name].copy()
+        p_values[name][where] = retested.p_values[name]
+        reasons[name] = kept.reasons[name].copy()
+        reasons[name][where] = retested.reasons[name]
+    return replace(kept, **merged, p_values=p_values, reasons=reasons)
 
 
 def _reasons(n: int) -> NDArray[np.object_]:

@@ -99,6 +99,7 @@ def analyse_campaign(
     *,
     reuse: DAReport | None = None,
     agreements: tuple[Agreement, Agreement] | None = None,
+    reliability: WorkerReliability | None = None,
 ) -> DAReport:
     """Run the full direct-assessment analysis of one campaign (pure; no I/O).
 
@@ -109,6 +110,9 @@ def analyse_campaign(
     when every worker is included (a mask of all workers selects every row, as None does).
     ``agreements``: (all, included) agreements computed earlier and carried over instead of
     being computed (the incremental recompute's slower agreement cadence, analytics.incremental).
+    ``reliability``: worker reliability of these ``judgments`` with ``config``'s settings,
+    computed earlier (e.g. by ``reliability_of_subset`` from that of every judgment), instead
+    of being computed here.
     """
     cfg = config or DAConfig()
     if (
@@ -119,13 +123,14 @@ def analyse_campaign(
     if reuse is not None:
         reliability, z = reuse.reliability, reuse.zscores
     else:
-        reliability = worker_reliability(
-            judgments,
-            test=cfg.reliability_test,
-            alpha=cfg.alpha,
-            min_pairs=cfg.min_pairs,
-            assumption_a_test=cfg.assumption_a_test,
-        )
+        if reliability is None:
+            reliability = worker_reliability(
+                judgments,
+                test=cfg.reliability_test,
+                alpha=cfg.alpha,
+                min_pairs=cfg.min_pairs,
+                assumption_a_test=cfg.assumption_a_test,
+            )
         z = standardize(judgments, exclude_references=cfg.exclude_references_from_z, ddof=cfg.ddof)
     included = (
         np.ones(judgments.n_workers, dtype=bool)

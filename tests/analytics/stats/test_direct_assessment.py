@@ -811,3 +811,37 @@ def test_int32_ids_are_taken_as_they_are_and_pair_across_the_int32_range() -> No
     assert j.partner.tolist() == [-1, 0, -1, 2]
     pairs = j.control_pairs(Role.BAD_REFERENCE)
     assert pairs.original.tolist() == [80.0, 60.0] and pairs.control.tolist() == [20.0, 50.0]
+
+
+def test_reliability_of_a_subset_retests_only_the_workers_who_lost_rows() -> None:
+    from analytics.stats.direct_assessment.reliability import reliability_of_subset
+
+    rng = np.random.default_rng(8)
+    b = Builder()
+    for w in range(6):
+        for a in range(3):  # three assignments per worker
+            pairs = [(float(rng.integers(40, 101)), float(rng.integers(0, 90))) for _ in range(6)]
+            for original, bad in pairs:
+                s = b.add(w, "system", original, system=0, assignment=10 * w + a)
+                b.add(w, "bad_reference", bad, pair=s, assignment=10 * w + a)
+    j = b.build()
+    whole = worker_reliability(j, min_pairs=5)
+    # Worker 1 loses one assignment (then has 12 pairs), worker 4 all of them (gone).
+    rows = ~np.isin(j.assignment, [11, 40, 41, 42])
+    sub = j.subset(rows)
+    unchanged = ~np.isin(sub.workers, [1])
+    got = reliability_of_subset(whole, sub, unchanged, min_pairs=5)
+    expected = worker_reliability(sub, min_pairs=5)
+    assert got.workers.tolist() == [0, 1, 2, 3, 5]
+    assert got.n_bad_ref_pairs.tolist() == [18, 12, 18, 18, 18]
+    for name in ("p_value", "reliable", "n_bad_ref_pairs", "n_judgments", "assumption_a_p"):
+        assert np.array_equal(getattr(got, name), getattr(expected, name), equal_nan=True), name
+    for test_name in expected.p_values:
+        assert np.array_equal(
+            got.p_values[test_name], expected.p_values[test_name], equal_nan=True
+        ), test_name
+        assert got.reasons[test_name].tolist() == expected.reasons[test_name].tolist()
+    # Worker 1's result is a new test of its 12 pairs, not the 18 pairs' result.
+    assert got.p_value[1] != whole.p_value[1]
+    with pytest.raises(ValueError, match="other settings"):
+        reliability_of_subset(whole, sub, unchanged, min_pairs=6)
