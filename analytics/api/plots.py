@@ -8,7 +8,10 @@ may not read is a 404, as if it did not exist):
   URLs of the SVG and the PNG;
 - ``campaigns/<id>/plots/<name>/?format=svg|png``: one plot (SVG by default); a plot the
   campaign's kind has not (e.g. worker-reliability of a ranking campaign) is a 404 naming the
-  ones it has.
+  ones it has. The switches are the systems endpoint's parameters, by the same names and
+  validated by the same serializer (``analytics.dashboards.options``): the kind's "every
+  worker" variant (``include_unreliable``, ``include_untrusted``, ``include_flagged``,
+  ``without_suspect``) and ranking's ``method``.
 
 Errors are JSON ``{"detail": ...}`` (or ``{"<parameter>": [...]}``) whatever the Accept header,
 as for the exports (``analytics.api.exports.ExportView``).
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.urls import path, reverse
-from django.utils.http import content_disposition_header
+from django.utils.http import content_disposition_header, urlencode
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -33,7 +36,16 @@ from rest_framework.response import Response
 
 from analytics.api.exports import ERROR, ERRORS, ExportView
 from analytics.api.permissions import get_visible_campaign
-from analytics.dashboards.catalogue import PLOTS, PlotNotAvailable, plot_bytes, plots_for
+from analytics.api.serializers import ScoreParamsSerializer
+from analytics.dashboards.catalogue import (
+    PLOTS,
+    PlotNotAvailable,
+    options_for,
+    options_query,
+    plot_bytes,
+    plots_for,
+)
+from analytics.dashboards.options import option_names
 from analytics.dashboards.views import plot_filename
 from analytics.plots import CONTENT_TYPES, FORMATS
 
@@ -54,18 +66,26 @@ PLOT_NAMES = ", ".join(PLOTS)
 
 
 class CampaignPlots(ExportView):
+    @property
+    def query_parameters(self) -> tuple[str, ...]:  # type: ignore[override]
+        return option_names()
+
     @extend_schema(
         operation_id="campaign_plots_list",
         summary="The campaign's plots",
         description="The plots of the campaign's kind, in the dashboard's order, with the "
-        f"URLs of each as SVG and PNG. Plot names: {PLOT_NAMES} (every kind has progress and "
+        "URLs of each as SVG and PNG (keeping the switches asked for here). Plot names: "
+        f"{PLOT_NAMES} (every kind has progress and "
         "workers-per-country; worker-reliability is direct assessment's, agreement-voters "
         "ranking's; translation campaigns have no score distributions).",
         tags=["plots"],
+        parameters=[ScoreParamsSerializer],
         responses={200: PLOT_ENTRIES, **ERRORS},
     )
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = get_visible_campaign(request.user, campaign_id)
+        query = urlencode(options_query(campaign, options_for(campaign, request.query_params)))
+        switches = f"&{query}" if query else ""
         entries = []
         for plot in plots_for(campaign):
             url = request.build_absolute_uri(
@@ -76,15 +96,17 @@ class CampaignPlots(ExportView):
                     "name": plot.name,
                     "title": plot.title,
                     "description": plot.description,
-                    "svg": f"{url}?format=svg",
-                    "png": f"{url}?format=png",
+                    "svg": f"{url}?format=svg{switches}",
+                    "png": f"{url}?format=png{switches}",
                 }
             )
         return Response(entries)
 
 
 class CampaignPlot(ExportView):
-    query_parameters = ("format",)
+    @property
+    def query_parameters(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("format", *option_names())
 
     @extend_schema(
         operation_id="campaign_plot",
@@ -92,7 +114,10 @@ class CampaignPlot(ExportView):
         description="The plot drawn from the stored results and the judgments, as on the "
         "admin's dashboard; a campaign without judgments gets a figure saying so. SVG keeps "
         "its text as <text> elements (searchable, editable; names are escaped); PNG is 200 "
-        "dpi. Plots of the stored results are cached until the next recompute.",
+        "dpi. Plots of the stored results are cached until the next recompute. The scores' "
+        "plots (system-scores, score-distributions, agreement-voters) take the systems "
+        "endpoint's switches: the kind's every-worker variant and ranking's method (default: "
+        "the campaign's rank_by).",
         tags=["plots"],
         parameters=[
             OpenApiParameter("plot", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(PLOTS)),
@@ -104,6 +129,8 @@ class CampaignPlot(ExportView):
                 default="svg",
                 description="svg (the default) or png.",
             ),
+            # The systems endpoint's switches, by the same names (each kind reads its own).
+            ScoreParamsSerializer,
         ],
         responses={
             (200, CONTENT_TYPES["svg"]): OpenApiResponse(
@@ -125,13 +152,14 @@ class CampaignPlot(ExportView):
         fmt = request.query_params.get("format", "svg")
         if fmt not in FORMATS:
             raise ValidationError({"format": [f"Must be one of {', '.join(FORMATS)}."]})
+        options = options_for(campaign, request.query_params)
         try:
-            content, content_type = plot_bytes(campaign, plot, fmt)
+            content, content_type = plot_bytes(campaign, plot, fmt, options)
         except PlotNotAvailable as error:
             raise NotFound(str(error)) from error
         response = HttpResponse(content, content_type=content_type)
         response["Content-Disposition"] = content_disposition_header(
-            False, plot_filename(campaign, plot, fmt)
+            False, plot_filename(campaign, plot, fmt, options)
         )
         return response
 

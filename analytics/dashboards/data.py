@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Exists, Max, OuterRef
+from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.db.models.functions import TruncHour
 from django_countries import countries
 
+from analytics.dashboards.options import DEFAULT, PlotOptions
 from analytics.dashboards.voters import agreement_by_voters
 from analytics.kinds.ranking.actions import load_references
 from analytics.kinds.ranking.loading import load_ranking_judgments
@@ -149,25 +150,27 @@ def _test_label(test: str) -> str:
         return test
 
 
-def agreement_voters_figure(campaign: Campaign) -> Any:
+def agreement_voters_figure(campaign: Campaign, options: PlotOptions = DEFAULT) -> Any:
     """000 Figure 1 from the campaign's ranking judgments (the ranking loader's five queries,
-    the trust table's and the references'): the workers the scores count, their scored
-    ballots on system outputs, combined unweighted and weighted by agreement with the other
-    workers (000's "weighted by non-experts")."""
+    the trust table's and the references'): the workers the scores count (trusted ones, or
+    every worker but the excluded with ``options.include_all``), their scored ballots on
+    system outputs, combined unweighted and weighted by agreement with the other workers
+    (000's "weighted by non-experts").
+
+    000's Figure 1 also draws the experts' agreement with each other as a line. The app
+    stores no expert judgments: every ranking is a worker's (trusted, untrusted or gold-unit
+    answers), and no field marks a worker as an expert, so that line cannot be drawn; the
+    reference is the requester's oracle or a held-out worker instead."""
     loaded = load_ranking_judgments(campaign.pk)
-    out_of_scores = np.array(
-        sorted(
-            RankingWorkerStat.objects.filter(campaign=campaign, in_scores=False).values_list(
-                "worker_id", flat=True
-            )
-        ),
-        dtype=np.int64,
+    left_out = RankingWorkerStat.objects.filter(campaign=campaign).filter(
+        Q(excluded=True) if options.include_all else Q(in_scores=False)
     )
+    out_of_scores = np.array(sorted(left_out.values_list("worker_id", flat=True)), dtype=np.int64)
     j = loaded.judgments
     keep = loaded.scored & (j.system >= 0) & ~np.isin(j.worker, out_of_scores)
     j = j.select(keep)
     oracle = load_references(campaign).oracle
-    title_campaign = f"{campaign.name} (ranking)"
+    title_campaign = f"{campaign.name} (ranking{', every worker' if options.include_all else ''})"
     if len(j) == 0:
         return voters_figure([], {}, against="", campaign=title_campaign)
     weightings = {

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from analytics import actions
+from analytics.dashboards.options import option_names
 from tests.analytics.api.conftest import make_cast
 from tests.analytics.kinds.direct_assessment.test_actions import build_small_campaign
 from tests.analytics.kinds.ranking.test_loading import build_ranking_campaign
@@ -95,7 +96,8 @@ def test_errors_are_json_and_name_the_problem(cast):
     assert response.json() == {"format": ["Must be one of svg, png."]}
     response = client.get(base + "progress/", {"fromat": "png"})
     assert response.status_code == 400
-    assert response.json() == {"fromat": ["Unknown parameter; this export takes format."]}
+    takes = ", ".join(("format", *option_names()))
+    assert response.json() == {"fromat": [f"Unknown parameter; this export takes {takes}."]}
     response = client.get(base + "agreement-voters/")
     assert response.status_code == 404
     assert response.json() == {

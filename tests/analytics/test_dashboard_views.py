@@ -22,7 +22,7 @@ from judgments.models import Worker
 from tests.analytics.api.conftest import make_cast
 from tests.analytics.kinds.direct_assessment.test_actions import build_small_campaign
 from tests.analytics.plots.svg import SVG, texts
-from tests.factories import CampaignFactory
+from tests.factories import CampaignFactory, HitFactory, HitSlotFactory
 
 DA_PLOTS = [
     "progress",
@@ -160,8 +160,10 @@ def test_empty_campaign_shows_no_judgments_yet_figures(client, cast):
 
 def test_live_plots_run_the_same_queries_whatever_the_data(client, cast):
     """One grouped query per table: the progress and country plots of a campaign with 52
-    judgments run exactly the queries of an empty one."""
+    judgments run exactly the queries of one with a HIT built and no judgment (a campaign
+    without HITs skips the progress's per-HIT queries)."""
     empty = CampaignFactory(owner=cast.users["owner"])
+    HitSlotFactory(hit=HitFactory(campaign=empty))
     client = _client(client, cast, "owner")
     for name in ("progress", "workers-per-country"):
         counts = []

@@ -16,6 +16,7 @@ from analytics.dashboards.kinds.base import (
     rank_text,
     registry,
 )
+from analytics.dashboards.options import PlotOptions
 from analytics.models import SystemScore
 from analytics.plots import ForestPanel, ForestRow, ForestSeries, box_figure, forest_figure
 from campaigns.models import Campaign, TaskKind
@@ -26,14 +27,15 @@ class DirectAssessmentDashboard(DashboardKind):
     kind = TaskKind.DIRECT_ASSESSMENT.value
     label = "direct assessment"
     extra_plots = ("worker-reliability",)
+    variant_label = "Include unreliable workers"
 
-    def _who(self, campaign: Campaign) -> str:
+    def _who(self, campaign: Campaign, options: PlotOptions) -> str:
         everyone = campaign.da_settings.workers_counted == "everyone"
-        return "every worker" if everyone else "reliable workers only"
+        return "every worker" if everyone or options.include_all else "reliable workers only"
 
-    def scores_figure(self, campaign: Campaign) -> Any:
+    def scores_figure(self, campaign: Campaign, options: PlotOptions) -> Any:
         scores = list(
-            SystemScore.objects.filter(campaign=campaign, include_unreliable=False)
+            SystemScore.objects.filter(campaign=campaign, include_unreliable=options.include_all)
             .order_by("position")
             .values_list(
                 "system_id", "system__name", "mean_z", "n", "cluster", "rank_best", "rank_worst"
@@ -42,7 +44,7 @@ class DirectAssessmentDashboard(DashboardKind):
         low = high = np.zeros(0)
         if scores:
             # The segment means the stored Ave z averages (cached per stored result).
-            table = segment_scores(campaign, include_all=False)
+            table = segment_scores(campaign, include_all=options.include_all)
             flat = campaign.da_settings.score_averaging == "judgments"
             low, high = bootstrap_mean_intervals(
                 table.system,
@@ -67,19 +69,19 @@ class DirectAssessmentDashboard(DashboardKind):
             rows,
             [ForestPanel("Ave z (mean standardised score)", [series], zero_line=0.0)],
             title=self.title(SCORES_TITLE, campaign),
-            note=f"Ave z over {averaging}, {self._who(campaign)}; bars: 95% bootstrap "
+            note=f"Ave z over {averaging}, {self._who(campaign, options)}; bars: 95% bootstrap "
             "interval over segments (1,000 resamples); rank ranges and clusters (dashed lines) "
             "from one-sided Wilcoxon rank-sum tests, WMT's rule.",
             n_label="judgments",
         )
 
-    def distributions_figure(self, campaign: Campaign) -> Any:
+    def distributions_figure(self, campaign: Campaign, options: PlotOptions) -> Any:
         order = list(
-            SystemScore.objects.filter(campaign=campaign, include_unreliable=False)
+            SystemScore.objects.filter(campaign=campaign, include_unreliable=options.include_all)
             .order_by("position")
             .values_list("system_id", "system__name")
         )
-        table = segment_scores(campaign, include_all=False) if order else None
+        table = segment_scores(campaign, include_all=options.include_all) if order else None
         values = []
         for pk, _ in order:
             keep = table.system == pk
@@ -89,7 +91,7 @@ class DirectAssessmentDashboard(DashboardKind):
             values,
             xlabel="Segment mean z (standardised score)",
             title=self.title(DISTRIBUTIONS_TITLE, campaign),
-            note=f"One value per judged segment of the system ({self._who(campaign)}); "
+            note=f"One value per judged segment of the system ({self._who(campaign, options)}); "
             "n = segments.",
             n_label="segments",
         )

@@ -13,6 +13,7 @@ from analytics.dashboards.kinds.base import (
     rank_text,
     registry,
 )
+from analytics.dashboards.options import PlotOptions
 from analytics.models import PostEditingSystemScore
 from analytics.plots import ForestPanel, ForestRow, ForestSeries, box_figure, forest_figure
 from campaigns.models import Campaign, TaskKind
@@ -22,10 +23,13 @@ from campaigns.models import Campaign, TaskKind
 class PostEditingDashboard(DashboardKind):
     kind = TaskKind.POST_EDITING.value
     label = "post-editing"
+    variant_label = "Include flagged editors"
 
-    def scores_figure(self, campaign: Campaign) -> Any:
+    def scores_figure(self, campaign: Campaign, options: PlotOptions) -> Any:
         scores = list(
-            PostEditingSystemScore.objects.filter(campaign=campaign, include_flagged=False)
+            PostEditingSystemScore.objects.filter(
+                campaign=campaign, include_flagged=options.include_all
+            )
             .order_by("position")
             .values_list(
                 "system__name",
@@ -57,26 +61,35 @@ class PostEditingDashboard(DashboardKind):
                 ),
             ],
             title=self.title(SCORES_TITLE, campaign),
-            note="HTER against the best verified post-edit, editors flagged for doing nothing "
-            "or copying the reference left out; bars: 95% bootstrap interval over segments; "
+            note="HTER against the best verified post-edit, "
+            + (
+                "every editor, flagged ones included"
+                if options.include_all
+                else "editors flagged for doing nothing or copying the reference left out"
+            )
+            + "; bars: 95% bootstrap interval over segments; "
             "rank ranges and clusters from paired Wilcoxon tests.",
             n_label="segments",
         )
 
-    def distributions_figure(self, campaign: Campaign) -> Any:
+    def distributions_figure(self, campaign: Campaign, options: PlotOptions) -> Any:
         order = list(
-            PostEditingSystemScore.objects.filter(campaign=campaign, include_flagged=False)
+            PostEditingSystemScore.objects.filter(
+                campaign=campaign, include_flagged=options.include_all
+            )
             .order_by("position")
             .values_list("system_id", "system__name")
         )
-        table = segment_scores(campaign, include_all=False) if order else None
+        table = segment_scores(campaign, include_all=options.include_all) if order else None
         values = [table.columns["hter"][table.system == pk] for pk, _ in order]
         return box_figure(
             [name for _, name in order],
             values,
             xlabel="Segment HTER (edits per reference word)",
             title=self.title(DISTRIBUTIONS_TITLE, campaign),
-            note="One value per scored segment of the system (flagged editors left out).",
+            note="One value per scored segment of the system ("
+            + ("every editor" if options.include_all else "flagged editors left out")
+            + ").",
             n_label="segments",
             lower_is_better=True,
         )

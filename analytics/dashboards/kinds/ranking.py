@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from django.db.models import Count
+from django.db.models import Count, Q
 
 from analytics.dashboards.kinds.base import SCORES_TITLE, DashboardKind, rank_text, registry
+from analytics.dashboards.options import PlotOptions
 from analytics.models import RankingMethod, RankingScore, RankingWorkerStat
 from analytics.plots import ForestPanel, ForestRow, ForestSeries, forest_figure, rank_share_figure
 from campaigns.models import Campaign, SlotRole, TaskKind
@@ -20,11 +21,24 @@ class RankingDashboard(DashboardKind):
     kind = TaskKind.RANKING.value
     label = "ranking"
     extra_plots = ("agreement-voters",)
+    variant_label = "Include untrusted workers"
+    methods = tuple(RankingMethod.choices)
 
-    def scores_figure(self, campaign: Campaign) -> Any:
-        method = campaign.ranking_settings.rank_by
+    def default_method(self, campaign: Campaign) -> str:
+        return campaign.ranking_settings.rank_by
+
+    def _method(self, campaign: Campaign, options: PlotOptions) -> str:
+        return options.method or self.default_method(campaign)
+
+    def _who(self, options: PlotOptions) -> str:
+        return "every worker" if options.include_all else "trusted workers only"
+
+    def scores_figure(self, campaign: Campaign, options: PlotOptions) -> Any:
+        method = self._method(campaign, options)
         scores = list(
-            RankingScore.objects.filter(campaign=campaign, include_untrusted=False, method=method)
+            RankingScore.objects.filter(
+                campaign=campaign, include_untrusted=options.include_all, method=method
+            )
             .order_by("position")
             .values_list(
                 "system__name",
@@ -55,22 +69,28 @@ class RankingDashboard(DashboardKind):
             rows,
             [ForestPanel(RankingMethod(method).label, [ForestSeries("", estimate, low, high)])],
             title=self.title(SCORES_TITLE, campaign),
-            note=f"The campaign's ranking score, trusted workers only; bars: {interval}; rank "
-            "ranges from the bootstrap (WMT13), clusters separated by dashed lines.",
+            note=f"{'The campaign' if method == self.default_method(campaign) else 'Chosen'}'s "
+            f"ranking score, {self._who(options)}; bars: {interval}; rank ranges from the "
+            "bootstrap (WMT13), clusters separated by dashed lines.",
             n_label="comparisons",
         )
 
-    def distributions_figure(self, campaign: Campaign) -> Any:
-        method = campaign.ranking_settings.rank_by
+    def distributions_figure(self, campaign: Campaign, options: PlotOptions) -> Any:
+        method = self._method(campaign, options)
         order = list(
-            RankingScore.objects.filter(campaign=campaign, include_untrusted=False, method=method)
+            RankingScore.objects.filter(
+                campaign=campaign, include_untrusted=options.include_all, method=method
+            )
             .order_by("position")
             .values_list("system_id", "system__name")
         )
-        # The ranks the trusted workers' scored ballots gave each system's outputs (one
+        # The ranks the counted workers' scored ballots gave each system's outputs (one
         # grouped query): qualification tests, gold slots, held-back assignments and workers
-        # out of the scores left out, as the scores leave them.
-        left_out = RankingWorkerStat.objects.filter(campaign=campaign, in_scores=False)
+        # out of the scores left out, as the scores leave them (every worker's variant still
+        # leaves out the excluded ones).
+        left_out = RankingWorkerStat.objects.filter(campaign=campaign).filter(
+            Q(excluded=True) if options.include_all else Q(in_scores=False)
+        )
         counts = list(
             Judgment.objects.filter(
                 campaign=campaign,
@@ -94,6 +114,6 @@ class RankingDashboard(DashboardKind):
             [name for _, name in order],
             table,
             title=self.title("Ranks given per system", campaign),
-            note="Share of each system's ranked outputs given each rank (trusted workers' "
-            f"scored ballots); systems in the order of {RankingMethod(method).label}.",
+            note="Share of each system's ranked outputs given each rank (scored ballots, "
+            f"{self._who(options)}); systems in the order of {RankingMethod(method).label}.",
         )

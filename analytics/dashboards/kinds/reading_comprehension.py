@@ -12,6 +12,7 @@ from analytics.dashboards.kinds.base import (
     rank_text,
     registry,
 )
+from analytics.dashboards.options import PlotOptions
 from analytics.models import (
     REFERENCE_LABEL,
     ReadingComprehensionBreakdown,
@@ -25,10 +26,13 @@ from campaigns.models import Campaign, TaskKind
 class ReadingComprehensionDashboard(DashboardKind):
     kind = TaskKind.READING_COMPREHENSION.value
     label = "reading comprehension"
+    variant_label = "Leave out suspect questions"
 
-    def _scores(self, campaign: Campaign) -> list[tuple]:
+    def _scores(self, campaign: Campaign, options: PlotOptions) -> list[tuple]:
         return list(
-            ReadingComprehensionSystemScore.objects.filter(campaign=campaign, without_suspect=False)
+            ReadingComprehensionSystemScore.objects.filter(
+                campaign=campaign, without_suspect=options.include_all
+            )
             .order_by("position")
             .values_list(
                 "system_id",
@@ -43,8 +47,8 @@ class ReadingComprehensionDashboard(DashboardKind):
             )
         )
 
-    def scores_figure(self, campaign: Campaign) -> Any:
-        scores = self._scores(campaign)
+    def scores_figure(self, campaign: Campaign, options: PlotOptions) -> Any:
+        scores = self._scores(campaign, options)
 
         def percent(value: float | None) -> float | None:
             return None if value is None else 100 * value
@@ -62,16 +66,21 @@ class ReadingComprehensionDashboard(DashboardKind):
             rows,
             [ForestPanel("Questions answered correctly (%)", [series], limits=(0, 100))],
             title=self.title(SCORES_TITLE, campaign),
-            note="Share of graded answers judged correct (000 Table 3), every question; the "
+            note="Share of graded answers judged correct (000 Table 3), "
+            + ("suspect questions left out" if options.include_all else "every question")
+            + "; the "
             "human translation is the control. Bars: 95% bootstrap interval over articles.",
             n_label="answers",
         )
 
-    def distributions_figure(self, campaign: Campaign) -> Any:
-        scores = self._scores(campaign)
+    def distributions_figure(self, campaign: Campaign, options: PlotOptions) -> Any:
+        scores = self._scores(campaign, options)
         rows = list(
             ReadingComprehensionBreakdown.objects.filter(
-                campaign=campaign, question__isnull=True, without_suspect=False, n_answers__gt=0
+                campaign=campaign,
+                question__isnull=True,
+                without_suspect=options.include_all,
+                n_answers__gt=0,
             )
             .order_by()
             .values_list("system_id", "correct", "n_answers")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from analytics.dashboards.kinds.base import SCORES_TITLE, DashboardKind, registry
+from analytics.dashboards.options import PlotOptions
 from analytics.models import TranslationSystemScore, TranslationTestSet
 from analytics.plots import ForestPanel, ForestRow, ForestSeries, forest_figure
 from campaigns.models import Campaign, TaskKind
@@ -18,7 +19,8 @@ class TranslationDashboard(DashboardKind):
     # Systems are scored on whole test sets (corpus BLEU and chrF): nothing per segment.
     has_distributions = False
 
-    def scores_figure(self, campaign: Campaign) -> Any:
+    def scores_figure(self, campaign: Campaign, options: PlotOptions) -> Any:
+        # Corpus scores of imported systems: no variant, no method (no switch on the page).
         scores = list(
             TranslationSystemScore.objects.filter(campaign=campaign)
             .order_by("position", "test_set")
