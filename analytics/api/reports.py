@@ -27,6 +27,7 @@ from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -36,7 +37,7 @@ from analytics.api.permissions import get_visible_campaign
 from analytics.api.serializers import ERROR_RESPONSES
 from analytics.reports.export import report_csv
 from analytics.reports.loading import campaign_report
-from analytics.reports.still_needed import still_needed
+from analytics.reports.still_needed import MethodNotAvailable, still_needed
 
 __all__ = ["CampaignReportSerializer", "StillNeededSerializer", "urlpatterns"]
 
@@ -241,6 +242,14 @@ class StillNeededSerializer(serializers.Serializer):
     reason = serializers.CharField(allow_blank=True)
     test = serializers.CharField(help_text="The kind's significance test.")
     method = serializers.CharField(help_text="How the judgments still needed are estimated.")
+    method_id = serializers.CharField(
+        allow_blank=True, help_text="The method's value (?method=), one of methods."
+    )
+    methods = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The methods the campaign's kind offers, the default first (direct "
+        "assessment: noether, simulation; ranking: bootstrap).",
+    )
     unit = serializers.CharField(help_text="What the test counts (segments, judgments, sets).")
     alpha = serializers.FloatField()
     power = serializers.FloatField()
@@ -265,17 +274,40 @@ class StillNeededView(APIView):
         "(Noether's sample size formula for the rank-sum test; the normal approximation of "
         "the bootstrap p-value for ranking), with their cost at the campaign's reward and "
         "platform fee.",
-        parameters=[CAMPAIGN_ID],
+        parameters=[
+            CAMPAIGN_ID,
+            OpenApiParameter(
+                "method",
+                OpenApiTypes.STR,
+                OpenApiParameter.QUERY,
+                enum=["noether", "simulation", "bootstrap"],
+                description="Direct assessment: noether (the default: Noether's sample size "
+                "formula) or simulation (the seeded resampling simulation of the rank-sum "
+                "test; its replicates, seed and bounds are in the answer's method). Ranking: "
+                "bootstrap only. Another kind's method is a 400.",
+            ),
+        ],
         responses={200: StillNeededSerializer, **ERROR_RESPONSES},
         tags=["reports"],
     )
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = get_visible_campaign(request.user, campaign_id)
-        return Response(StillNeededSerializer(still_needed(campaign)).data)
+        unknown = sorted(set(request.query_params) - {"method"})
+        if unknown:
+            raise ValidationError(
+                {name: ["Unknown parameter; this endpoint takes method."] for name in unknown}
+            )
+        return Response(still_needed_data(campaign, request.query_params.get("method")))
 
 
-def still_needed_data(campaign) -> dict[str, Any]:
-    return StillNeededSerializer(still_needed(campaign)).data
+def still_needed_data(campaign, method: str | None = None) -> dict[str, Any]:
+    """The estimate as the API answers it; raises rest_framework's ValidationError naming
+    ``method`` for a method the campaign's kind has not."""
+    try:
+        estimate = still_needed(campaign, method)
+    except MethodNotAvailable as error:
+        raise ValidationError({"method": [str(error)]}) from error
+    return StillNeededSerializer(estimate).data
 
 
 urlpatterns = [

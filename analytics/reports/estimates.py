@@ -56,6 +56,8 @@ class StillNeeded:
     reason: str = ""
     test: str = ""
     method: str = ""
+    method_id: str = ""  # the method's value (``?method=``), one of ``methods``
+    methods: tuple[str, ...] = ()
     unit: str = ""
     alpha: float = ALPHA
     power: float = DEFAULT_POWER

@@ -8,6 +8,11 @@ sample-size arithmetic is :mod:`analytics.stats.power` (its docstring gives the 
 their sources and their assumptions); the pricing is ``analytics.reports.estimates``; each
 kind's estimator is in ``analytics.reports.kinds``.
 
+The method: each kind's ``METHODS`` (``analytics.reports.kinds``). Direct assessment offers
+Noether's formula (the default) and the seeded resampling simulation of the same test
+(``?method=simulation``; its replicates, seed and bounds are stated in the answer's
+``method``); ranking has the bootstrap's normal approximation only.
+
 * **Direct assessment**: the one-sided Wilcoxon rank-sum test on segment-mean z-scores (or
   per-judgment z, the campaign's "significance unit"), reliable workers (or every worker, as
   the campaign counts them). A pair (better, worse by Ave z) is separated when p < 0.05. Not
@@ -53,13 +58,23 @@ from campaigns.kinds import settings_accessors
 from campaigns.models import Campaign
 from evalsite.cachesafe import cache_get, cache_set
 
-__all__ = ["PairEstimate", "StillNeeded", "still_needed"]
+__all__ = ["MethodNotAvailable", "PairEstimate", "StillNeeded", "estimate_methods", "still_needed"]
 
 CACHE_SECONDS = 24 * 60 * 60
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
-def _cache_key(campaign: Campaign, computed_at: datetime) -> str:
+class MethodNotAvailable(ValueError):
+    """A method the campaign's kind does not estimate by; the message names the ones it has."""
+
+
+def estimate_methods(campaign: Campaign) -> tuple[tuple[str, str], ...]:
+    """The kind's estimation methods (value, label), the default first; none for kinds
+    without an estimate."""
+    return kind_report(campaign).methods
+
+
+def _cache_key(campaign: Campaign, computed_at: datetime, method: str) -> str:
     return ":".join(
         [
             f"analytics:reports:still-needed:v{CACHE_VERSION}",
@@ -67,6 +82,7 @@ def _cache_key(campaign: Campaign, computed_at: datetime) -> str:
             # Timestamps as numbers: no characters a cache backend refuses in a key.
             str(campaign.created_at.timestamp()),
             str(computed_at.timestamp()),
+            method,
             # The price and the assignments follow the campaign's payment and HIT layout
             # settings (e.g. items per HIT), which a recompute does not depend on.
             str(campaign.reward),
@@ -91,9 +107,19 @@ def _kind_settings(campaign: Campaign) -> str:
     return ""
 
 
-def still_needed(campaign: Campaign) -> StillNeeded:
-    """The estimate for ``campaign`` (module docstring): computed from the data once per
-    stored result, then read from the cache."""
+def still_needed(campaign: Campaign, method: str | None = None) -> StillNeeded:
+    """The estimate for ``campaign`` (module docstring) by ``method`` (one of
+    :func:`estimate_methods`; None: the kind's default): computed from the data once per
+    stored result and method, then read from the cache. Raises :class:`MethodNotAvailable`
+    for a method the kind has not."""
+    methods = [value for value, _ in estimate_methods(campaign)]
+    if method and method not in methods:
+        raise MethodNotAvailable(
+            f"{campaign.get_kind_display()} campaigns estimate by "
+            + (" or ".join(f"'{value}'" for value in methods) if methods else "no method")
+            + f", not '{method}'."
+        )
+    method = method or (methods[0] if methods else "")
     statistics = statistics_of(campaign)
     base = StillNeeded(
         campaign_id=campaign.pk,
@@ -101,6 +127,8 @@ def still_needed(campaign: Campaign) -> StillNeeded:
         kind=campaign.kind,
         computed_at=None,
         available=False,
+        method_id=method,
+        methods=tuple(methods),
     )
     estimator = kind_report(campaign).estimate
     if statistics is None or estimator is None:
@@ -117,10 +145,10 @@ def still_needed(campaign: Campaign) -> StillNeeded:
             reason="The campaign's statistics have not been computed yet: it has no scored "
             "judgment, or the first computation is still queued.",
         )
-    key = _cache_key(campaign, computed_at)
+    key = _cache_key(campaign, computed_at, method)
     cached = cache_get(key)
     if cached is not None:
         return cached
-    result = estimator(campaign, replace(base, computed_at=computed_at))
+    result = estimator(campaign, replace(base, computed_at=computed_at), method)
     cache_set(key, result, CACHE_SECONDS)
     return result

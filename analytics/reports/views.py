@@ -15,18 +15,20 @@ import json
 
 from django.contrib import admin
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
+from rest_framework.exceptions import ValidationError
 
 from analytics.access import readable_campaigns
 from analytics.api.reports import report_data, still_needed_data
 from analytics.reports.cost import PROLIFIC_FEE_RATE
 from analytics.reports.export import report_csv
+from analytics.reports.still_needed import estimate_methods
 from campaigns.kinds import settings_accessors
 from campaigns.models import Campaign
 
@@ -91,14 +93,29 @@ def campaign_report_download(request: HttpRequest, campaign_id: int, fmt: str) -
 
 
 @require_GET
-def campaign_still_needed(request: HttpRequest, campaign_id: int) -> TemplateResponse:
+def campaign_still_needed(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The estimate, by the method ``?method=`` names (the kind's default without it; a small
+    GET form offers the kind's methods); a method the kind has not is a 400 naming it."""
     campaign = _campaign(request, campaign_id)
+    try:
+        estimate = still_needed_data(campaign, request.GET.get("method") or None)
+    except ValidationError as error:
+        return HttpResponseBadRequest(
+            "\n".join(
+                f"{name}: {' '.join(map(str, messages))}" for name, messages in error.detail.items()
+            ),
+            content_type="text/plain; charset=utf-8",
+        )
     return TemplateResponse(
         request,
         "analytics/still_needed.html",
         {
             **_context(request, campaign, "Judgments still needed"),
-            "estimate": still_needed_data(campaign),
+            "estimate": estimate,
+            "method_choices": [
+                {"value": value, "label": label, "selected": value == estimate["method_id"]}
+                for value, label in estimate_methods(campaign)
+            ],
             "report_url": reverse("campaign-report", args=[campaign.pk]),
             "api_url": reverse("api:campaign-still-needed", args=[campaign.pk]),
         },

@@ -1,9 +1,10 @@
 """The kinds' parts of the report and of judgments still needed, keyed by the task kind (as
 ``analytics.kinds`` keys the statistics), so that the shared code never asks which kind a
 campaign is: each module here names its ``KIND`` and gives its ``TRUST`` rule
-(``analytics.reports.trust.TrustRule``) and its ``estimate`` of judgments still needed
-(``analytics.reports.still_needed``). A kind without a module gets the default trust rule and
-no estimate.
+(``analytics.reports.trust.TrustRule``), its ``estimate`` of judgments still needed
+(``analytics.reports.still_needed``; called with the campaign, the answer's base and one of
+its ``METHODS``) and those ``METHODS`` (value, label; the first is the default). A kind
+without a module gets the default trust rule and no estimate.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ __all__ = ["KindReport", "kind_report", "registry", "trust_rule"]
 class KindReport:
     trust: TrustRule | None = None
     estimate: Callable | None = None
+    methods: tuple[tuple[str, str], ...] = ()
 
 
 def _of(module: ModuleType) -> KindReport:
-    return KindReport(trust=module.TRUST, estimate=module.estimate)
+    return KindReport(trust=module.TRUST, estimate=module.estimate, methods=module.METHODS)
 
 
 registry: dict[str, KindReport] = {

@@ -44,7 +44,12 @@ TRUST = TrustRule(
 )
 
 
-def estimate(campaign: Campaign, base: StillNeeded) -> StillNeeded:
+# One method: the bootstrap's own normal approximation (the rank-sum simulation does not apply
+# to a bootstrap of a ranking score).
+METHODS = (("bootstrap", "Normal approximation of the bootstrap p-value"),)
+
+
+def estimate(campaign: Campaign, base: StillNeeded, method: str = "bootstrap") -> StillNeeded:
     from analytics.kinds.ranking.actions import (
         analyse_loaded_ranking,
         load_prior_trust,

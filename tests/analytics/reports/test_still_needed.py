@@ -13,6 +13,13 @@ from scipy import stats
 
 from analytics import actions
 from analytics.reports import kinds
+from analytics.stats.power import (
+    SIMULATION_MAX_N,
+    SIMULATION_REPLICATES,
+    SIMULATION_SEED,
+    rank_sum_size,
+    simulated_rank_sum_sizing,
+)
 from judgments.models import CampaignWorker, Judgment
 from tests.analytics.kinds.direct_assessment.test_actions import CAREFUL
 from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, JudgmentFactory
@@ -112,7 +119,10 @@ def test_computed_once_per_stored_result(close, monkeypatch):
         kinds.registry,
         close.campaign.kind,
         replace(
-            entry, estimate=lambda campaign, base: calls.append(1) or entry.estimate(campaign, base)
+            entry,
+            estimate=lambda campaign, base, method: (
+                calls.append(1) or entry.estimate(campaign, base, method)
+            ),
         ),
     )
     first = close.client("analyst").get(url).json()
@@ -208,3 +218,84 @@ def test_a_new_hit_size_is_estimated_again(close):
     settings.save()
     (pair,) = close.client("analyst").get(url).json()["pairs"]
     assert (pair["more_assignments"], pair["more_judgments"]) == (102, 5100)
+
+
+# --- The simulation beside Noether's formula ------------------------------------------------
+
+
+def test_the_simulation_on_the_close_pair(close):
+    """?method=simulation: the same pair, its size found by the seeded simulation of the same
+    rank-sum test on the same samples (z is an increasing linear map of the raw segment means
+    for the one counted worker, so simulating the raw means gives the same n): 613 per system
+    where Noether says 594. 607 more segment means x 1.5 judgments = 910.5 per system; at
+    17.308 counted per system per assignment: 52.6, so 53 assignments, at $0.50 each."""
+    expected = simulated_rank_sum_sizing(A_MEANS, B_MEANS)
+    assert expected.per_system == 613
+    assert rank_sum_size(A_MEANS, B_MEANS).per_system == 594
+    url = f"/api/campaigns/{close.campaign.pk}/still-needed/"
+    data = close.client("analyst").get(url, {"method": "simulation"}).json()
+    assert (data["method_id"], data["methods"]) == ("simulation", ["noether", "simulation"])
+    assert data["method"].startswith("resampling simulation of the one-sided rank-sum test")
+    assert f"{SIMULATION_REPLICATES:,} simulated campaigns" in data["method"]
+    assert f"seed {SIMULATION_SEED}" in data["method"]
+    assert f"up to {SIMULATION_MAX_N:,} per system" in data["method"]
+    (pair,) = data["pairs"]
+    assert (pair["units_now"], pair["units_needed"]) == (6, 613)
+    assert (pair["more_assignments"], pair["more_judgments"], pair["cost"]) == (53, 5300, "26.50")
+    assert "Import more segments" in pair["note"]
+    # Left out, or asked by name: Noether's.
+    noether = close.client("analyst").get(url, {"method": "noether"}).json()
+    assert noether == close.client("analyst").get(url).json()
+    assert noether["method_id"] == "noether"
+    assert noether["pairs"][0]["units_needed"] == 594
+
+
+def test_a_method_the_kind_has_not_is_a_400_naming_it(close):
+    url = f"/api/campaigns/{close.campaign.pk}/still-needed/"
+    response = close.client("analyst").get(url, {"method": "bootstrap"})
+    assert response.status_code == 400
+    assert response.json() == {
+        "method": [
+            "Direct assessment (slider) campaigns estimate by 'noether' or 'simulation', "
+            "not 'bootstrap'."
+        ]
+    }
+    response = close.client("analyst").get(url, {"mehtod": "simulation"})
+    assert response.status_code == 400
+    assert response.json() == {"mehtod": ["Unknown parameter; this endpoint takes method."]}
+    client = Client()
+    client.force_login(close.users["analyst"])
+    page = reverse("campaign-still-needed", args=[close.campaign.pk])
+    response = client.get(page, {"method": "bootstrap"})
+    assert response.status_code == 400
+    assert response.content.decode().startswith("method: Direct assessment (slider) campaigns")
+
+
+def test_ranking_has_the_bootstrap_method_only(ranking_cast):
+    url = f"/api/campaigns/{ranking_cast.campaign.pk}/still-needed/"
+    response = ranking_cast.client("analyst").get(url, {"method": "simulation"})
+    assert response.status_code == 400
+    assert response.json() == {
+        "method": ["Ranking campaigns estimate by 'bootstrap', not 'simulation'."]
+    }
+    data = ranking_cast.client("analyst").get(url).json()
+    assert (data["method_id"], data["methods"]) == ("bootstrap", ["bootstrap"])
+    client = Client()
+    client.force_login(ranking_cast.users["analyst"])
+    html = client.get(reverse("campaign-still-needed", args=[ranking_cast.campaign.pk])).content
+    assert b"still-needed-method-switch" not in html  # one method: no form
+
+
+def test_the_page_offers_both_methods(close):
+    client = Client()
+    client.force_login(close.users["analyst"])
+    page = reverse("campaign-still-needed", args=[close.campaign.pk])
+    html = client.get(page).content.decode()
+    assert '<form id="still-needed-method-switch" method="get"' in html
+    assert '<option value="noether" selected>' in html
+    assert '<option value="simulation">Resampling simulation of the rank-sum test</option>' in html
+    html = client.get(page, {"method": "simulation"}).content.decode()
+    assert '<option value="simulation" selected>' in html
+    assert ">613</td>" in html and ">53</td>" in html and ">26.50</td>" in html
+    assert f"seed {SIMULATION_SEED}" in html
+    assert "still-needed/?method=simulation" in html

@@ -15,6 +15,7 @@ from analytics.stats.power import (
     replicate_difference,
     simulated_rank_sum_power,
     simulated_rank_sum_size,
+    simulated_rank_sum_sizing,
     units_needed,
     z_sum,
 )
@@ -132,3 +133,28 @@ def test_bad_levels_are_refused():
         noether_total_n(0.6, power=1.0)
     with pytest.raises(ValueError, match="share"):
         noether_total_n(0.6, share=1.0)
+
+
+def test_simulation_and_noether_on_fully_separated_samples_by_hand():
+    """x always 1, y always 0 (P(x > y) = 1). Noether: N = (1.644854 + 0.841621)^2 /
+    (12 x 1/4 x (1 - 1/2)^2) = 6.182557 / 0.75 = 8.2434, so ceil(4.12) = 5 per system.
+    The simulation: every simulated campaign is fully separated, and the asymptotic test
+    with the tie correction is significant from n = 3 on (by hand in
+    test_simulated_power_of_fully_separated_samples_by_hand), so 3 per system: the formula,
+    which ignores the ties, asks more."""
+    noether = rank_sum_size([1.0, 1.0], [0.0, 0.0])
+    assert (noether.p_superiority, noether.per_system) == (1.0, 5)
+    simulated = simulated_rank_sum_sizing([1.0, 1.0], [0.0, 0.0])
+    assert (simulated.p_superiority, simulated.per_system) == (1.0, 3)
+    assert (simulated.n_x, simulated.more_x, simulated.more_y) == (2, 1, 1)
+    # Searching from Noether's half (2) or from 1 finds the same n.
+    assert simulated_rank_sum_size([1.0], [0.0], start=2) == 3
+    assert simulated_rank_sum_size([1.0], [0.0], start=4) == 3
+
+
+def test_simulated_sizing_without_a_difference_or_past_its_bound():
+    alike = simulated_rank_sum_sizing([0.0, 1.0], [0.0, 1.0])
+    assert (alike.p_superiority, alike.per_system, alike.more_x) == (0.5, None, None)
+    # A small difference needs more than the bound: no n, but p above 1/2 says why.
+    far = simulated_rank_sum_sizing([0.0, 1.0, 2.0], [0.0, 1.0, 1.9], max_n=8, n_simulations=50)
+    assert far.per_system is None and far.p_superiority > 0.5
