@@ -12,7 +12,8 @@ which translation each output is; the translation campaign's ranking campaign is
 of those outputs (:func:`ranking_campaign_of`), and its selection method becomes
 ``best_ranked``. Sentences with one eligible translation keep it. Gold units are off (the
 crowd translations have no gold answer); a ranking set shows as many translations as the
-sentence with the fewest has, at most 5 (000).
+sentence with the fewest has, at most 5 (000). The new campaign has the translation campaign's
+owner and collaborators (``CampaignAccess``, same levels), so whoever could make it sees it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from django.db import transaction
 
-from analytics.models import TranslationStat
+from analytics.models import CampaignAccess, TranslationStat
 from campaigns.kinds import new_campaign
 from campaigns.kinds.translation.models import RankedTranslation, SelectionMethod
 from campaigns.models import Campaign, Document, Output, Segment, System, TaskKind
@@ -163,6 +164,12 @@ def create_ranking_campaign(campaign: Campaign, **fields: Any) -> Campaign:
         RankedTranslation.objects.bulk_create(
             RankedTranslation(output=output, campaign=campaign, judgment_id=judgment)
             for output, judgment in zip(outputs, judgments, strict=True)
+        )
+        CampaignAccess.objects.bulk_create(
+            CampaignAccess(campaign=ranking, user_id=user, level=level)
+            for user, level in CampaignAccess.objects.filter(campaign=campaign).values_list(
+                "user_id", "level"
+            )
         )
         settings.selection_method = SelectionMethod.BEST_RANKED
         settings.save(update_fields=["selection_method"])

@@ -229,6 +229,29 @@ def test_the_choose_page_makes_the_ranking_campaign(stages, admin_client):
     assert Campaign.objects.filter(kind=TaskKind.RANKING).count() == 1
 
 
+def test_a_collaborator_with_change_access_makes_it_and_sees_it(stages, client, django_user_model):
+    from django.contrib.auth.models import Permission
+
+    from analytics.models import CampaignAccess
+
+    built = build_tr_campaign()
+    recompute(built)
+    collaborator = django_user_model.objects.create_user("editor", password="x", is_staff=True)
+    collaborator.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_campaign", "change_campaign"])
+    )
+    CampaignAccess.objects.create(campaign=built.campaign, user=collaborator, level="change")
+    client.force_login(collaborator)
+    create = reverse("admin:campaigns_campaign_translation_ranking", args=[built.campaign.pk])
+    response = client.post(create)
+    ranking = Campaign.objects.get(kind=TaskKind.RANKING)
+    assert response.status_code == 302 and client.get(response["Location"]).status_code == 200
+    assert ranking.owner_id == built.campaign.owner_id
+    assert list(CampaignAccess.objects.filter(campaign=ranking).values_list("user", "level")) == [
+        (collaborator.pk, "change")
+    ]
+
+
 def test_a_read_only_user_cannot_make_it(stages, client, django_user_model):
     from analytics.models import CampaignAccess
 
