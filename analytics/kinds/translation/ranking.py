@@ -25,7 +25,11 @@ from django.db import transaction
 
 from analytics.models import CampaignAccess, TranslationStat
 from campaigns.kinds import new_campaign
-from campaigns.kinds.translation.models import RankedTranslation, SelectionMethod
+from campaigns.kinds.translation.models import (
+    RankedTranslation,
+    SelectionMethod,
+    ranking_campaign_of,
+)
 from campaigns.models import Campaign, Document, Output, Segment, System, TaskKind
 from judgments.models import Worker
 
@@ -41,15 +45,6 @@ MAX_OUTPUTS_PER_SET = 5  # 000's five translations a screen
 
 class RankingCampaignError(ValueError):
     """The ranking campaign cannot be made (the message says why)."""
-
-
-def ranking_campaign_of(campaign: Campaign) -> Campaign | None:
-    """The ranking campaign over ``campaign``'s translations, or None (one query)."""
-    return (
-        Campaign.objects.filter(segments__outputs__ranked_translation__campaign=campaign)
-        .distinct()
-        .first()
-    )
 
 
 def ranking_campaign_name(campaign: Campaign) -> str:

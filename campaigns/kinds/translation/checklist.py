@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.urls import NoReverseMatch
 
 from campaigns.checklist import DONE, Facts, KindNotes, Step, _url
+from campaigns.kinds.translation.models import SelectionMethod, ranking_campaign_of
 from campaigns.models import Campaign
 
 
@@ -17,6 +18,25 @@ def quality(campaign: Campaign, facts: Facts) -> Step:
         )
     except NoReverseMatch:
         pass
+    settings = getattr(campaign, "translation_settings", None)
+    if settings is not None and settings.selection_method == SelectionMethod.BEST_RANKED:
+        ranking = ranking_campaign_of(campaign) if campaign.pk else None
+        if ranking is not None:
+            lines.append(
+                (
+                    f"Ranking campaign over the translations: {ranking.name}",
+                    _url("campaigns_campaign_change", ranking.pk),
+                )
+            )
+        else:
+            lines.append(
+                (
+                    "Kept by ranking: once translations are in, make the ranking campaign on "
+                    "the Choose translations page (until its rankings arrive, the most similar "
+                    "translation is kept provisionally and nothing is sent for correction)",
+                    "",
+                )
+            )
     return Step(
         "quality",
         "Quality control",

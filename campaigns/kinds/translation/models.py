@@ -217,3 +217,15 @@ class RankedTranslation(models.Model):
 
     def __str__(self) -> str:
         return f"Output {self.output_id} ranks translation {self.judgment_id}"
+
+
+def ranking_campaign_of(campaign) -> models.Model | None:
+    """The ranking campaign over ``campaign``'s translations (the campaign of its
+    :class:`RankedTranslation` outputs), or None (one query)."""
+    from campaigns.models import Campaign  # campaigns.models imports the kinds' models
+
+    return (
+        Campaign.objects.filter(segments__outputs__ranked_translation__campaign=campaign)
+        .distinct()
+        .first()
+    )

@@ -268,3 +268,28 @@ def test_a_read_only_user_cannot_make_it(stages, client, django_user_model):
     assert "Create a ranking campaign" not in client.get(page).content.decode()
     assert client.post(create).status_code == 403
     assert not Campaign.objects.filter(kind=TaskKind.RANKING).exists()
+
+
+def test_the_checklist_says_where_the_ranking_campaign_is(stages):
+    from campaigns.kinds.translation.checklist import quality
+
+    built = build_tr_campaign()
+    recompute(built)
+    assert quality(built.campaign, None).lines == [
+        (
+            "Choose translations",
+            reverse("admin:campaigns_campaign_translation_choose", args=[built.campaign.pk]),
+        )
+    ]
+    settings = built.campaign.translation_settings
+    settings.selection_method = SelectionMethod.BEST_RANKED
+    settings.save()
+    waiting = quality(built.campaign, None).lines[1]
+    assert waiting[0].startswith("Kept by ranking: once translations are in, make the ranking")
+    assert waiting[1] == ""
+    ranking = create_ranking_campaign(built.campaign)
+    built.campaign.refresh_from_db()
+    assert quality(built.campaign, None).lines[1] == (
+        f"Ranking campaign over the translations: {ranking.name}",
+        reverse("admin:campaigns_campaign_change", args=[ranking.pk]),
+    )
