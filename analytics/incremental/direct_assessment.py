@@ -57,7 +57,7 @@ VERIFY_SECONDS = 30.0
 _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
 _ID_COLUMNS = ("id", "worker", "assignment", "slot", "system", "item", "pair_slot")
-_FLOAT_COLUMNS = ("score", "seconds", "given_z")
+_FLOAT_COLUMNS = ("score", "seconds")
 
 
 def _role_code() -> Case:
@@ -104,6 +104,9 @@ class CachedDACampaign:
         self.columns = {name: Column(np.int32, narrow=True) for name in _ID_COLUMNS}
         self.columns["role"] = Column(np.int8)
         self.columns.update({name: Column(np.float64) for name in _FLOAT_COLUMNS})
+        # Given z-scores (imported standardised judgments) are rare: no column, and none
+        # handed to the statistics, until a row has one (8 MB of NaN at a million rows).
+        self.given_z: Column | None = None
         self.slot_id = np.empty(0, dtype=np.int64)
         self.slot_role = np.empty(0, dtype=np.int8)
         self.slot_output = np.empty(0, dtype=np.int64)
@@ -133,7 +136,10 @@ class CachedDACampaign:
             self.output_id,
             self.output_system,
         )
-        return sum(c.nbytes for c in self.columns.values()) + sum(a.nbytes for a in tables)
+        given_z = self.given_z.nbytes if self.given_z is not None else 0
+        return (
+            sum(c.nbytes for c in self.columns.values()) + given_z + sum(a.nbytes for a in tables)
+        )
 
     @property
     def last_id(self) -> int:
@@ -161,6 +167,8 @@ class CachedDACampaign:
         keep = int(np.searchsorted(self.columns["id"].view(), self.settled_id, side="right"))
         for column in self.columns.values():
             column.truncate(keep)
+        if self.given_z is not None:
+            self.given_z.truncate(keep)
         first = not self.loaded_once
         read_at = timezone.now()
         n_new = self._append_after(self.settled_id, count_first=first)
@@ -243,11 +251,17 @@ class CachedDACampaign:
             "role": role,
             "score": rows["score"],
             "seconds": seconds,
-            "given_z": rows["given_z"],
         }
+        given_z = rows["given_z"]
         del rows, slot, at, role, item, pair_slot, system, scored_output, seconds
+        n_before = len(self)
         for name, column in self.columns.items():
             column.append(values.pop(name))  # each read array let go once copied (memory)
+        if self.given_z is None and not np.isnan(given_z).all():
+            self.given_z = Column(np.float64)
+            self.given_z.append(np.full(n_before, np.nan))
+        if self.given_z is not None:
+            self.given_z.append(given_z)
         return n
 
     def _load_slots(self) -> None:
@@ -287,6 +301,7 @@ class CachedDACampaign:
             )
         )
         c = {name: column.view() for name, column in self.columns.items()}
+        given_z = self.given_z.view() if self.given_z is not None else None
         n_read = len(self)
         rejected = np.isin(c["assignment"], rejected_assignments)
         n_rejected_read = int(np.count_nonzero(rejected))
@@ -306,7 +321,7 @@ class CachedDACampaign:
             score=c["score"][keep],
             seconds=c["seconds"][keep],
             # None when no row has one (the usual case), as the full loader: no array of NaN.
-            given_z=None if np.isnan(c["given_z"]).all() else c["given_z"][keep],
+            given_z=None if given_z is None or np.isnan(given_z).all() else given_z[keep],
         )
         return LoadedCampaign(
             campaign_id=self.campaign_id,

@@ -402,6 +402,24 @@ def test_the_statistics_take_the_cached_columns_without_a_copy():
     assert_same_load(cache)
 
 
+def test_given_z_scores_get_a_column_only_once_a_row_has_one():
+    built = Campaign3()
+    first = built.assign(0, "w1")
+    built.answer(first, 30)
+    cache = cached_da.CachedDACampaign(built.campaign.pk)
+    cache.refresh(now=0.0)
+    assert cache.given_z is None and cache.loaded().judgments.has_given_z.sum() == 0
+    assert_same_load(cache)
+    # An imported worker's standardised scores (no raw score) arrive after the first read.
+    imported = built.assign(1, "w2")
+    built.answer(imported, 20)
+    Judgment.objects.filter(assignment=imported).update(score=None, given_z=0.5)
+    cache.refresh(now=SETTLE + 1)
+    assert cache.given_z is not None and len(cache.given_z.view()) == len(cache) == 50
+    assert int(cache.loaded().judgments.has_given_z.sum()) == 20
+    assert_same_load(cache)
+
+
 def test_columns_grow_narrow_and_widen_when_an_id_does_not_fit():
     column = Column(np.int32, narrow=True)
     column.append(np.array([1, 2, 3]))
