@@ -25,7 +25,11 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from campaigns.kinds.translation.models import SelectionMethod, TranslationChoice
+from campaigns.kinds.translation.models import (
+    SelectionMethod,
+    TranslationChoice,
+    ranking_campaign_of,
+)
 from campaigns.kinds.translation.stages import DONE_STATUSES
 from campaigns.models import Campaign, Document, HitSlot, HitTask, Segment
 
@@ -165,13 +169,6 @@ def _analytics(
     return flags, (kept_of(campaign) if kept_of is not None else None)
 
 
-def _ranking_campaign(campaign: Campaign) -> Campaign | None:
-    # Imported here: the campaigns app must not load the analytics when the admin loads.
-    from analytics.kinds.translation.ranking import ranking_campaign_of
-
-    return ranking_campaign_of(campaign)
-
-
 def choose_view(request: HttpRequest, campaign_id: int, model_admin) -> HttpResponse:
     """GET: one document's sentences (``?page=`` its number), each with its translations;
     POST: the radios of that document (``choice-<segment id>`` = a judgment id or "auto")."""
@@ -221,7 +218,7 @@ def choose_view(request: HttpRequest, campaign_id: int, model_admin) -> HttpResp
         return HttpResponseRedirect(f"{request.path}?page={page.number}")
 
     flags, automatic = _analytics(campaign)
-    ranking_campaign = _ranking_campaign(campaign)
+    ranking_campaign = ranking_campaign_of(campaign)
     excluded = set(
         CampaignWorker.objects.filter(campaign=campaign, excluded=True).values_list(
             "worker_id", flat=True
