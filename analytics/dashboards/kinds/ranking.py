@@ -65,11 +65,12 @@ class RankingDashboard(DashboardKind):
             if method == RankingMethod.TRUESKILL
             else "95% bootstrap interval over ranking sets"
         )
+        whose = "The campaign's" if method == self.default_method(campaign) else "The chosen"
         return forest_figure(
             rows,
             [ForestPanel(RankingMethod(method).label, [ForestSeries("", estimate, low, high)])],
             title=self.title(SCORES_TITLE, campaign),
-            note=f"{'The campaign' if method == self.default_method(campaign) else 'Chosen'}'s "
+            note=f"{whose} "
             f"ranking score, {self._who(options)}; bars: {interval}; rank ranges from the "
             "bootstrap (WMT13), clusters separated by dashed lines.",
             n_label="comparisons",
