@@ -13,8 +13,9 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from campaigns.kinds import kind_of
+from campaigns.kinds import CampaignKind, kind_of
 from campaigns.models import Campaign, CampaignStatus, Hit
+from judgments.actions.hot_sql import load_started_assignment, pick_regular_hit
 from judgments.actions.membership import expire_abandoned_assignments
 from judgments.actions.qualification import _store_qualification
 from judgments.models import (
@@ -192,12 +193,9 @@ def next_assignment_for(worker: Worker, campaign: Campaign, now: datetime | None
 
         expire_abandoned_assignments(now, campaign=campaign)
         mine = Assignment.objects.filter(campaign=campaign, worker=worker)
-        started = (
-            mine.filter(status=AssignmentStatus.STARTED)
-            .select_related("hit", "campaign")
-            .order_by("hit__number")
-            .first()
-        )
+        # Loaded with its HIT and campaign in one hand-written statement (issue 16: the
+        # hand-out runs under the campaign's lock, so its Python time is everyone's wait).
+        started = load_started_assignment(campaign.pk, worker.pk)
         if started is not None:
             return HandOut(started, kind=HandOutKind.RESUMED)
 
@@ -241,6 +239,16 @@ def _qualification_hand_out(
     return None
 
 
+def _kind_has_no_hit_rules(kind: CampaignKind) -> bool:
+    """Whether the kind leaves the hand-out's choice as it is (no ``hits_for_worker`` or
+    ``hit_preference`` of its own), so that the hand-written pick applies."""
+    cls = type(kind)
+    return (
+        cls.hits_for_worker is CampaignKind.hits_for_worker
+        and cls.hit_preference is CampaignKind.hit_preference
+    )
+
+
 def _regular_hand_out(
     campaign: Campaign,
     worker: Worker,
@@ -249,6 +257,19 @@ def _regular_hand_out(
     now: datetime,
 ) -> HandOut:
     regular = Hit.objects.filter(campaign=campaign, is_qualification=False)
+    kind = kind_of(campaign)
+    if _kind_has_no_hit_rules(kind):
+        # The same choice as below, in one hand-written statement (hot_sql.pick_regular_hit).
+        picked = pick_regular_hit(campaign.pk, worker.pk, campaign.redundancy)
+        if picked is not None:
+            hit_id, mine_expired = picked
+            if mine_expired:
+                assignment = mine.select_related("hit", "campaign").get(hit_id=hit_id)
+                return HandOut(_restart(assignment, expires_at, now), kind=HandOutKind.REACTIVATED)
+            assignment = Assignment.objects.create(
+                campaign=campaign, hit_id=hit_id, worker=worker, expires_at=expires_at
+            )
+            return HandOut(assignment, kind=HandOutKind.NEW)
     # A HIT published on MTurk is MTurk's to hand out (its MaxAssignments places, counted in
     # judgments.actions.platform): handing it out here too put 7 live assignments on a HIT of
     # redundancy 5 when the attacks of issue 11 were replayed (4 by direct link, 3 on MTurk).
@@ -257,7 +278,6 @@ def _regular_hand_out(
     mine_on_hit = mine.filter(hit=OuterRef("pk"))
     # HITs the worker may still get: never held, or held and let expire; and what the kind
     # allows this worker (post-editing: not a second HIT of a run of segments).
-    kind = kind_of(campaign)
     eligible = kind.hits_for_worker(
         campaign,
         worker,

@@ -21,7 +21,7 @@ from typing import Any
 from django.db import connections, models, router
 
 from campaigns.models import Campaign, Hit, HitSlot, Segment
-from judgments.models import Assignment, AssignmentStatus, Judgment
+from judgments.models import LIVE_ASSIGNMENT_STATUSES, Assignment, AssignmentStatus, Judgment
 
 Converter = Callable[[Any, Any, Any], Any]
 
@@ -47,13 +47,15 @@ class _Columns:
         """The model instance of ``row``'s columns; None when its primary key is NULL (a LEFT
         JOIN that found nothing)."""
         values = list(row[self.start : self.end])
+        if values[self.pk_index] is None:
+            # Before converting anything: every other kind's settings are such a miss.
+            return None
+        connection = connections[db]
         for index, converters, expression in self.converters:
             value = values[index]
             for convert in converters:
-                value = convert(value, expression, connections[db])
+                value = convert(value, expression, connection)
             values[index] = value
-        if values[self.pk_index] is None:
-            return None
         return self.model.from_db(db, self.attnames, values)
 
 
@@ -98,6 +100,7 @@ def _kind_settings() -> list[tuple[str, type[models.Model]]]:
 class _AssignmentSelect:
     sql: str
     locking_sql: str
+    started_sql: str
     assignment: _Columns
     hit: _Columns
     campaign: _Columns
@@ -129,17 +132,21 @@ def _assignment_select(connection) -> _AssignmentSelect:
         [assignment.select, hit.select, campaign.select]
         + [columns.select for _, columns in settings]
     )
-    sql = (
+    joined = (
         # Identifiers from the models' metadata only; every value is a parameter.
         f"SELECT {select} FROM {quote(Assignment._meta.db_table)} a "  # noqa: S608
         f"INNER JOIN {quote(Hit._meta.db_table)} h ON h.id = a.hit_id "
-        f"INNER JOIN {quote(Campaign._meta.db_table)} c ON c.id = a.campaign_id "
-        + " ".join(joins)
-        + " WHERE a.id = %s AND a.worker_id = %s"
+        f"INNER JOIN {quote(Campaign._meta.db_table)} c ON c.id = a.campaign_id " + " ".join(joins)
     )
+    sql = joined + " WHERE a.id = %s AND a.worker_id = %s"
     # Only the assignment row is locked, not the HIT, campaign or settings joined in.
     locking = sql + (" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "")
-    built = _AssignmentSelect(sql, locking, assignment, hit, campaign, tuple(settings))
+    # The hand-out's resume: the worker's started assignment in a campaign, first by HIT number.
+    started = (
+        joined + " WHERE a.campaign_id = %s AND a.worker_id = %s AND a.status = %s "
+        "ORDER BY h.number LIMIT 1"
+    )
+    built = _AssignmentSelect(sql, locking, started, assignment, hit, campaign, tuple(settings))
     _assignment_selects[connection.vendor] = built
     return built
 
@@ -154,8 +161,22 @@ def load_assignment(assignment_id: int, worker_id: int, *, lock: bool) -> Assign
     with connection.cursor() as cursor:
         cursor.execute(select.locking_sql if lock else select.sql, [assignment_id, worker_id])
         row = cursor.fetchone()
-    if row is None:
-        return None
+    return None if row is None else _assignment_of_row(select, row, db)
+
+
+def load_started_assignment(campaign_id: int, worker_id: int) -> Assignment | None:
+    """The worker's started assignment in the campaign that comes first by HIT number (the
+    hand-out's resume), loaded as :func:`load_assignment` loads one; None if there is none."""
+    db = router.db_for_read(Assignment)
+    connection = connections[db]
+    select = _assignment_select(connection)
+    with connection.cursor() as cursor:
+        cursor.execute(select.started_sql, [campaign_id, worker_id, AssignmentStatus.STARTED.value])
+        row = cursor.fetchone()
+    return None if row is None else _assignment_of_row(select, row, db)
+
+
+def _assignment_of_row(select: _AssignmentSelect, row: Sequence[Any], db: str) -> Assignment:
     assignment = select.assignment.instance(row, db)
     hit = select.hit.instance(row, db)
     campaign = select.campaign.instance(row, db)
@@ -240,6 +261,65 @@ def load_slots(assignment: Assignment) -> HitSlots:
         cursor.execute(select.sql, [assignment.pk, assignment.hit_id])
         rows = cursor.fetchall()
     return HitSlots(rows, select, assignment.hit, db)
+
+
+# --- The hand-out's choice of a regular HIT (kinds without their own rules) ------------------
+
+_hit_picks: dict[str, str] = {}
+
+
+def _hit_pick(connection) -> str:
+    built = _hit_picks.get(connection.vendor)
+    if built is not None:
+        return built
+    from campaigns.platforms.models import MTurkHit
+
+    quote = connection.ops.quote_name
+    assignments = quote(Assignment._meta.db_table)
+    live = ", ".join(["%s"] * len(LIVE_ASSIGNMENT_STATUSES))
+    built = (
+        # Identifiers from the models' metadata only; every value is a parameter.
+        "SELECT h.id, EXISTS (SELECT 1 FROM "  # noqa: S608
+        f"{assignments} x WHERE x.hit_id = h.id AND x.worker_id = %s) AS mine_expired "
+        f"FROM {quote(Hit._meta.db_table)} h "
+        f"WHERE h.campaign_id = %s AND h.{quote('is_qualification')} = %s "
+        # Not published on MTurk (MTurk hands those out).
+        f"AND NOT EXISTS (SELECT 1 FROM {quote(MTurkHit._meta.db_table)} m "
+        f"WHERE m.{quote(MTurkHit._meta.get_field('hit').column)} = h.id) "
+        # Never held by the worker, or held and let expire.
+        f"AND NOT EXISTS (SELECT 1 FROM {assignments} y WHERE y.hit_id = h.id "
+        "AND y.worker_id = %s AND y.status <> %s) "
+        # Room: fewer live assignments than its own places, else the campaign's redundancy.
+        f"AND (SELECT COUNT(*) FROM {assignments} z WHERE z.hit_id = h.id "
+        f"AND z.status IN ({live})) < COALESCE(h.{quote('places')}, %s) "
+        f"ORDER BY mine_expired DESC, h.{quote('number')} LIMIT 1"
+    )
+    _hit_picks[connection.vendor] = built
+    return built
+
+
+def pick_regular_hit(campaign_id: int, worker_id: int, redundancy: int) -> tuple[int, bool] | None:
+    """The hand-out's choice for a kind with no rules of its own (``CampaignKind.
+    hits_for_worker`` and ``hit_preference`` left as they are): (HIT id, whether it is the
+    worker's own expired one), or None. The same choice as the ORM query of
+    :func:`judgments.actions.handout._regular_hand_out`, in one statement Django need not
+    build: a regular HIT not published on MTurk, never held by the worker or held and let
+    expire, with fewer live assignments than its places (else ``redundancy``); the worker's
+    own expired HITs first, then by number."""
+    connection = connections[router.db_for_read(Hit)]
+    params = [
+        worker_id,
+        campaign_id,
+        False,
+        worker_id,
+        AssignmentStatus.EXPIRED.value,
+        *(status.value for status in LIVE_ASSIGNMENT_STATUSES),
+        redundancy,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_hit_pick(connection), params)
+        row = cursor.fetchone()
+    return None if row is None else (row[0], bool(row[1]))
 
 
 # --- A submission's write: one statement, in autocommit (PostgreSQL) ------------------------
