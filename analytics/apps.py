@@ -11,9 +11,10 @@ class AnalyticsConfig(AppConfig):
         # Each task kind's statistics (analytics.kinds.<kind>), by evalsite.kinds.TASK_KINDS.
         registry.load()
 
-        # The Celery tasks, registered in every process: analytics.actions enqueues the
-        # recompute by its name (analytics.actions.RECOMPUTE_TASK) rather than importing them.
-        import analytics.tasks  # noqa: F401
+        # The Celery tasks (analytics.tasks) are not imported here: the worker autodiscovers
+        # them, and analytics.actions enqueues the recompute by its name
+        # (evalsite.celery.task_named imports the module on first use). A web worker so
+        # starts without Celery (issue 16 item 4).
 
         # Live statistics: every committed submission schedules a (coalesced) recompute.
         from analytics.actions import on_exclusions_changed, on_judgments_recorded

@@ -572,6 +572,7 @@ def start_worker():
 
 def celery_scoring(campaign, n: int, repeats: int) -> dict[str, list[float]]:
     from analytics.kinds.post_editing import scoring
+    from analytics.kinds.post_editing import tasks as post_editing_tasks
 
     times: dict[str, list[float]] = {"one task": [], "fan-out": []}
     worker = start_worker()
@@ -586,7 +587,7 @@ def celery_scoring(campaign, n: int, repeats: int) -> dict[str, list[float]]:
                 )
                 started = time.perf_counter()
                 if mode == "one task":
-                    scoring.score_edit_chunk.apply_async(
+                    post_editing_tasks.score_edit_chunk.apply_async(
                         args=[campaign.pk, scoring.ter_signature_for(campaign), ids],
                         queue=BENCH_QUEUE,
                     )

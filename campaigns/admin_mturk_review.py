@@ -13,7 +13,6 @@ from django.http import HttpRequest
 
 from campaigns.models import Campaign
 from campaigns.platforms import review
-from campaigns.tasks.review import sync_mturk_campaign
 
 # Above this many MTurk HITs the sync goes to a Celery worker instead of the admin request.
 SYNC_INLINE_MAX_HITS = 200
@@ -51,6 +50,10 @@ class MTurkReviewCampaignAdminMixin:
                     messages.WARNING,
                 )
             elif campaign.n_mturk_hits > SYNC_INLINE_MAX_HITS:
+                # Imported here: the admin's module loads in every web worker, Celery only
+                # when a sync is queued (issue 16 item 4).
+                from campaigns.tasks.review import sync_mturk_campaign
+
                 sync_mturk_campaign.delay(campaign.pk)
                 self.message_user(
                     request,

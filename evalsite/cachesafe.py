@@ -15,22 +15,15 @@ still raise: they are bugs, not faults.
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 from django.core.cache import cache
 
-try:  # redis-py is installed with the project, but the cache may be another backend
-    from redis.exceptions import RedisError
-except ImportError:  # pragma: no cover
-    RedisError = OSError  # type: ignore[misc,assignment]
-
 logger = logging.getLogger(__name__)
 
-# What a cache server that is down or unreachable raises.
-CACHE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
-
 __all__ = [
-    "CACHE_ERRORS",
+    "cache_errors",
     "cache_add",
     "cache_decr",
     "cache_delete",
@@ -38,6 +31,17 @@ __all__ = [
     "cache_incr",
     "cache_set",
 ]
+
+
+def cache_errors() -> tuple[type[BaseException], ...]:
+    """What a cache server that is down or unreachable raises: ``OSError`` and, once redis-py
+    is imported (Django's Redis cache imports it on its first use), ``RedisError``. Looked up
+    when an error is caught (``except cache_errors():``), so that importing this module does
+    not import redis-py (some 7 MiB per web worker, issue 16 item 4)."""
+    redis_exceptions = sys.modules.get("redis.exceptions")
+    if redis_exceptions is None:
+        return (OSError,)
+    return (redis_exceptions.RedisError, OSError)
 
 
 def _warn(operation: str, key: str, error: BaseException) -> None:
@@ -53,7 +57,7 @@ def cache_get(key: str, default: Any = None) -> Any:
     """``cache.get``; ``default`` when the cache is down."""
     try:
         return cache.get(key, default)
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         _warn("get", key, error)
         return default
 
@@ -62,7 +66,7 @@ def cache_set(key: str, value: Any, timeout: float | None) -> bool:
     """``cache.set``; False when the cache is down (the value is simply not kept)."""
     try:
         cache.set(key, value, timeout)
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         _warn("set", key, error)
         return False
     return True
@@ -73,7 +77,7 @@ def cache_add(key: str, value: Any, timeout: float | None) -> bool | None:
     (the caller decides what an unknown answer means)."""
     try:
         return bool(cache.add(key, value, timeout))
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         _warn("add", key, error)
         return None
 
@@ -88,7 +92,7 @@ def cache_incr(key: str, timeout: float) -> int | None:
         except ValueError:  # expired between add and incr
             cache.add(key, 1, timeout)
             return 1
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         _warn("incr", key, error)
         return None
 
@@ -97,7 +101,7 @@ def cache_delete(key: str) -> bool:
     """``cache.delete``; False when the cache is down."""
     try:
         cache.delete(key)
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         _warn("delete", key, error)
         return False
     return True
@@ -110,5 +114,5 @@ def cache_decr(key: str) -> None:
         cache.decr(key)
     except ValueError:  # the counter expired meanwhile
         pass
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         _warn("decr", key, error)

@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
-from evalsite.cachesafe import CACHE_ERRORS, cache_get
+from evalsite.cachesafe import cache_errors, cache_get
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def check_redis() -> dict[str, Any]:
             client.ping()
         finally:
             client.close()
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         return _failure(error)
     return {"status": "ok"}
 

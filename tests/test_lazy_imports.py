@@ -1,10 +1,15 @@
-"""A web worker imports no statistics or AWS library it does not use (issue 16 item 4).
+"""A web worker imports no statistics, AWS or Celery library it does not use (issue 16 item 4).
 
-scipy (about 70 MiB per process with scipy.stats), choix (which imports scipy), sacrebleu and
-boto3 are imported by the code that computes results, scores text or calls MTurk, on first use
-(``analytics.stats._lazy.lazy_module`` or an import inside the function), never by loading the
-WSGI application or its URLconf. numpy stays: the analytics glue and the HIT builders use it at
-module level (about 11 MiB). The check runs in a fresh interpreter, as a gunicorn worker starts.
+scipy (about 70 MiB per process with scipy.stats), choix (which imports scipy), sacrebleu,
+numba, matplotlib and boto3 are imported by the code that computes results, scores text or
+calls MTurk, on first use (``analytics.stats._lazy.lazy_module`` or an import inside the
+function), never by loading the WSGI application or its URLconf. Celery (celery, kombu and
+what they import: some 12 MiB) and redis-py (7 MiB) are not imported at start either: the
+Celery app is created on the first ``import celery`` (:mod:`evalsite`), which a web worker
+makes when it first enqueues a task; redis-py is imported by Django's Redis cache on its first
+use. numpy stays: the analytics glue, the kinds' statistics and the HIT builders use it at
+module level (about 10 MiB). The checks run in a fresh interpreter, as a gunicorn worker
+starts.
 """
 
 from __future__ import annotations
@@ -16,7 +21,31 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-NOT_ON_THE_WEB_PATH = ("scipy", "choix", "sacrebleu", "boto3", "botocore.client")
+NOT_ON_THE_WEB_PATH = (
+    "scipy",
+    "choix",
+    "sacrebleu",
+    "boto3",
+    "botocore.client",
+    "numba",
+    "matplotlib",
+    "celery",
+    "kombu",
+    "billiard",
+    "redis",
+)
+# What only computing, MTurk or plotting needs: never on a worker's task pages, not even when a
+# submission enqueues its campaign's recompute.
+NOT_FOR_A_SUBMISSION = (
+    "scipy",
+    "choix",
+    "sacrebleu",
+    "boto3",
+    "botocore.client",
+    "numba",
+    "matplotlib",
+    "redis",
+)
 
 PROBE = """
 import json, os, sys
@@ -42,8 +71,160 @@ def _imported_by_the_web_app(names: tuple[str, ...]) -> list[str]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_web_app_imports_no_scipy_choix_sacrebleu_or_boto3():
+def test_web_app_imports_no_statistics_aws_or_celery_library():
     assert _imported_by_the_web_app(NOT_ON_THE_WEB_PATH) == []
+
+
+# A worker's pages served in a fresh interpreter: an in-memory SQLite database whose tables are
+# made from the models (no migrations: seconds instead of a minute), Celery not eager with an
+# in-memory broker, as production sends the recompute to Redis.
+SERVE = """
+import json, os, sys
+os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
+from evalsite.wsgi import application
+from django.apps import apps
+from django.conf import settings
+from django.core.management import call_command
+from django.urls import get_resolver, reverse
+get_resolver().url_patterns
+WATCH = {names!r}
+seen = {{"started": sorted(m for m in WATCH if m in sys.modules)}}
+settings.MIGRATION_MODULES = {{config.label: None for config in apps.get_app_configs()}}
+call_command("migrate", run_syncdb=True, verbosity=0)
+settings.CELERY_TASK_ALWAYS_EAGER = False
+from django.test import Client
+from judgments import tokens
+from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, HitSlotFactory
+campaign = CampaignFactory(redundancy=1)
+hit = HitFactory(campaign=campaign, number=1)
+for position in (1, 2, 3):
+    HitSlotFactory(hit=hit, position=position)
+assignment = AssignmentFactory(hit=hit)
+token = tokens.assignment_token(assignment.pk, assignment.worker_id)
+client = Client(HTTP_X_FORWARDED_PROTO="https")
+statuses = [
+    client.get(reverse("judgments:campaign-entry", args=[campaign.pk])).status_code,
+    client.get(reverse("judgments:task", args=[token])).status_code,
+    client.get(reverse("judgments:task-item", args=[token])).status_code,
+]
+seen["served"] = sorted(m for m in WATCH if m in sys.modules)
+statuses.append(client.post(
+    reverse("judgments:task-submit", args=[token]),
+    data=json.dumps({{"position": 1, "score": 70}}),
+    content_type="application/json",
+).status_code)
+seen["submitted"] = sorted(m for m in WATCH if m in sys.modules)
+from evalsite.celery import app
+from kombu.transport.memory import Channel
+sent = [Channel.queues[name].get_nowait() for name in sorted(Channel.queues)]
+print(json.dumps({{
+    "statuses": statuses,
+    "broker": app.conf.broker_url,
+    "sent": [(message["headers"]["task"], message["headers"]["argsrepr"]) for message in sent],
+    "campaign": campaign.pk,
+    **seen,
+}}))
+"""
+
+
+def _serve_worker_pages(names: tuple[str, ...]) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env["DATABASE_URL"] = "sqlite://:memory:"
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE.format(names=names)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_worker_pages_and_submission_import_no_statistics_aws_or_plotting_library():
+    seen = _serve_worker_pages(tuple(sorted({*NOT_ON_THE_WEB_PATH, "analytics.tasks"})))
+    # The entry page, the task page, an item and a submission, all answered.
+    assert seen["statuses"] == [200, 200, 200, 200]
+    # Started and serving pages: nothing of the list, and no task module.
+    assert seen["started"] == []
+    assert seen["served"] == []
+    # The submission enqueued its campaign's recompute (evalsite.celery.task_named): that,
+    # and only that, imported Celery and the analytics tasks, which the message names.
+    assert seen["broker"] == "memory://"
+    assert seen["sent"] == [["analytics.tasks.recompute_campaign_results", f"[{seen['campaign']}]"]]
+    assert [m for m in seen["submitted"] if m in NOT_FOR_A_SUBMISSION] == []
+    assert {"celery", "kombu", "analytics.tasks"} <= set(seen["submitted"])
+
+
+def test_importing_celery_first_creates_evalsites_app():
+    # A tasks module imports celery before anything else did: the import hook in evalsite
+    # creates evalsite's configured app, so shared tasks and current_app resolve to it (and
+    # not to Celery's unconfigured default app with its amqp:// broker).
+    probe = (
+        "import json, os\n"
+        "os.environ['DJANGO_SETTINGS_MODULE'] = 'evalsite.settings'\n"
+        "import django; django.setup()\n"
+        "import sys; before = 'celery' in sys.modules\n"
+        "from campaigns.tasks.review import sync_mturk_campaign\n"
+        "from celery import current_app\n"
+        "import evalsite\n"
+        "print(json.dumps([before, current_app.main, current_app.conf.broker_url,\n"
+        "    sync_mturk_campaign.app is evalsite.celery_app,\n"
+        "    'campaigns.tasks.sync_mturk_campaign' in current_app.tasks]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [
+        False,
+        "evalsite",
+        "memory://",
+        True,
+        True,
+    ]
+
+
+def test_the_worker_finds_every_task():
+    # What a Celery worker registers when it starts (its import_modules signal runs the
+    # autodiscovery of evalsite.celery): every task, the kinds' own included.
+    probe = (
+        "import json, os\n"
+        "os.environ['DJANGO_SETTINGS_MODULE'] = 'evalsite.settings'\n"
+        "import django; django.setup()\n"
+        "from evalsite.celery import app\n"
+        "app.loader.import_default_modules()\n"
+        "print(json.dumps(sorted(n for n in app.tasks if not n.startswith('celery.'))))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [
+        "analytics.kinds.post_editing.tasks.score_edit_chunk",
+        "analytics.tasks.recompute_campaign_results",
+        "analytics.tasks.recompute_stale_campaigns",
+        "campaigns.tasks.advance_reading_comprehension",
+        "campaigns.tasks.publishing.grant_mturk_qualification",
+        "campaigns.tasks.publishing.publish_to_mturk",
+        "campaigns.tasks.run_import_job",
+        "campaigns.tasks.sync_mturk_campaign",
+        "campaigns.tasks.sync_mturk_campaigns",
+        "judgments.tasks.expire_abandoned_assignments",
+    ]
 
 
 def test_the_probe_sees_what_is_imported():

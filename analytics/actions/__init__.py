@@ -42,8 +42,9 @@ Celery workers and gets the coalescing.
 
 The Celery tasks (``analytics.tasks``) call this module; this module does not import them:
 :func:`schedule_recompute` enqueues the task registered under :data:`RECOMPUTE_TASK` in the
-Celery app's task registry (``AnalyticsConfig.ready`` imports ``analytics.tasks``, which
-registers it), so the dependency goes one way, tasks -> actions.
+Celery app's task registry (:func:`evalsite.celery.task_named` imports ``analytics.tasks``,
+which registers it, on the first enqueue), so the dependency goes one way, tasks -> actions,
+and a web worker imports Celery only when it first enqueues.
 
 Settings (environment variables of the same names, see evalsite/settings.py):
 ``ANALYTICS_RECOMPUTE_COUNTDOWN`` (seconds a burst is gathered before its recompute, default 5;
@@ -61,7 +62,6 @@ from datetime import datetime
 from functools import reduce
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.db import models, transaction
 from django.db.models import Q, QuerySet
@@ -139,7 +139,9 @@ def _enqueue(campaign_id: int, countdown: float, **kwargs: Any) -> None:
         options["queue"] = queue
     if kwargs:
         options["kwargs"] = kwargs
-    current_app.tasks[RECOMPUTE_TASK].apply_async(args=[campaign_id], **options)
+    from evalsite.celery import task_named  # Celery only once a recompute is sent
+
+    task_named(RECOMPUTE_TASK).apply_async(args=[campaign_id], **options)
 
 
 def schedule_recompute(campaign_id: int) -> bool:

@@ -4,9 +4,8 @@ kinds' own, ``analytics.kinds.<kind>``)."""
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
-
-import numpy as np
 
 __all__ = ["AUTO_PAUSE_PREFIX", "json_safe"]
 
@@ -25,9 +24,12 @@ def json_safe(value: Any) -> Any:
         }
     if isinstance(value, list | tuple):
         return [json_safe(item) for item in value]
-    if isinstance(value, np.ndarray):
+    # numpy is not imported for this (the web worker's start, issue 16 item 4): a numpy value
+    # can only exist once some other module has imported numpy.
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray):
         return json_safe(value.tolist())
-    if isinstance(value, np.generic):
+    if np is not None and isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None

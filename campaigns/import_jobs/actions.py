@@ -21,7 +21,6 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -150,7 +149,9 @@ def _enqueue_on_commit(job_id: int) -> None:
 
     def send() -> None:
         # By name, as analytics.actions does: the task module imports this one.
-        current_app.tasks[RUN_TASK].apply_async(args=[job_id], queue=queue)
+        from evalsite.celery import task_named  # Celery only once a job is sent
+
+        task_named(RUN_TASK).apply_async(args=[job_id], queue=queue)
 
     # After the commit: a worker must find the row. With Celery eager (no REDIS_URL) this runs
     # the job right here, through the same task and the same run_job().
