@@ -308,16 +308,20 @@ def measure_one(campaign_id: int, code: str) -> None:
     ranking_actions.load_ranking_judgments = timed_load
     rss_before = _rss_mib()
     totals = []
+    cpu = []  # CPU seconds of this process (all its threads): far less noisy than wall time
     for _ in range(2):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         result = actions.recompute_campaign(campaign)
         totals.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         json.dumps(
             {
                 "first": totals[0],
                 "second": totals[1],
+                "cpu_first": cpu[0],
+                "cpu_second": cpu[1],
                 "load": load_s[1],
                 "rss_before": rss_before,
                 "peak": peak,
@@ -370,12 +374,16 @@ def compare(campaign_ids: list[int], rounds: int) -> None:
             f"imports) | old {old['first']:.3f} / {old['second']:.3f} s (load {old['load']:.3f}), "
             f"peak {old['peak']:.0f} MiB | old/new {old['first'] / new['first']:.1f}x first, "
             f"{old['second'] / new['second']:.1f}x second, {old['peak'] / new['peak']:.2f}x peak;"
+            f" CPU s new {new['cpu_first']:.2f} first / {new['cpu_second']:.2f} second, old "
+            f"{old['cpu_first']:.2f} / {old['cpu_second']:.2f} (old/new "
+            f"{old['cpu_second'] / new['cpu_second']:.1f}x second);"
             " runs new "
             + ", ".join(f"{r['first']:.2f}/{r['second']:.2f}" for r in runs["new"])
             + " | old "
             + ", ".join(f"{r['first']:.2f}/{r['second']:.2f}" for r in runs["old"])
         )
         rows.append((n_sets, new["second"], new["peak"] - new["rss_before"]))
+        print(f"    load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if len(rows) > 1:
         print(
             "  growth (new, second run): "

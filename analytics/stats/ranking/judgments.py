@@ -45,24 +45,45 @@ def _frozen_array(values: ArrayLike, dtype: type, name: str) -> NDArray:
     return arr
 
 
+def _dense_codes(col: NDArray[np.int64]) -> tuple[int, NDArray[np.int64]]:
+    """(number of distinct values, per element its position among them): :func:`factorise`
+    without the sort when the values span a short range (systems, ranks, positions): a
+    presence table over the range, then a lookup, the same codes in O(n)."""
+    if col.shape[0] == 0:
+        return 0, np.zeros(0, dtype=np.int64)
+    low, high = int(col.min()), int(col.max())
+    if high - low <= 4 * col.shape[0]:
+        present = np.zeros(high - low + 1, dtype=bool)
+        offset = col - low
+        present[offset] = True
+        position = np.cumsum(present, dtype=np.int64) - 1
+        return int(position[-1]) + 1, position[offset]
+    ids, code = factorise(col)
+    return int(ids.shape[0]), code
+
+
 def tuple_codes(*columns: NDArray[np.int64]) -> tuple[NDArray[np.int64], int]:
     """Dense codes 0..k-1 for the distinct tuples of the given columns, in sorted tuple order.
 
-    Built column by column on 1-D int64 codes (re-compressed after each step so that the
-    product of the numbers of distinct values can never overflow), which is much faster
-    than ``np.unique(..., axis=0)`` on a stacked array.
+    Built column by column on 1-D int64 codes, which is much faster than
+    ``np.unique(..., axis=0)`` on a stacked array: each column's dense codes (without a sort
+    when its values span a short range), combined in mixed radix, and compressed to dense
+    codes once at the end; when the product of the numbers of distinct values could
+    overflow int64, after each column instead.
     """
     n = columns[0].shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), 0
     code = np.zeros(n, dtype=np.int64)
-    k = 1
+    span = 1  # code < span
     for col in columns:
-        ids, c = factorise(col)
-        code = code * np.int64(max(ids.shape[0], 1)) + c
-        if n:
+        k, c = _dense_codes(col)
+        if span * max(k, 1) >= 2**62:
             _, code = factorise(code)
-            k = int(code.max()) + 1
-        else:
-            k = 0
+            span = int(code.max()) + 1
+        code = code * np.int64(max(k, 1)) + c
+        span *= max(k, 1)
+    k, code = _dense_codes(code)
     return code, k
 
 

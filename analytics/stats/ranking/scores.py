@@ -153,7 +153,22 @@ def _cells(pairs: Pairs, sys_ids: NDArray[np.int64]) -> tuple[NDArray[np.int64],
     """Per pair, the flat index winner*m + loser of its win cell, or a*m + b of its tie cell.
 
     -1 where the pair does not go in that matrix (the other outcome, or a system not listed).
+    Kept on ``pairs`` per list of systems (read-only): an analysis counts the same pairs for
+    several scores and for the bootstrap (ten times for a campaign's two variants, issue 16).
     """
+    cache = pairs.__dict__.setdefault("_cells", {})
+    key = sys_ids.tobytes()
+    if key not in cache:
+        cells, tie_cells = _compute_cells(pairs, sys_ids)
+        cells.setflags(write=False)
+        tie_cells.setflags(write=False)
+        cache[key] = (cells, tie_cells)
+    return cache[key]
+
+
+def _compute_cells(
+    pairs: Pairs, sys_ids: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     m = sys_ids.shape[0]
     if m == 0:
         none = np.full(len(pairs), -1, dtype=np.int64)

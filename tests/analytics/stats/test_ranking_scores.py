@@ -292,3 +292,47 @@ def test_counting_scores_share_one_draw_and_equal_their_separate_bootstraps() ->
     )
     with pytest.raises(ValueError, match="bootstrap Bradley-Terry with bootstrap_scores"):
         bootstrap_counting_scores(j, {"bt": ("bradley_terry", "better_or_equal")})
+
+
+def test_tuple_codes_number_the_distinct_tuples_in_sorted_order() -> None:
+    from analytics.stats.ranking.judgments import tuple_codes
+
+    rng = np.random.default_rng(4)
+    n = 2_000
+    cases = [
+        # short ranges (systems, ranks): the presence table, no sort
+        (rng.integers(0, 300, n) * 7 + 3, rng.integers(1, 13, n), rng.integers(1, 13, n)),
+        # a wide range (ids far apart): sorted codes
+        (rng.integers(-(2**40), 2**40, n), rng.integers(0, 3, n)),
+        # three wide columns whose product of distinct counts passes int64: compressed as it goes
+        (rng.integers(0, 2**62, n), rng.integers(0, 2**62, n), rng.integers(0, 2**62, n)),
+        # few distinct tuples, repeated
+        (rng.integers(0, 3, n), rng.integers(5, 7, n)),
+    ]
+    for columns in cases:
+        columns = tuple(np.asarray(c, dtype=np.int64) for c in columns)
+        distinct, expected = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
+        code, k = tuple_codes(*columns)
+        assert k == distinct.shape[0]
+        assert np.array_equal(code, expected.reshape(-1))
+    empty = np.zeros(0, dtype=np.int64)
+    code, k = tuple_codes(empty, empty)
+    assert k == 0 and code.shape == (0,)
+
+
+def test_pair_cells_are_worked_out_once_per_list_of_systems() -> None:
+    from analytics.stats.ranking.scores import _cells
+
+    j = _campaign(5, n_sets=30)
+    pairs = j.pairs
+    first = _cells(pairs, j.systems)
+    assert _cells(pairs, j.systems) is first  # kept on the pairs
+    assert not first[0].flags.writeable and not first[1].flags.writeable
+    fewer = _cells(pairs, j.systems[:2])
+    assert fewer is not first
+    # A system left out: its pairs go in no cell.
+    dropped = (pairs.system_a == j.systems[2]) | (pairs.system_b == j.systems[2])
+    assert (fewer[0][dropped] == -1).all() and (fewer[1][dropped] == -1).all()
+    assert pair_counts(pairs, j.systems[:2]).wins.sum() + pair_counts(
+        pairs, j.systems[:2]
+    ).ties.sum() / 2 == np.count_nonzero(~dropped)
