@@ -25,7 +25,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import BLANK_CHOICE_DASH, Count, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import (
     Http404,
@@ -49,7 +49,7 @@ from campaigns.admin_access import CampaignRowsAdminMixin, UserAutocomplete, use
 from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
 from campaigns.admin_kinds import KindAdminMixin
 from campaigns.admin_links import WorkerLinksAdminMixin
-from campaigns.admin_mturk import MTurkCampaignAdminMixin
+from campaigns.admin_mturk import MTURK_SHOWN, MTurkCampaignAdminMixin, mturk_shown
 from campaigns.admin_mturk_review import MTurkReviewCampaignAdminMixin
 from campaigns.kinds import CampaignKind, registry
 from campaigns.links import prolific_study_url
@@ -198,6 +198,18 @@ def _changes_results(implementation: CampaignKind, campaign: Campaign, formset) 
     return formset.model in {inline.model for inline in implementation.admin_inlines(campaign)}
 
 
+# The campaign list's action menu, common actions first. Every action also works on one
+# campaign from its page (the checklist's buttons, CampaignAdmin.step_view, or the pages the
+# publish and links actions open).
+ACTION_GROUPS = (
+    ("Run the campaign", ("build_hits", "activate", "pause", "finish")),
+    ("Reach workers", ("create_worker_links", "prolific_study", "publish_to_mturk")),
+    ("MTurk HITs", ("sync_with_mturk", "expire_mturk_hits", "extend_mturk_hits")),
+    ("Export", ("export_worker_background",)),
+    ("Delete", ("delete_selected",)),
+)
+
+
 @admin.register(Campaign)
 class CampaignAdmin(
     CampaignRowsAdminMixin,
@@ -310,6 +322,25 @@ class CampaignAdmin(
         ("History", {"fields": ("created_at", "updated_at"), "classes": ("collapse",)}),
     )
 
+    def get_action_choices(self, request: HttpRequest, default_choices=BLANK_CHOICE_DASH):
+        """The list's action menu in groups, the common ones first (ACTION_GROUPS); an action
+        no group names (none today) goes in "Other", before deleting. Each of them also has
+        its button on a campaign's own page (the checklist), for one campaign at a time."""
+        choices = super().get_action_choices(request, default_choices=[])
+        labels = dict(choices)
+        grouped = []
+        named = set()
+        for title, names in ACTION_GROUPS:
+            named.update(names)
+            entries = [(name, labels[name]) for name in names if name in labels]
+            if entries:
+                grouped.append((title, entries))
+        others = [(name, label) for name, label in choices if name not in named]
+        if others:
+            at = len(grouped) - 1 if grouped and grouped[-1][0] == "Delete" else len(grouped)
+            grouped.insert(at, ("Other", others))
+        return [*default_choices, *grouped]
+
     def get_queryset(self, request: HttpRequest) -> QuerySet[Campaign]:
         return (
             super()
@@ -365,12 +396,16 @@ class CampaignAdmin(
             # The kind's results panel (analytics.kinds.ResultsPanel), above the form.
             extra_context["results_panel"] = statistics.results_panel(campaign, request)
         if campaign is not None and self.has_view_permission(request, campaign):
+            # The MTurk panel's and the checklist's one answer (the mixin's change_view reads
+            # it): MTurk shows where it makes sense, else a one-line hint.
+            extra_context[MTURK_SHOWN] = mturk_shown(campaign)
             # Issue 17 item 1: where the campaign stands and the next step's button, first.
             extra_context["checklist"] = checklist.campaign_checklist(
                 campaign,
                 can_change=self.has_change_permission(request, campaign),
                 can_publish_mturk=self.has_change_permission(request, campaign)
                 and self.has_mturk_permission(request),
+                mturk_shown=extra_context[MTURK_SHOWN],
             )
         return super().change_view(request, object_id, form_url, extra_context)
 
@@ -387,22 +422,38 @@ class CampaignAdmin(
         return super().render_change_form(request, context, *args, **kwargs)
 
     def step_view(self, request: HttpRequest, campaign_id: int) -> HttpResponse:
-        """A checklist button (campaigns.checklist): build, activate, pause, finish or create
-        the follow-up campaign, through the very admin actions of the campaign list (and so
-        the shared campaigns.actions), with their messages; back to the checklist. POST only,
-        for users who may change the campaign."""
+        """A checklist button (campaigns.checklist): build, activate, pause, finish, create
+        the follow-up campaign, sync with MTurk, expire or extend its MTurk HITs (after their
+        confirmation page), or export the workers' background, through the very admin actions
+        of the campaign list (and so the shared campaigns.actions), with their messages; back
+        to the checklist. POST only, for users who may change the campaign (the export: who
+        may see it)."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         campaign = self.get_object(request, str(campaign_id))
         if campaign is None:
             raise Http404("No such campaign, or it is not shared with you.")
-        if not self.has_change_permission(request, campaign):
-            raise PermissionDenied
         step = request.POST.get("step", "")
         back = reverse("admin:campaigns_campaign_change", args=[campaign.pk]) + "#checklist"
         selected = Campaign.objects.filter(pk=campaign.pk)
+        if step == "export_background":
+            # A download for whoever may see the campaign (the list action's permission).
+            return self.export_worker_background(request, selected)
+        if not self.has_change_permission(request, campaign):
+            raise PermissionDenied
         if step == "follow_up":
             return self._follow_up(request, campaign, back)
+        mturk_steps = {
+            "sync_mturk": self.sync_with_mturk,
+            # A confirmation page first, which posts back here with the step and "apply".
+            "expire_mturk": self.expire_mturk_hits,
+            "extend_mturk": self.extend_mturk_hits,
+        }
+        if step in mturk_steps:
+            if not self.has_mturk_permission(request):
+                raise PermissionDenied
+            response = mturk_steps[step](request, selected)
+            return response if response is not None else HttpResponseRedirect(back)
         run = {
             "build": self.build_hits,
             "activate": self.activate,

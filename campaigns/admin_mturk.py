@@ -64,6 +64,65 @@ class LocaleListField(forms.CharField):
             raise ValidationError(str(error), code="invalid") from None
 
 
+# The campaign's MTurk settings: one that differs from its default means the requester chose
+# MTurk for this campaign.
+MTURK_SETTINGS = (
+    "mturk_sandbox",
+    "hit_lifetime_seconds",
+    "auto_approval_delay_seconds",
+    "mturk_locales",
+    "mturk_min_approval_rate",
+    "mturk_min_approved_hits",
+    "mturk_masters",
+    "mturk_qualification_type_id",
+    "mturk_qualification_test_places",
+)
+# The extra_context key under which CampaignAdmin.change_view passes mturk_shown's answer.
+MTURK_SHOWN = "mturk_shown"
+MTURK_HINT = (
+    "Amazon Mechanical Turk is not set up: this server has no AWS credentials. To publish "
+    "HITs there, start it with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) "
+    "set; the campaign's MTurk settings are in the “Amazon Mechanical Turk” section below."
+)
+
+
+def mturk_credentials_configured() -> bool:
+    """Whether boto3 would find AWS credentials: its usual chain (environment, shared
+    credentials and config files, a credential process, SSO, a container's endpoint) without
+    the EC2 instance-metadata lookup, which would wait on the network on every page view off
+    EC2 (a server on EC2 with only an instance role sets AWS_PROFILE or runs with the
+    campaign already published, and sees the panel)."""
+    from botocore.session import get_session
+
+    resolver = get_session().get_component("credential_provider")
+    resolver.remove("iam-role")
+    try:
+        return resolver.load_credentials() is not None
+    except Exception:  # a broken config file: the publish page says what is wrong
+        return True
+
+
+def chose_mturk(campaign: Campaign) -> bool:
+    """Whether the campaign is (or is meant to be) on MTurk: HITs published there, platform
+    events, or MTurk settings changed from their defaults."""
+    if MTurkHit.objects.filter(hit__campaign=campaign).exists():
+        return True
+    if PlatformEvent.objects.filter(campaign=campaign).exists():
+        return True
+    fields = {field.name: field for field in Campaign._meta.get_fields() if field.concrete}
+    return any(
+        getattr(campaign, name) != fields[name].get_default()
+        for name in MTURK_SETTINGS
+        if name in fields
+    )
+
+
+def mturk_shown(campaign: Campaign) -> bool:
+    """The MTurk panel (and the checklist's MTurk buttons) show where they make sense: the
+    server has MTurk credentials, or the campaign is on MTurk already or chose it."""
+    return mturk_credentials_configured() or chose_mturk(campaign)
+
+
 def mturk_panel_context(campaign: Campaign) -> dict[str, Any]:
     """What the campaign page's MTurk panel shows; a fixed number of queries."""
     rows = MTurkHit.objects.filter(hit__campaign=campaign)
@@ -174,6 +233,8 @@ def _hits_action(
         "days": days,
         "error": error,
         "max_days": publishing.MAX_EXTEND_DAYS,
+        # From the campaign page's checklist (CampaignAdmin.step_view): posted back with it.
+        "step": request.POST.get("step", ""),
     }
     return TemplateResponse(request, TEMPLATES + "mturk_hits_action.html", context)
 
@@ -217,8 +278,12 @@ class MTurkCampaignAdminMixin:
     ):
         extra_context = dict(extra_context or {})
         campaign = Campaign.objects.filter(pk=object_id).first() if object_id.isdigit() else None
+        shown = extra_context.pop(MTURK_SHOWN, None)
         if campaign is not None:
-            extra_context["mturk_panel"] = mturk_panel_context(campaign)
+            if shown if shown is not None else mturk_shown(campaign):
+                extra_context["mturk_panel"] = mturk_panel_context(campaign)
+            else:
+                extra_context["mturk_hint"] = MTURK_HINT
         return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.action(description="Publish to MTurk", permissions=["mturk"])

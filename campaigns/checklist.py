@@ -58,7 +58,17 @@ STATE_WORDS = {
     LATER: "Later",
 }
 # The steps a requester's own button may run on the campaign page (CampaignAdmin.step_view).
-POSTED_STEPS = ("build", "activate", "pause", "finish", "follow_up")
+POSTED_STEPS = (
+    "build",
+    "activate",
+    "pause",
+    "finish",
+    "follow_up",
+    "sync_mturk",
+    "expire_mturk",
+    "extend_mturk",
+    "export_background",
+)
 
 
 @dataclass(frozen=True)
@@ -163,10 +173,18 @@ def _url(name: str, *args: object) -> str:
 
 
 def campaign_checklist(
-    campaign: Campaign, *, can_change: bool, can_publish_mturk: bool, can_view: bool = True
+    campaign: Campaign,
+    *,
+    can_change: bool,
+    can_publish_mturk: bool,
+    can_view: bool = True,
+    mturk_shown: bool = True,
 ) -> Checklist:
     """The steps of ``campaign`` for a user who may (``can_change``) or may not change it and
-    may or may not spend money on MTurk (``can_publish_mturk``)."""
+    may or may not spend money on MTurk (``can_publish_mturk``). ``mturk_shown``: MTurk makes
+    sense for this campaign (``campaigns.admin_mturk.mturk_shown``: credentials, or the
+    campaign is on MTurk or chose it); otherwise its line says how to enable it and it has no
+    MTurk buttons."""
     facts = Facts.load(campaign)
     step_url = _url("campaigns_campaign_step", campaign.pk)
     if campaign.imported_from:
@@ -189,7 +207,7 @@ def campaign_checklist(
         _quality_step(campaign, facts),
         _build_step(campaign, facts, can_change, step_url),
         _activate_step(campaign, facts, can_change, step_url),
-        _publish_step(campaign, facts, can_change, can_publish_mturk),
+        _publish_step(campaign, facts, can_change, can_publish_mturk, mturk_shown),
         _judgments_step(campaign, facts),
         _results_step(campaign, facts, can_change, can_view),
     ]
@@ -379,7 +397,11 @@ def _activate_step(campaign: Campaign, facts: Facts, can_change: bool, step_url:
 
 
 def _publish_step(
-    campaign: Campaign, facts: Facts, can_change: bool, can_publish_mturk: bool
+    campaign: Campaign,
+    facts: Facts,
+    can_change: bool,
+    can_publish_mturk: bool,
+    mturk_shown: bool = True,
 ) -> Step:
     from judgments.models import Platform
 
@@ -401,27 +423,46 @@ def _publish_step(
             + f"; {_plural(came.get(Platform.PROLIFIC, 0), 'participant')}.",
             "",
         ),
-        (
-            f"MTurk: {facts.mturk_published:,} of {_plural(facts.hits, 'HIT')} published"
-            + (
-                f" ({'sandbox' if campaign.mturk_sandbox else 'production'} chosen)"
-                if not facts.mturk_published
-                else ""
-            )
-            + f"; {_plural(came.get(Platform.MTURK, 0), 'worker')}.",
-            "",
-        ),
     ]
+    if mturk_shown:
+        lines.append(
+            (
+                f"MTurk: {facts.mturk_published:,} of {_plural(facts.hits, 'HIT')} published"
+                + (
+                    f" ({'sandbox' if campaign.mturk_sandbox else 'production'} chosen)"
+                    if not facts.mturk_published
+                    else ""
+                )
+                + f"; {_plural(came.get(Platform.MTURK, 0), 'worker')}.",
+                "",
+            )
+        )
+    else:
+        lines.append(
+            (
+                "MTurk: not set up (this server has no AWS credentials; the note below the "
+                "checklist says how to enable it).",
+                "",
+            )
+        )
     buttons = []
     if can_change:
         buttons.append(
             Button("Create direct worker links", _url("campaigns_campaign_links", campaign.pk))
         )
     buttons.append(Button("Prolific study URL", _url("campaigns_campaign_prolific", campaign.pk)))
-    if can_publish_mturk and facts.hits:
+    if can_publish_mturk and facts.hits and mturk_shown:
         buttons.append(
             Button("Publish to MTurk", _url("campaigns_campaign_mturk_publish", campaign.pk))
         )
+    if can_publish_mturk and facts.mturk_published:
+        # The campaign list's MTurk actions for this one campaign (CampaignAdmin.step_view).
+        step_url = _url("campaigns_campaign_step", campaign.pk)
+        buttons += [
+            Button("Sync with MTurk now", step_url, post="sync_mturk"),
+            Button("Expire MTurk HITs…", step_url, post="expire_mturk"),
+            Button("Extend MTurk HITs…", step_url, post="extend_mturk"),
+        ]
     reached = sum(came.values()) or facts.mturk_published
     if reached:
         state, todo = DONE, ""
@@ -505,6 +546,13 @@ def _results_step(campaign: Campaign, facts: Facts, can_change: bool, can_view: 
             ("Export system table (CSV)", "export-systems-csv"),
         ):
             buttons.append(Button(label, reverse(f"api:{name}", args=[campaign.pk])))
+        buttons.append(
+            Button(
+                "Export worker background (CSV)",
+                _url("campaigns_campaign_step", campaign.pk),
+                post="export_background",
+            )
+        )
     return Step("results", title, state, summary, buttons=buttons)
 
 
