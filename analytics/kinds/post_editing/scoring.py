@@ -53,6 +53,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet, TextField, Value
 from django.db.models.fields.json import KeyTextTransform
 
+from analytics.kinds.post_editing.planner import refresh_planner_statistics
 from analytics.models import PostEditOutputScore, PostEditScore
 from analytics.stats.post_editing import TerOptions, edit_stats_batch, ter_signature
 from campaigns.models import Campaign, HitTask, Output
@@ -363,6 +364,10 @@ def score_pending_edits(
             len(pairs.output),
             signature,
         )
+        if n >= FAN_OUT_MIN_EDITS:
+            # A large batch (an import) before the recompute's next queries: the planner
+            # must know the rows are there (analytics.kinds.post_editing.planner).
+            refresh_planner_statistics(n)
     if judgment_ids is None or not _unscored(campaign.pk, signature).exists():
         _drop_other_signatures(campaign.pk, signature)
     return n
