@@ -117,7 +117,8 @@ def progress_rule(campaign: Campaign) -> ProgressRule:
     from analytics.kinds import statistics_of
 
     statistics = statistics_of(campaign)
-    return ProgressRule() if statistics is None else statistics.progress_rule()
+    rule = None if statistics is None else statistics.progress_rule()
+    return rule or ProgressRule()
 
 
 def kind_progress(campaign: Campaign) -> CampaignProgress:

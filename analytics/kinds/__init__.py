@@ -194,13 +194,12 @@ class AnalyticsKind:
             .first()
         )
 
-    def progress_rule(self) -> ProgressRule:
+    def progress_rule(self) -> ProgressRule | None:
         """What the campaign's progress counts (``analytics.progress.kind_progress``, shared
-        by the results panel, the checklist and the dashboard): by default each slot of the
-        regular HITs is one judgment."""
-        from analytics.progress import ProgressRule
-
-        return ProgressRule()
+        by the results panel, the checklist and the dashboard); None: the default, each slot
+        of the regular HITs is one judgment. (None rather than the default rule itself:
+        analytics.progress reads this module, so this one must not import it.)"""
+        return None
 
     def api_urls(self) -> list[Any]:
         """URL patterns of endpoints only this kind has (mounted under /api/ beside the shared
