@@ -540,7 +540,9 @@ def test_chunk_tasks_score_everything_and_then_recompute(monkeypatch):
 def test_a_fan_out_in_flight_is_not_sent_twice(monkeypatch):
     built = build_pe_campaign()
     sent = []
-    monkeypatch.setattr(scoring.group, "apply_async", lambda self: sent.append(len(self.tasks)))
+    from celery import group  # what fan_out_scoring sends (imported there, on first use)
+
+    monkeypatch.setattr(group, "apply_async", lambda self: sent.append(len(self.tasks)))
     pending = scoring.pending_edit_ids(built.campaign.pk, TERCOM)
     assert scoring.fan_out_scoring(built.campaign, pending)
     assert not scoring.fan_out_scoring(built.campaign, pending)
