@@ -83,6 +83,12 @@ DEFAULT_CHUNK_SIZE = 250
 # compiled code cost a process about 1 s of CPU (each worker process of the pool loads it
 # once), fast_ter's time for some 2,500 such pairs; a HIT's 10-15 live edits never pay it.
 COMPILED_FROM_PAIRS = 2000
+# With the compiled kernel a pool pays off only for far larger batches: each of its processes
+# loads numba and the code (~0.5-1 s of CPU) to share work that costs one process ~0.06 ms
+# (MT-to-edit) to ~0.15 ms (edit-to-reference) a pair. bench/hter_import.py on this 2-core
+# shared machine: 10,000 MT-to-edit pairs 0.75 s in one process, 0.84 s in two; the import's
+# TER phase 2.55 s in one process, 5.58 s with the pool (median of 3, load 2-8).
+POOL_FROM_COMPILED_PAIRS = 50_000
 
 
 @dataclass(frozen=True)
@@ -242,7 +248,9 @@ def edit_stats_batch(
 ) -> EditStatsBatch:
     """:func:`edit_stats` of every (``mt_outputs[i]``, ``edits[i]``) pair, in input order.
 
-    ``processes``: worker processes (None: ``os.cpu_count()``; 1: score in this process).  The
+    ``processes``: worker processes (None: ``os.cpu_count()``; 1: score in this process;
+    a batch for the compiled kernel below :data:`POOL_FROM_COMPILED_PAIRS` is scored here
+    whatever ``processes`` says, since loading the kernel in each process costs more).  The
     distinct pairs (a duplicate is scored once) are cut into chunks of ``chunk_size`` and
     scored in a process pool (pairs equal after tokenisation: 0 edits, no search); fewer
     pairs than two chunks are scored here, since starting processes would cost more than it
@@ -272,6 +280,8 @@ def edit_stats_batch(
     refs = [p[1] for p in pairs]
     chunks = [(s, min(s + chunk_size, len(pairs))) for s in range(0, len(pairs), chunk_size)]
     compiled = use_compiled(len(pairs))
+    if compiled and len(pairs) < POOL_FROM_COMPILED_PAIRS:
+        n_proc = 1
     if n_proc == 1 or len(chunks) < 2:
         results = _score_chunk(options, hyps, refs, compiled)
     else:

@@ -156,6 +156,7 @@ def test_multi_process_batch_equals_single_process_and_sacrebleu(
     """Both ports (fast_ter, the compiled kernel), in one process and in a pool whose
     processes load the kernel themselves, give sacrebleu's numbers."""
     monkeypatch.setattr(ter_module, "use_compiled", lambda n_pairs: compiled)
+    monkeypatch.setattr(ter_module, "POOL_FROM_COMPILED_PAIRS", 0)  # the pool, even so
     mts, eds = random_pairs(300, seed=7)
     single = edit_stats_batch(mts, eds, options, processes=1)
     multi = edit_stats_batch(mts, eds, options, processes=2, chunk_size=37)
@@ -179,6 +180,22 @@ def test_compiled_from_a_size_or_once_loaded(monkeypatch) -> None:
     assert ter_module.use_compiled(ter_module.COMPILED_FROM_PAIRS)
     monkeypatch.setitem(sys.modules, ter_kernel.__name__, ter_kernel)
     assert ter_module.use_compiled(1)
+
+
+def test_compiled_batches_below_the_pool_size_stay_in_this_process(monkeypatch) -> None:
+    """A compiled batch smaller than POOL_FROM_COMPILED_PAIRS starts no pool (each process
+    would load the kernel for a fraction of a second of work)."""
+    monkeypatch.setattr(ter_module, "use_compiled", lambda n_pairs: True)
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool was started")
+
+    monkeypatch.setattr(ter_module, "ProcessPoolExecutor", no_pool)
+    mts, eds = random_pairs(300, seed=3)
+    batch = edit_stats_batch(mts, eds, processes=2, chunk_size=37)
+    metric = TERCOM_DEFAULTS.metric()
+    expected = [metric.sentence_score(h, [r]).num_edits for h, r in zip(mts, eds, strict=True)]
+    np.testing.assert_array_equal(batch.edits, expected)
 
 
 def test_empty_batch_and_bad_input() -> None:
