@@ -57,18 +57,25 @@ print(json.dumps(sorted(m for m in {names!r} if m in sys.modules)))
 """
 
 
-def _imported_by_the_web_app(names: tuple[str, ...]) -> list[str]:
+def _run_probe(code: str, *, timeout: int = 120, **extra_env: str):
+    """Run ``code`` in a fresh interpreter (as a gunicorn or Celery worker starts), without the
+    test run's database and broker unless given, and return the JSON its last line prints."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(extra_env)
     done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(names=names)],
+        [sys.executable, "-c", code],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
-        check=True,
+        timeout=timeout,
     )
+    assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _imported_by_the_web_app(names: tuple[str, ...]) -> list[str]:
+    return _run_probe(PROBE.format(names=names))
 
 
 def test_web_app_imports_no_statistics_aws_or_celery_library():
@@ -128,18 +135,7 @@ print(json.dumps({{
 
 
 def _serve_worker_pages(names: tuple[str, ...]) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env["DATABASE_URL"] = "sqlite://:memory:"
-    done = subprocess.run(
-        [sys.executable, "-c", SERVE.format(names=names)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return _run_probe(SERVE.format(names=names), timeout=300, DATABASE_URL="sqlite://:memory:")
 
 
 def test_a_worker_pages_and_submission_import_no_statistics_aws_or_plotting_library():
@@ -173,17 +169,7 @@ def test_importing_celery_first_creates_evalsites_app():
         "    sync_mturk_campaign.app is evalsite.celery_app,\n"
         "    'campaigns.tasks.sync_mturk_campaign' in current_app.tasks]))\n"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == [
+    assert _run_probe(probe) == [
         False,
         "evalsite",
         "memory://",
@@ -203,17 +189,7 @@ def test_the_worker_finds_every_task():
         "app.loader.import_default_modules()\n"
         "print(json.dumps(sorted(n for n in app.tasks if not n.startswith('celery.'))))\n"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == [
+    assert _run_probe(probe) == [
         "analytics.kinds.post_editing.tasks.score_edit_chunk",
         "analytics.tasks.recompute_campaign_results",
         "analytics.tasks.recompute_stale_campaigns",
