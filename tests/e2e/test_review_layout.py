@@ -2,8 +2,10 @@
 1,970 px of width. With a realistic list (20 submitted assignments: MTurk and Prolific worker
 ids, a long campaign name, reliability figures and the recommendation's reason) the page must
 fit a 1,280 px laptop screen without scrolling sideways, and on a 390 px phone only the table
-scrolls, inside its own container, never the page. Every figure stays reachable and approve /
-reject still work by clicking. Full-page screenshots are kept (EVALSITE_E2E_SCREENSHOTS, else
+scrolls, inside its own container, never the page. Every figure stays reachable, approve /
+reject still work by clicking, and every review action's page (approve, reject, bonus, block,
+e-mail) opens by clicking and fits both widths (its table of 20 selected assignments made a
+390 px page 867 px wide before). Full-page screenshots are kept (EVALSITE_E2E_SCREENSHOTS, else
 the test's tmp folder).
 
 Measured before the change in Chromium with this file's list: the page itself never scrolled
@@ -199,3 +201,33 @@ def test_approve_and_reject_work_by_clicking_at_laptop_width(admin_page, shots):
         .filter(has_text=PROLIFIC_IDS[1])
         .locator(".field-status")
     ).to_contain_text("Rejected")
+
+
+REVIEW_ACTIONS = {
+    "approve_selected": "Approve",
+    "reject_selected": "Reject",
+    "bonus_selected": "Pay",
+    "block_selected_workers": "Block on MTurk",
+    "notify_selected_workers": "Send",
+}
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_every_review_action_page_opens_by_clicking_and_fits(admin_page, viewport):
+    review_list()
+    page = admin_page
+    page.set_viewport_size(viewport)
+    for action, submit_label in REVIEW_ACTIONS.items():
+        page.goto(CHANGELIST)
+        page.locator("#action-toggle").check()
+        page.select_option("select[name=action]", action)
+        page.get_by_role("button", name="Go", exact=True).click()
+        expect(page.locator("#review-rows tbody tr")).to_have_count(20)
+        expect(page.locator("#review-form input[type=submit]")).to_have_value(submit_label)
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= viewport["width"], f"{action}: page is {width} px wide"
+        # The form's fields are on the screen, not past its right edge.
+        right_edges = page.locator("#review-form textarea, #review-form input").evaluate_all(
+            "fields => fields.map(f => f.getBoundingClientRect().right)"
+        )
+        assert max(right_edges) <= viewport["width"], action
