@@ -59,7 +59,12 @@ def annotate_worker_quality(assignments: QuerySet[Assignment]) -> QuerySet[Assig
 def reliability_text(reliable: bool, p_value: float | None) -> str:
     """Direct assessment: the reliability test's verdict and p-value (2014: reliable when the
     worker scores degraded outputs significantly lower)."""
-    tested = f" (p = {p_value:.3f})" if p_value is not None else " (not tested yet)"
+    if p_value is None:
+        tested = " (not tested yet)"
+    elif p_value < 0.001:
+        tested = " (p < 0.001)"  # three decimals would print a small p as "p = 0.000"
+    else:
+        tested = f" (p = {p_value:.3f})"
     return ("reliable" if reliable else "not reliable") + tested
 
 
