@@ -39,7 +39,7 @@ class DirectAssessment(CampaignKind):
             },
         ),
         (
-            "System scores (issue 12: WMT's official way by default)",
+            "System scores (WMT's official way by default)",
             {"fields": ("workers_counted", "score_averaging", "significance_unit")},
         ),
     )
