@@ -147,7 +147,7 @@ def test_review_table_fits_a_laptop_and_scrolls_inside_its_box_on_a_phone(admin_
     expect(row).to_have_count(1)
     expect(row.locator(".field-worker")).to_contain_text("A3KX9QZ0000004")
     expect(row.locator(".field-campaign")).to_contain_text(CAMPAIGN_NAME)
-    expect(row.locator(".field-hit")).to_contain_text("HIT")
+    expect(row.locator(".field-hit_shown")).to_contain_text("HIT")
     expect(row.locator(".field-platform_status")).to_contain_text("Submitted")
     expect(row.locator(".field-platform_synced_at")).to_contain_text("2025")
     expect(row.locator(".field-worker_quality")).to_have_text("not reliable (p = 0.620)")
