@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from analytics.models import Recommendation, WorkerStat
-from campaigns.models import ReliabilityTest
+from analytics.models import Recommendation
 from judgments.models import Assignment, AssignmentStatus, Platform, Worker
 from tests.campaigns.platforms.review_support import DECIDED, SUBMITTED, published_hit
 from tests.factories import AssignmentFactory, CampaignFactory, HitFactory
+from tests.judgments.test_admin_review import da_stat
 
 pytestmark = pytest.mark.e2e
 
@@ -49,23 +49,6 @@ def shots(tmp_path) -> Path:
     folder = Path(chosen) if chosen else tmp_path / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def _stat(assignment, *, reliable, p_value, recommendation, reason=""):
-    WorkerStat.objects.create(
-        campaign=assignment.campaign,
-        worker=assignment.worker,
-        n_judgments=100,
-        test=ReliabilityTest.WILCOXON,
-        p_value=p_value,
-        reliable=reliable,
-        n_pairs=10,
-        n_bad_ref_pairs=10,
-        n_repeat_pairs=10,
-        mean_seconds=4.0,
-        recommendation=recommendation,
-        recommendation_reason=reason,
-    )
 
 
 def review_list() -> list[Assignment]:
@@ -88,7 +71,7 @@ def review_list() -> list[Assignment]:
             submitted_at=SUBMITTED,
         )
         if n % 5 == 4:
-            _stat(
+            da_stat(
                 assignment,
                 reliable=False,
                 p_value=0.62,
@@ -96,7 +79,7 @@ def review_list() -> list[Assignment]:
                 reason=RANDOM_REASON,
             )
         elif n % 5 != 3:
-            _stat(
+            da_stat(
                 assignment,
                 reliable=True,
                 p_value=0.0001 * (n + 1),
