@@ -21,19 +21,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-NOT_ON_THE_WEB_PATH = (
-    "scipy",
-    "choix",
-    "sacrebleu",
-    "boto3",
-    "botocore.client",
-    "numba",
-    "matplotlib",
-    "celery",
-    "kombu",
-    "billiard",
-    "redis",
-)
 # What only computing, MTurk or plotting needs: never on a worker's task pages, not even when a
 # submission enqueues its campaign's recompute.
 NOT_FOR_A_SUBMISSION = (
@@ -46,6 +33,8 @@ NOT_FOR_A_SUBMISSION = (
     "matplotlib",
     "redis",
 )
+# Celery is imported by the first task a process sends, never at start.
+NOT_ON_THE_WEB_PATH = (*NOT_FOR_A_SUBMISSION, "celery", "kombu", "billiard")
 
 PROBE = """
 import json, os, sys
