@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db import connections
 from django.db.models import QuerySet
-from numpy.typing import NDArray
 
 from judgments.models import Assignment, held_back_from_scores
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "held_back_assignment_ids",

@@ -21,13 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats.ranking import RankingJudgments
 from analytics.stats.ranking.agreement import oracle_agreement, reference_agreement
 from analytics.stats.ranking.schulze import combine_rankings
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["VotersCurves", "agreement_by_voters", "ballot_positions"]
 

@@ -12,8 +12,12 @@ statistics would differ.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["Column", "narrow_ids"]
 
@@ -23,8 +27,10 @@ def _read_only(array: NDArray) -> NDArray:
     return array
 
 
-_INT32_MAX = np.iinfo(np.int32).max
-_INT32_MIN = np.iinfo(np.int32).min
+# int32's range, written out: numpy is not run when a web worker loads this module
+# (evalsite.deferred_imports).
+_INT32_MAX = 2**31 - 1
+_INT32_MIN = -(2**31)
 
 
 def narrow_ids(values: NDArray) -> NDArray:

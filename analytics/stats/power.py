@@ -47,11 +47,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats._lazy import lazy_module
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 # Imported on first use (a web worker loads this module but computes nothing; issue 16).
 stats = lazy_module("scipy.stats")

@@ -7,9 +7,12 @@ a ``worker`` column; per-worker results are aligned to its sorted distinct worke
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 
 def factorise(values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

@@ -45,13 +45,15 @@ non-contiguous in score order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats._lazy import lazy_module
 from analytics.stats.rank_sum import pairwise_mann_whitney_greater
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 # Imported on first use: a web worker loads this module but never computes (issue 16).
 stats = lazy_module("scipy.stats")

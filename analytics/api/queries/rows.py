@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db.models import (
@@ -33,7 +34,6 @@ from django.db.models import (
 )
 from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce
-from numpy.typing import NDArray
 
 from analytics.kinds import registry
 from campaigns.models import Campaign, Hit, HitSlot, MTurkHit
@@ -47,6 +47,9 @@ from judgments.models import (
     Judgment,
     Worker,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "PAID_STATUSES",

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db.models import OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
-from numpy.typing import NDArray
 
 from campaigns.models import Segment, System
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "SEGMENT_COLUMNS",

@@ -22,14 +22,13 @@ import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from numpy.typing import NDArray
 
 from analytics.actions.common import json_safe as _finite
 from analytics.kinds.direct_assessment.loading import (
@@ -57,6 +56,9 @@ from analytics.stats.direct_assessment.reliability import reliability_of_subset
 from campaigns.kinds.direct_assessment.models import WorkersCounted
 from campaigns.models import Campaign, TaskKind
 from judgments.models import CampaignWorker, Judgment, held_back_from_scores
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "CampaignAnalysis",

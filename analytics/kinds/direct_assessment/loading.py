@@ -21,17 +21,20 @@ Seconds per judgment: the browser's ``client_duration_ms`` when present, else th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db.models import Case, IntegerField, Q, Value, When
 from django.db.models.functions import Coalesce
-from numpy.typing import NDArray
 
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.direct_assessment import DAJudgments, Role
 from analytics.stats.direct_assessment.judgments import freeze
 from campaigns.models import HitSlot, Output
 from judgments.models import CampaignWorker, Judgment
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["LoadSummary", "LoadedCampaign", "load_da_judgments", "subset"]
 
@@ -48,7 +51,9 @@ _JUDGMENT_COLUMNS = (
 )
 _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
-_INT32 = np.iinfo(np.int32)
+# int32's range, written out: numpy is not run when a web worker loads this module
+# (evalsite.deferred_imports).
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,7 +123,7 @@ def _role_code() -> Case:
 
 def _narrow_ids(ids: NDArray[np.int64]) -> NDArray[np.integer]:
     """``ids`` as int32 when every value (NULLs are -1) fits, else unchanged."""
-    if ids.size and (ids.min() < _INT32.min or ids.max() > _INT32.max):
+    if ids.size and (ids.min() < _INT32_MIN or ids.max() > _INT32_MAX):
         return ids
     return ids.astype(np.int32)
 

@@ -37,13 +37,12 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from numpy.typing import NDArray
 
 from analytics.kinds.post_editing.loading import LoadedPostEditing, judged, load_post_editing
 from analytics.kinds.post_editing.scoring import (
@@ -80,6 +79,9 @@ from analytics.stats.post_editing import (
 )
 from campaigns.models import Campaign, TaskKind
 from judgments.models import CampaignWorker, Judgment, held_back_from_scores
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "COMBINATIONS",

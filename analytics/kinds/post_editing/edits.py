@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import connection, transaction
@@ -37,7 +37,6 @@ from drf_spectacular.utils import (
     extend_schema,
     inline_serializer,
 )
-from numpy.typing import NDArray
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -59,6 +58,9 @@ from analytics.models import PostEditingResult
 from analytics.stats.post_editing import edit_rate
 from campaigns.models import Campaign
 from judgments.models import Judgment
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["EDIT_COLUMNS", "EditOutcomes", "edit_outcomes", "urlpatterns"]
 

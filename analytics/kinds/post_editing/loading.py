@@ -22,16 +22,19 @@ TER signature.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db.models import Q
-from numpy.typing import NDArray
 
 from analytics.kinds.post_editing.scoring import edit_judgments
 from analytics.loading import held_back_assignment_ids, id_array
 from analytics.models import PostEditOutputScore, PostEditScore
 from campaigns.models import HitTask, Output
 from judgments.models import CampaignWorker, Judgment, Worker
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["VOTE_FILTER", "LoadedPostEditing", "judged", "load_post_editing"]
 

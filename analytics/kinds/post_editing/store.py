@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import IntegrityError, transaction
-from numpy.typing import NDArray
 
 from analytics.actions.common import json_safe
 from analytics.models import (
@@ -23,6 +22,8 @@ from analytics.models import (
 from campaigns.models import Campaign
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from analytics.kinds.post_editing.actions import PostEditingAnalysis, Variant
     from analytics.kinds.post_editing.loading import LoadedPostEditing
 

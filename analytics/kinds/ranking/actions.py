@@ -55,14 +55,13 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import transaction
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from numpy.typing import NDArray
 
 from analytics.actions.common import AUTO_PAUSE_PREFIX
 from analytics.kinds.ranking.loading import LoadedRanking, load_ranking_judgments
@@ -92,6 +91,9 @@ from analytics.stats.ranking import (
 )
 from campaigns.models import Campaign, CampaignStatus, RankingCombination, TaskKind
 from judgments.models import CampaignWorker, Judgment, held_back_from_scores
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 logger = logging.getLogger(__name__)
 

@@ -28,16 +28,19 @@ worker's trust is computed over everything they did; ``scored`` leaves them out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db.models import Case, IntegerField, Q, Value, When
-from numpy.typing import NDArray
 
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.ranking import RankingJudgments
 from analytics.stats.ranking.judgments import tuple_codes
 from campaigns.models import HitSlot, Output, SlotRole
 from judgments.models import CampaignWorker, Judgment
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["LoadedRanking", "load_ranking_judgments", "ranking_set_id"]
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import IntegrityError, transaction
-from numpy.typing import NDArray
 
 from analytics.actions.common import json_safe
 from analytics.kinds.ranking.loading import LoadedRanking
@@ -27,6 +26,8 @@ from analytics.stats.ranking import SystemScores
 from campaigns.models import Campaign
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from analytics.kinds.ranking.actions import RankingAnalysis, References, Variant
 
 __all__ = ["store_ranking_results"]

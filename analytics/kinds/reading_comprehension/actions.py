@@ -36,13 +36,12 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from numpy.typing import NDArray
 
 from analytics.kinds.reading_comprehension.loading import (
     REFERENCE,
@@ -72,6 +71,9 @@ from analytics.stats.reading_comprehension import (
 )
 from campaigns.models import Campaign, HitTask, TaskKind
 from judgments.models import CampaignWorker, Judgment, held_back_from_scores
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "RC_TASKS",

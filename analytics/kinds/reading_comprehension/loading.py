@@ -20,13 +20,16 @@ questions and votes of the first two stages), and joins in numpy (sorted ids +
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.loading import held_back_assignment_ids, id_array
 from campaigns.models import HitTask
 from judgments.models import CampaignWorker, Judgment
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["REFERENCE", "LoadedReadingComprehension", "load_reading_comprehension"]
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import IntegrityError, transaction
-from numpy.typing import NDArray
 
 from analytics.actions.common import json_safe
 from analytics.kinds.reading_comprehension.loading import REFERENCE
@@ -27,6 +26,8 @@ from analytics.models import (
 from campaigns.models import Campaign
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from analytics.kinds.reading_comprehension.actions import RCAnalysis, RCVariant
     from analytics.kinds.reading_comprehension.loading import LoadedReadingComprehension
     from analytics.stats.reading_comprehension import Breakdown, FleissResult

@@ -12,8 +12,13 @@ those.
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 import numpy as np
-from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["factorise", "stable_order"]
 
@@ -77,4 +82,6 @@ def stable_order(keys: NDArray[np.integer]) -> NDArray[np.intp]:
             return order
 
 
-_LITTLE = np.little_endian
+# numpy's native byte order is the machine's (np.little_endian, without running numpy when
+# a web worker loads this module: evalsite.deferred_imports).
+_LITTLE = sys.byteorder == "little"

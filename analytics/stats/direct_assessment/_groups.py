@@ -22,12 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats._lazy import lazy_module
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 # Imported on first use: a web worker loads this module but never computes (issue 16).
 stats = lazy_module("scipy.stats")

@@ -27,14 +27,16 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats.direct_assessment._codes import factorise, stable_order
 from analytics.stats.direct_assessment.judgments import DAJudgments, Role
 from analytics.stats.direct_assessment.scores import ZScores
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "Agreement",

@@ -15,12 +15,15 @@ Pure numpy, one pass over the rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats.direct_assessment._groups import Grouped
 from analytics.stats.direct_assessment.judgments import DAJudgments
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["MIN_JUDGMENTS_FOR_SPREAD", "ScoreSpread", "score_spread"]
 

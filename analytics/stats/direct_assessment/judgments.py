@@ -12,15 +12,19 @@ slot they control, within the same HIT and therefore within the same assignment.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats.direct_assessment._codes import factorise, stable_order
 from analytics.stats.rows import WorkerRows
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["ControlPairs", "DAJudgments", "Role", "freeze"]
 
@@ -98,19 +102,28 @@ _COLUMNS = (
     "seconds",
     "given_z",
 )
+
+
 # What a released object's columns become (DAJudgments.subset(release=True)).
-_RELEASED = np.zeros(0)
-_RELEASED.setflags(write=False)
+@functools.cache
+def _released() -> NDArray:
+    """One empty read-only array (made on first use: a web worker loading this module does not
+    run numpy, evalsite.deferred_imports)."""
+    released = np.zeros(0)
+    released.setflags(write=False)
+    return released
 
 
-_INT32 = np.iinfo(np.int32)
+# int32's range, written out: numpy is not run when a web worker loads this module
+# (evalsite.deferred_imports).
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
 def _narrow(values: NDArray) -> NDArray:
     """An int64 id column as int32 when every value fits (else unchanged)."""
     if values.dtype != np.int64 or not values.size:
         return values
-    if values.min() < _INT32.min or values.max() > _INT32.max:
+    if values.min() < _INT32_MIN or values.max() > _INT32_MAX:
         return values
     return values.astype(np.int32)
 
@@ -290,7 +303,7 @@ class DAJudgments(WorkerRows):
         matched = order[pos[found]]
         del order, sorted_key  # before the result is allocated: a lower peak
         # Row positions as int32 where they fit (any campaign), as a subset's are.
-        partner = np.full(n, -1, dtype=np.int32 if n < _INT32.max else np.int64)
+        partner = np.full(n, -1, dtype=np.int32 if n < _INT32_MAX else np.int64)
         partner[want_rows[found]] = matched
         del matched
 
@@ -330,7 +343,7 @@ class DAJudgments(WorkerRows):
             raise ValueError(f"rows must have shape ({len(self)},)")
         # Positions as int32 where they fit (every campaign): smaller temporaries, and the
         # subset's links stay int32.
-        position_type = np.int32 if len(self) < _INT32.max else np.int64
+        position_type = np.int32 if len(self) < _INT32_MAX else np.int64
         new_position = np.cumsum(rows, dtype=position_type)
         new_position -= 1
         partner = self.partner[rows]
@@ -366,7 +379,7 @@ class DAJudgments(WorkerRows):
                 taken = freeze(_narrow(getattr(self, name)[rows]))
             object.__setattr__(out, name, taken)
             if release:
-                object.__setattr__(self, name, _RELEASED)
+                object.__setattr__(self, name, _released())
         object.__setattr__(out, "scale_max", self.scale_max)
         # Row and worker positions fit int32 far beyond any campaign (half the memory).
         partner, worker_index = _narrow(partner), _narrow(worker_index)

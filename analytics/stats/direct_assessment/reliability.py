@@ -30,10 +30,9 @@ resolved without scipy warnings; see ``_groups`` for the reasoning behind each v
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats.direct_assessment._groups import (
     Grouped,
@@ -43,6 +42,9 @@ from analytics.stats.direct_assessment._groups import (
     wilcoxon_signed_rank,
 )
 from analytics.stats.direct_assessment.judgments import DAJudgments, Role
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "DEFAULT_MIN_PAIRS",

@@ -7,9 +7,9 @@ is also available on its own (see the package docstring).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats.direct_assessment.agreement import Agreement, ChanceModel, agreement
 from analytics.stats.direct_assessment.judgments import DAJudgments
@@ -34,6 +34,9 @@ from analytics.stats.significance import (
     system_rank_ranges,
     wmt_clusters,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["DAConfig", "DAReport", "analyse_campaign"]
 

@@ -10,14 +10,16 @@ standardising each judge's scores removes judges' individual leniency before com
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats.direct_assessment._codes import factorise, stable_order
 from analytics.stats.direct_assessment._groups import Grouped
 from analytics.stats.direct_assessment.judgments import DAJudgments, Role
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "AVERAGINGS",

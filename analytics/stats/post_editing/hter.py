@@ -21,11 +21,14 @@ statistics of the output against the reference) and :class:`PostEdits` (one row 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats.post_editing.ter import edit_rate
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["Outputs", "PostEdits", "SegmentHTER", "segment_hter"]
 

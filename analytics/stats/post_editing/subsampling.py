@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats.post_editing.hter import (
     Outputs,
@@ -35,6 +35,9 @@ from analytics.stats.post_editing.hter import (
     edit_order,
 )
 from analytics.stats.post_editing.ter import edit_rate
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["SubsamplingTable", "editor_subsampling"]
 

@@ -41,10 +41,9 @@ default, because the test is on segment HTER; or the corpus-level score) and ``p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats._lazy import lazy_module
 from analytics.stats.post_editing.hter import SegmentHTER
@@ -55,6 +54,9 @@ from analytics.stats.significance import (
     system_rank_ranges,
     wmt_clusters,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 # Imported on first use: a web worker loads this module but never computes (issue 16).
 stats = lazy_module("scipy.stats")

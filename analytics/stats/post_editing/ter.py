@@ -50,11 +50,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats._lazy import lazy_module
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
     from sacrebleu.metrics import TER
 
 # Imported on first use: a web worker loads this module but never scores text (issue 16).

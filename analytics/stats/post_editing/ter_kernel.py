@@ -44,11 +44,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
-from numpy.typing import NDArray
 from sacrebleu.metrics import lib_ter
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["edit_counts"]
 

@@ -17,9 +17,12 @@ not verified); a caller that wants unverified edits counted can set ``passed`` i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["VerificationOutcome", "verify_edits"]
 

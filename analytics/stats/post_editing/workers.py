@@ -31,9 +31,12 @@ Flags (thresholds are arguments; the defaults are our choice, the papers give no
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["WorkerProfiles", "worker_profiles"]
 

@@ -44,10 +44,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats._lazy import lazy_module
 from analytics.stats.ranking.judgments import Pairs, RankingJudgments
@@ -68,6 +67,9 @@ from analytics.stats.ranking.scores import (
     win_ratios,
 )
 from analytics.stats.significance import ClusterMethod, rank_ranges, wmt_clusters
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 # Imported on first use: a web worker loads this module but never computes (issue 16).
 sp = lazy_module("scipy.sparse")

@@ -31,12 +31,14 @@ Trust (cumulative over all of a worker's gold units): "undecided" before ``min_g
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats.ranking.judgments import RankingJudgments
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "GoldScheme",

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats.ranking.agreement import (
     AgreementResult,
@@ -57,6 +56,9 @@ from analytics.stats.ranking.weights import (
     peer_weights,
 )
 from analytics.stats.significance import ClusterMethod
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["RankingConfig", "RankingReport", "Weighting", "analyse_ranking"]
 

@@ -32,11 +32,14 @@ array operation.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats.ranking.judgments import BETTER, WORSE, RankingJudgments, tuple_codes
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "CombinedRankings",

@@ -42,13 +42,15 @@ output (a gold translation, negative system id) are not counted.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats._lazy import lazy_module
 from analytics.stats.ranking.judgments import BETTER, TIE, Pairs
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 # Imported on first use: a web worker loads this module but never computes (issue 16; choix
 # imports scipy).

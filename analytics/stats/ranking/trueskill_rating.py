@@ -43,15 +43,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import trueskill
-from numpy.typing import ArrayLike, NDArray
 from trueskill import backends as _backends
 
 from analytics.stats.ranking.judgments import BETTER, TIE, Pairs, RankingJudgments
 from analytics.stats.ranking.scores import competition_ranks
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["TrueSkillResult", "TrueSkillSettings", "trueskill_ratings"]
 

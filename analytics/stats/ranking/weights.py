@@ -27,13 +27,16 @@ have one, a neutral choice that neither trusts nor ignores them; 1.0 if nobody h
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats.ranking.agreement import N_LABELS, reference_counts
 from analytics.stats.ranking.gold import GoldScheme, gold_units
 from analytics.stats.ranking.judgments import Pairs, RankingJudgments
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["WorkerWeights", "expert_weights", "gold_weights", "peer_weights"]
 

@@ -32,12 +32,15 @@ answers correct, kappa is low even at high raw agreement (the prevalence effect 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from analytics.stats.ranking.agreement import FleissResult, fleiss_kappa, kappa_coefficient
 from analytics.stats.reading_comprehension.grades import GradeVerdicts
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "FleissResult",

@@ -22,11 +22,14 @@ DLPT-style ready-made tests) can be given as a :class:`ScoredAnswers` directly.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from analytics.stats.reading_comprehension.grades import GradeVerdicts, TiePolicy, column
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["Answers", "ScoredAnswers", "score_answers"]
 

@@ -24,11 +24,14 @@ as a control and reports only the overall 0.94 (Table 3).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats.reading_comprehension.answers import ScoredAnswers
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "Breakdown",

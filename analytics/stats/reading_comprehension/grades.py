@@ -35,10 +35,12 @@ Per answer: ``yes`` and ``no`` counts, ``correct`` = yes > no, ``tie`` = yes == 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["TIE_POLICIES", "GradeVerdicts", "TiePolicy", "aggregate_grades", "tie_score"]
 

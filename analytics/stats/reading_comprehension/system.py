@@ -75,14 +75,16 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analytics.stats._lazy import lazy_module
 from analytics.stats.reading_comprehension.answers import ScoredAnswers
 from analytics.stats.significance import ClusterMethod, system_rank_ranges, wmt_clusters
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 # Imported on first use: a web worker loads this module but never computes (issue 16).
 _special = lazy_module("scipy.special")
