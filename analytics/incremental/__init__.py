@@ -37,13 +37,13 @@ from collections import OrderedDict
 from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from analytics.incremental.analysis import analyse, carry
 from analytics.incremental.direct_assessment import CachedDACampaign, Refresh
+from analytics.incremental.store import store_changes
 from analytics.kinds import statistics_of
-from analytics.kinds.direct_assessment.actions import da_config_for, store_results
+from analytics.kinds.direct_assessment.actions import da_config_for
 from analytics.kinds.direct_assessment.loading import LoadSummary
 from analytics.models import CampaignResult
 from campaigns.models import Campaign
@@ -113,22 +113,25 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
             or entry.carried_at is None
             or (started - entry.carried_at >= settings.ANALYTICS_AGREEMENT_SECONDS)
         ):
-            carried = None  # agreement is due: a full analysis
-        analysis, full_analysis = analyse(loaded, da_config_for(campaign), carried)
+            carried = None  # agreement is due
+        changed_workers, unchanged_rows = entry.changed_since_analysis()
+        analysis, last, agreement_computed = analyse(
+            loaded, da_config_for(campaign), carried, entry.last, changed_workers, unchanged_rows
+        )
         del loaded  # (its judgments were released while the scored ones were taken)
-        if full_analysis:
+        entry.analysed(last)
+        if agreement_computed:
             entry.carried, entry.carried_at = carry(analysis, _agreement_as_of(as_of)), started
         as_of["agreement"] = entry.carried.as_of
+        as_of["workers_recomputed"] = int(changed_workers.shape[0])
         seconds = time.perf_counter() - started
         _evict(keep=campaign.pk)
-    with transaction.atomic():
-        result = store_results(campaign, summary, analysis, computed_at, compute_seconds=seconds)
-        if result.computed_at == computed_at:  # stored (not dropped for a newer result)
-            result.details = {**result.details, "as_of": as_of}
-            result.save(update_fields=["details"])
+    result, written = store_changes(
+        campaign, summary, analysis, computed_at, compute_seconds=seconds, as_of=as_of
+    )
     logger.info(
         "Recomputed campaign %s from %s: %d judgments (%d read, up to id %d) in %.3fs "
-        "(reading %.3fs)",
+        "(reading %.3fs); %d workers recomputed, %d worker rows written",
         campaign.pk,
         f"a full read ({refresh.reason})" if refresh.full else "the cached arrays",
         summary.n_read,
@@ -136,6 +139,8 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
         refresh.last_id,
         seconds,
         read_seconds,
+        as_of["workers_recomputed"],
+        written,
     )
     return result
 

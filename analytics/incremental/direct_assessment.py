@@ -31,20 +31,23 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db.models import Case, IntegerField, Q, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from numpy.typing import NDArray
 
-from analytics.incremental.analysis import AgreementCarried
+from analytics.incremental.analysis import AgreementCarried, LastAnalysis
 from analytics.incremental.columns import Column, narrow_ids
 from analytics.kinds.direct_assessment.loading import LoadedCampaign
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.direct_assessment import DAJudgments, Role
 from campaigns.models import HitSlot, Output
 from judgments.models import CampaignWorker, Judgment
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = ["SETTLE_SECONDS", "VERIFY_SECONDS", "CachedDACampaign", "Refresh"]
 
@@ -120,6 +123,10 @@ class CachedDACampaign:
         # The agreement of the last full analysis (analytics.incremental.analysis) and when.
         self.carried: AgreementCarried | None = None
         self.carried_at: float | None = None
+        # The last run's per-worker results (analytics.incremental.analysis) and how many rows,
+        # from the first, are still those it was computed on (rows past it were read since).
+        self.last: LastAnalysis | None = None
+        self.analysed_rows = 0
 
     # --- sizes -----------------------------------------------------------------------------
 
@@ -137,8 +144,13 @@ class CachedDACampaign:
             self.output_system,
         )
         given_z = self.given_z.nbytes if self.given_z is not None else 0
+        # The last run's z-scores and scored mask (its per-worker arrays are small).
+        last = self.last.zscores.z.nbytes + self.last.scored.nbytes if self.last else 0
         return (
-            sum(c.nbytes for c in self.columns.values()) + given_z + sum(a.nbytes for a in tables)
+            sum(c.nbytes for c in self.columns.values())
+            + given_z
+            + sum(a.nbytes for a in tables)
+            + last
         )
 
     @property
@@ -167,6 +179,7 @@ class CachedDACampaign:
         keep = int(np.searchsorted(self.columns["id"].view(), self.settled_id, side="right"))
         for column in self.columns.values():
             column.truncate(keep)
+        self.analysed_rows = min(self.analysed_rows, keep)
         if self.given_z is not None:
             self.given_z.truncate(keep)
         first = not self.loaded_once
@@ -285,6 +298,20 @@ class CachedDACampaign:
         self.output_system = narrow_ids(outputs["system_id"])
 
     # --- what the statistics take ------------------------------------------------------------
+
+    def changed_since_analysis(self) -> tuple[NDArray[np.integer], int]:
+        """The ids of the workers with a row read since the last analysis, and how many of
+        :meth:`loaded`'s rows, from the first, that analysis had (rows of other task kinds
+        are not loaded)."""
+        workers = self.columns["worker"].view()
+        prefix = self.analysed_rows
+        skipped = np.count_nonzero(self.columns["role"].view()[:prefix] == _NO_ROLE)
+        return np.unique(workers[prefix:]), prefix - int(skipped)
+
+    def analysed(self, last: LastAnalysis) -> None:
+        """Record a finished analysis of every cached row."""
+        self.last = last
+        self.analysed_rows = len(self)
 
     def loaded(self) -> LoadedCampaign:
         """The cached rows as ``load_da_judgments`` returns them, with the rejected
