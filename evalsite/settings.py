@@ -383,6 +383,9 @@ ANALYTICS_CACHE_MIB = env_int("ANALYTICS_CACHE_MIB", 128, minimum=0)
 # Inter-annotator agreement (half of a DA recompute's statistics at a million judgments) is
 # computed at most this often; the runs in between carry it over and say from when.
 ANALYTICS_AGREEMENT_SECONDS = env_int("ANALYTICS_AGREEMENT_SECONDS", 60, minimum=0)
+# The coalescing window of a campaign recomputed incrementally (its runs cost what is new):
+# seconds, instead of ANALYTICS_RECOMPUTE_COUNTDOWN (analytics.actions.recompute_countdown).
+ANALYTICS_INCREMENTAL_COUNTDOWN = env_int("ANALYTICS_INCREMENTAL_COUNTDOWN", 0, minimum=0)
 # An assignment nobody has touched for this long is expired and its HIT returns to the pool.
 ASSIGNMENT_TIMEOUT_SECONDS = env_int("ASSIGNMENT_TIMEOUT_SECONDS", 2 * 60 * 60, minimum=60)
 
