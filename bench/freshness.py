@@ -22,7 +22,7 @@ at once, so the rate is bounded).
 Modes: ``full:W``, the previous scheduling (ANALYTICS_INCREMENTAL=0: every recompute reads and
 computes the whole campaign) with a coalescing window of W seconds (5, the default before);
 ``incremental:W``, the worker keeps the campaign's arrays and reads what is new
-(analytics.incremental), window W.
+(analytics.incremental), window W (ANALYTICS_INCREMENTAL_COUNTDOWN; the default is 0).
 
 Freshness: a thread polls the stored result's ``computed_at`` (when its judgments were read;
 taken before reading) every 20 ms. A submission is reflected by the first stored result read
@@ -277,6 +277,7 @@ def run_phase(args, env: dict, campaign: int, mode: str, window: int, links: lis
         **env,
         "ANALYTICS_INCREMENTAL": "1" if mode == "incremental" else "0",
         "ANALYTICS_RECOMPUTE_COUNTDOWN": str(window),
+        "ANALYTICS_INCREMENTAL_COUNTDOWN": str(window),
     }
     port = free_port()
     logs = tmp / f"{mode}-{window}-{int(time.time())}"

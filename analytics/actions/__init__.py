@@ -14,7 +14,12 @@ Live, for every kind with statistics (DESIGN.md "Live, not nightly"):
 - :func:`schedule_recompute` coalesces: ``cache.add`` of a per-campaign flag succeeds for the
   first submission of a burst only, and only that one enqueues the recompute task, with a
   countdown (``ANALYTICS_RECOMPUTE_COUNTDOWN`` seconds, default 5), so 100 quick submissions
-  queue one recompute, not 100.
+  queue one recompute, not 100. A campaign recomputed incrementally (``analytics.incremental``:
+  ``ANALYTICS_INCREMENTAL`` on and a kind that supports it, direct assessment) waits
+  ``ANALYTICS_INCREMENTAL_COUNTDOWN`` seconds instead (default 0): its runs cost what is new,
+  not the whole campaign, and the flag still coalesces every submission that arrives while a
+  run is queued or reading, so under load runs follow each other back to back and a judgment
+  is reflected within about two runs (issue 16 item 3, bench/freshness.py).
 - :func:`recompute_campaign` clears the flag *before* loading: a judgment committed after the
   clear schedules another run, and one committed before it is in the load, so the last run of
   a burst always reflects every judgment. The campaign's kind then loads the campaign, runs
@@ -49,7 +54,8 @@ and a web worker imports Celery only when it first enqueues.
 Settings (environment variables of the same names, see evalsite/settings.py):
 ``ANALYTICS_RECOMPUTE_COUNTDOWN`` (seconds a burst is gathered before its recompute, default 5;
 a flag whose task never ran lives countdown + 120 s, after which a new submission or the sweep
-enqueues again) and ``ANALYTICS_RECOMPUTE_QUEUE`` (the Celery queue of the recompute task;
+enqueues again), ``ANALYTICS_INCREMENTAL_COUNTDOWN`` (the same for incremental recomputes,
+default 0) and ``ANALYTICS_RECOMPUTE_QUEUE`` (the Celery queue of the recompute task;
 default: Celery's default queue).
 """
 
@@ -104,12 +110,30 @@ RECOMPUTE_TASK = "analytics.tasks.recompute_campaign_results"
 # --- Settings ------------------------------------------------------------------------------
 
 
-def recompute_countdown() -> float:
+def _recomputed_incrementally(campaign_id: int) -> bool:
+    """Whether the campaign's recomputes are incremental (one indexed query, made only by the
+    submission that enqueues)."""
+    if not settings.ANALYTICS_INCREMENTAL:
+        return False
+    kind = Campaign.objects.filter(pk=campaign_id).values_list("kind", flat=True).first()
+    statistics = registry.get(kind) if kind is not None else None
+    return statistics is not None and statistics.incremental
+
+
+def recompute_countdown(campaign_id: int | None = None) -> float:
+    """Seconds a burst of submissions is gathered before the campaign's recompute:
+    ``ANALYTICS_INCREMENTAL_COUNTDOWN`` for a campaign recomputed incrementally, else (or
+    without a campaign) ``ANALYTICS_RECOMPUTE_COUNTDOWN``."""
+    if campaign_id is not None and _recomputed_incrementally(campaign_id):
+        return float(settings.ANALYTICS_INCREMENTAL_COUNTDOWN)
     return float(settings.ANALYTICS_RECOMPUTE_COUNTDOWN)
 
 
 def recompute_flag_timeout() -> float:
-    return recompute_countdown() + FLAG_MARGIN_SECONDS
+    return (
+        max(recompute_countdown(), float(settings.ANALYTICS_INCREMENTAL_COUNTDOWN))
+        + FLAG_MARGIN_SECONDS
+    )
 
 
 def recompute_queue() -> str | None:
@@ -156,7 +180,7 @@ def schedule_recompute(campaign_id: int) -> bool:
     if cache_add(key, timezone.now().isoformat(), timeout=recompute_flag_timeout()) is False:
         return False
     try:
-        _enqueue(campaign_id, recompute_countdown())
+        _enqueue(campaign_id, recompute_countdown(campaign_id))
     except Exception:
         clear_recompute_flag(campaign_id)
         raise
@@ -181,7 +205,7 @@ def repair_lost_recompute(campaign_id: int) -> bool:
     countdown plus the grace (the message was lost); True if enqueued. The task then skips the
     work when a run meanwhile made the results fresh (``only_if_stale``)."""
     age = _flag_age(campaign_id)
-    if age is None or age <= recompute_countdown() + recompute_grace():
+    if age is None or age <= recompute_countdown(campaign_id) + recompute_grace():
         return False
     key = recompute_flag_key(campaign_id)
     cache_set(key, timezone.now().isoformat(), recompute_flag_timeout())

@@ -1,27 +1,36 @@
-"""Fresh results at a million judgments: recomputes that read only what is new.
+"""Fresh results at a million judgments: recomputes that cost what is new.
 
-A full direct-assessment recompute reads every judgment of the campaign (about 2.5 s of its
-6 s at a million judgments). Judgments are append-only, so a Celery worker process keeps the
+A full direct-assessment recompute reads every judgment of the campaign and computes every
+statistic from scratch. Judgments are append-only, so a Celery worker process keeps the
 arrays it read (:class:`~analytics.incremental.direct_assessment.CachedDACampaign`, narrow
 columns) and each later recompute of the campaign reads only the judgments added since, the
-rejected assignments and excluded workers (small), and then runs the statistics and the
-store of a full recompute (``analytics.kinds.direct_assessment.actions.store_results``): the
-stored results equal a full recompute's over the same judgments (tests/analytics/
+rejected assignments and excluded workers (small); then
+(:mod:`analytics.incremental.analysis`) it recomputes the per-worker statistics (reliability,
+score spread, z-score basis) of the workers whose rows changed only, taking every other
+worker's from its previous run, and computes what needs every worker at once (z-scores,
+system scores, significance, rank ranges, clusters, recommendations) as a full recompute does;
+it stores only the worker rows that changed (:mod:`analytics.incremental.store`). The stored
+results equal a full recompute's over the same judgments (tests/analytics/
 test_incremental.py compares them), except inter-annotator agreement, which is computed at
-most every ``ANALYTICS_AGREEMENT_SECONDS`` and carried over in between
-(:mod:`analytics.incremental.analysis`: it is half of the statistics' time at a million
-judgments and no decision waits on it).
+most every ``ANALYTICS_AGREEMENT_SECONDS`` and carried over in between (it is the costliest
+statistic at a million judgments and no decision waits on it).
+
+Such a run costs about 0.5 CPU s at a million judgments (a full recompute about 1.5-2 s with
+its load), so these campaigns are scheduled with their own, shorter coalescing window,
+``ANALYTICS_INCREMENTAL_COUNTDOWN`` (default 0 s: ``analytics.actions.recompute_countdown``).
 
 The stored results say which judgments they reflect: ``CampaignResult.n_judgments`` and
 ``computed_at`` (when they were read, as before) and ``details["as_of"]``:
 ``{"judgment_id": the highest judgment id read, "n_judgments", "read_at", "incremental":
-whether only new rows were read, "rows_read", "agreement": {"judgment_id", "n_judgments",
-"read_at"} of the run that computed the agreement shown}``.
+whether only new rows were read, "rows_read", "workers_recomputed": workers whose per-worker
+statistics were computed again (every worker on a full read), "agreement": {"judgment_id",
+"n_judgments", "read_at"} of the run that computed the agreement shown}``.
 
 Memory: the cache is per worker process and bounded by ``ANALYTICS_CACHE_MIB`` (least
 recently recomputed campaigns are dropped first; a campaign bigger than the budget is not
 kept). A million judgments take about 46 MB with room to grow (ids as int32, no given-z column
-unless a row has one; measured at 1M: 46.5 MiB).
+unless a row has one; measured at 1M: 46.5 MiB), plus the last run's z-scores and scored-row
+mask (9 MB).
 
 Used by ``analytics.tasks.recompute_campaign_results`` when ``ANALYTICS_INCREMENTAL`` is on (the
 default) for the kinds that support it (direct assessment); every other path (the admin's

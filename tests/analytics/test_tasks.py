@@ -52,7 +52,8 @@ def announce(campaign_id, judgment_ids=(1,)):
 # --- Coalescing ------------------------------------------------------------------------------
 
 
-def test_a_burst_of_100_submissions_enqueues_one_recompute(small, broker):
+def test_a_burst_of_100_submissions_enqueues_one_recompute(small, broker, settings):
+    settings.ANALYTICS_INCREMENTAL = False  # every recompute in full: the 5 s window
     for i in range(100):
         announce(small.campaign.pk, [i])
 
@@ -120,10 +121,29 @@ def test_campaigns_are_coalesced_separately(small, broker):
 
 
 def test_countdown_and_queue_come_from_the_settings(small, broker, settings):
+    settings.ANALYTICS_INCREMENTAL = False
     settings.ANALYTICS_RECOMPUTE_COUNTDOWN = 0.5
     settings.ANALYTICS_RECOMPUTE_QUEUE = "analytics-test"
     announce(small.campaign.pk)
     broker.assert_called_once_with(args=[small.campaign.pk], countdown=0.5, queue="analytics-test")
+
+
+def test_campaigns_recomputed_incrementally_take_their_own_shorter_window(small, broker, settings):
+    # Direct assessment is recomputed incrementally (its runs cost what is new): its window is
+    # ANALYTICS_INCREMENTAL_COUNTDOWN; a kind recomputed in full keeps the 5 s one.
+    settings.ANALYTICS_INCREMENTAL = True
+    settings.ANALYTICS_INCREMENTAL_COUNTDOWN = 1
+    for _ in range(20):
+        announce(small.campaign.pk)
+    broker.assert_called_once_with(args=[small.campaign.pk], countdown=1.0)
+    assert actions.recompute_countdown(small.campaign.pk) == 1.0
+    ranking = CampaignFactory(kind=TaskKind.RANKING)
+    assert actions.recompute_countdown(ranking.pk) == 5.0
+    assert actions.recompute_countdown() == 5.0  # no campaign: the general window
+    settings.ANALYTICS_INCREMENTAL = False  # turned off: every campaign in full, 5 s
+    assert actions.recompute_countdown(small.campaign.pk) == 5.0
+    # A flag lives past the longer of the two windows.
+    assert actions.recompute_flag_timeout() == 5.0 + actions.FLAG_MARGIN_SECONDS
 
 
 def test_a_failed_enqueue_lets_the_next_submission_retry(small, broker):
