@@ -168,3 +168,70 @@ def test_batched_bradley_terry_equals_choix_per_replicate() -> None:
     )
     np.testing.assert_allclose(both[1, :4], alone, atol=1e-9)
     assert np.isnan(both[1, 4])
+
+
+@pytest.mark.parametrize("n_units", [1, 2, 3, 47, 5_001])
+def test_compiled_draws_are_numpys_draws_and_leave_the_generator_as_numpy_does(
+    n_units: int,
+) -> None:
+    # The kernel draws with numpy's algorithm from the generator's own next_uint32, so the
+    # numbers and the generator's state afterwards (its half-used 64-bit word included: odd
+    # counts of draws) are numpy's, call after call.
+    from analytics.stats.ranking.bootstrap_kernel import uniform_draws, unit_multiplicities
+
+    numpy_rng, kernel_rng = np.random.default_rng(11), np.random.default_rng(11)
+    for replicates_now in (3, 1, 8, 9):
+        expected = numpy_rng.integers(0, n_units, size=(replicates_now, n_units), dtype=np.int64)
+        np.testing.assert_array_equal(uniform_draws(kernel_rng, n_units, replicates_now), expected)
+        assert kernel_rng.bit_generator.state == numpy_rng.bit_generator.state
+    for replicates_now in (1, 9, 17):  # more than one tile of replicates, and a partial one
+        draws = numpy_rng.integers(0, n_units, size=(replicates_now, n_units), dtype=np.int64)
+        counts = np.stack([np.bincount(row, minlength=n_units) for row in draws]).T
+        for value_type in (np.float32, np.float64):
+            out = np.full((n_units, replicates_now), -1.0, dtype=value_type)
+            state = kernel_rng.bit_generator.state
+            unit_multiplicities(kernel_rng, n_units, out)
+            np.testing.assert_array_equal(out, counts)
+            if value_type is np.float32:
+                kernel_rng.bit_generator.state = state  # the same draws again as float64
+        assert kernel_rng.bit_generator.state == numpy_rng.bit_generator.state
+    with pytest.raises(ValueError, match="n_units"):
+        uniform_draws(kernel_rng, 0, 1)
+    with pytest.raises(ValueError, match="C-ordered"):
+        unit_multiplicities(kernel_rng, n_units, np.zeros((n_units + 1, 4)))
+
+
+@pytest.mark.parametrize("unit", ["set", "ballot"])
+def test_compiled_bootstrap_equals_the_numpy_one(unit: str, monkeypatch) -> None:
+    # The same replicates to the last bit whichever path draws them, every method's samples,
+    # intervals and p-values with them.
+    from analytics.stats.ranking import bootstrap
+
+    j = _campaign(3)
+    runs = {}
+    for threshold in (10**12, 1):
+        monkeypatch.setattr(bootstrap, "COMPILED_FROM_DRAWS", threshold)
+        monkeypatch.setattr(bootstrap, "_numba_loaded", lambda: False)
+        assert bootstrap.use_compiled(500 * 80, 80) is (threshold == 1)
+        pairs = j.pairs.subset(np.ones(len(j.pairs), dtype=bool))  # a fresh replicate cache
+        runs[threshold] = (
+            replicates(pairs, j.systems, 500, 5, unit),
+            bootstrap_scores(pairs, n_samples=500, seed=5, unit=unit),
+        )
+    (numpy_reps, numpy_bt), (compiled_reps, compiled_bt) = runs.values()
+    np.testing.assert_array_equal(compiled_reps.wins, numpy_reps.wins)
+    np.testing.assert_array_equal(compiled_reps.ties, numpy_reps.ties)
+    np.testing.assert_array_equal(compiled_reps.absent, numpy_reps.absent)
+    np.testing.assert_array_equal(compiled_bt.samples, numpy_bt.samples)
+    np.testing.assert_array_equal(compiled_bt.p_greater, numpy_bt.p_greater)
+
+
+def test_compiled_bootstrap_from_the_threshold_or_once_numba_is_loaded(monkeypatch) -> None:
+    from analytics.stats.ranking import bootstrap
+
+    monkeypatch.setattr(bootstrap, "_numba_loaded", lambda: False)
+    assert not bootstrap.use_compiled(bootstrap.COMPILED_FROM_DRAWS - 1, 1000)
+    assert bootstrap.use_compiled(bootstrap.COMPILED_FROM_DRAWS, 1000)
+    monkeypatch.setattr(bootstrap, "_numba_loaded", lambda: True)
+    assert bootstrap.use_compiled(10, 10)  # the import is paid already
+    assert not bootstrap.use_compiled(10, 2**32 + 1)  # numpy's 64-bit algorithm: not copied
