@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 
 from analytics import actions
-from analytics.kinds.ranking.loading import _expected_rank, load_ranking_judgments, ranking_set_id
+from analytics.kinds.ranking.loading import (
+    _expected_rank,
+    by_id,
+    load_ranking_judgments,
+    ranking_set_id,
+)
 from analytics.stats.ranking import RankingJudgments
 from campaigns.models import Campaign, GoldScheme, Hit, HitSlot, HitTask, SlotRole, TaskKind
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
@@ -308,6 +313,17 @@ def test_expected_rank_maps_slot_ranges_to_the_statistics_convention():
     low = np.array([-1, 1, 1, 3, 4, 5, 2])
     high = np.array([-1, 1, 2, 4, 5, 5, 3])
     np.testing.assert_array_equal(_expected_rank(low, high), [0, 1, 1, 4, 5, 5, 3])
+
+
+def test_unordered_rows_are_put_in_id_order():
+    # The queries ask for no order (PostgreSQL need not sort); the rows come out by id.
+    rows = {"id": np.array([7, 3, 9, 4]), "rank": np.array([1, 2, 3, 4])}
+    ordered = by_id(rows)
+    assert ordered["id"].tolist() == [3, 4, 7, 9]
+    assert ordered["rank"].tolist() == [2, 4, 1, 3]
+    already = {"id": np.array([1, 5, 6]), "rank": np.array([3, 2, 1])}
+    assert by_id(already) is already  # one check, no copy
+    assert by_id({"id": np.zeros(0, dtype=np.int64)})["id"].shape == (0,)
 
 
 def test_best_worst_ranges_from_slots_reach_the_loaded_arrays():
