@@ -344,6 +344,31 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def database_cpu_seconds(database: str) -> float:
+    """CPU time of the PostgreSQL backends connected to ``database`` (each keeps its connection
+    through a round: CONN_MAX_AGE 60 s), read from /proc; 0 where PostgreSQL runs elsewhere."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    marker = f" {database} ".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "comm").read_text().strip() != "postgres":
+                continue
+            if marker not in (entry / "cmdline").read_bytes().replace(b"\0", b" ") + b" ":
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+        except OSError:
+            pass  # the process ended meanwhile
+    return total
+
+
+def cpu_figures(web_pid: int, worker_pid: int, database: str) -> tuple[float, float, float]:
+    return cpu_seconds(web_pid), database_cpu_seconds(database), cpu_seconds(worker_pid)
+
+
 def start(command: list[str], env: dict, log: Path) -> subprocess.Popen:
     return subprocess.Popen(
         command,
@@ -470,6 +495,8 @@ def main() -> None:
                 "CPU ms/r | ratio  load"
             )
             rows = []
+            cpu_rows = []
+            database = urllib.parse.urlsplit(url).path.lstrip("/")
             bare_value = 0
             with ProcessPoolExecutor(processes) as executor:
                 # Warm-up: a few requests to each so both have their connections open.
@@ -478,9 +505,13 @@ def main() -> None:
                 for number in range(args.rounds):
                     share = links[number * args.workers : (number + 1) * args.workers]
                     jobs = [(number * args.workers + i, link) for i, link in enumerate(share)]
-                    cpu = cpu_seconds(web.pid)
+                    before = cpu_figures(web.pid, worker.pid, database)
                     ours = run_load(executor, "evalsite", port, jobs, processes, threads)
-                    ours["cpu"] = (cpu_seconds(web.pid) - cpu) / max(ours["stored"], 1) * 1000
+                    after = cpu_figures(web.pid, worker.pid, database)
+                    ours["cpu"], ours["db"], ours["worker"] = (
+                        (later - earlier) / max(ours["stored"], 1) * 1000
+                        for earlier, later in zip(before, after, strict=True)
+                    )
                     total = ours["stored"]
                     step = max(total // (processes * threads * 4), 1)
                     bare_jobs = [
@@ -488,9 +519,15 @@ def main() -> None:
                         for start_ in range(bare_value, bare_value + total, step)
                     ]
                     bare_value += total
-                    cpu = cpu_seconds(bare.pid)
+                    cpu, db_cpu = cpu_seconds(bare.pid), database_cpu_seconds(database)
                     theirs = run_load(executor, "bare", bare_port, bare_jobs, processes, threads)
                     theirs["cpu"] = (cpu_seconds(bare.pid) - cpu) / max(theirs["stored"], 1) * 1000
+                    theirs["db"] = (
+                        (database_cpu_seconds(database) - db_cpu) / max(theirs["stored"], 1) * 1000
+                    )
+                    cpu_rows.append(
+                        (ours["cpu"], ours["db"], ours["worker"], theirs["cpu"], theirs["db"])
+                    )
                     rate = ours["stored"] / ours["wall"]
                     bare_rate = theirs["stored"] / theirs["wall"]
                     load = os.getloadavg()[0]
@@ -511,6 +548,13 @@ def main() -> None:
                 f"median  {median[0]:,.0f} judgments/s (p50 {median[1]:.1f} ms, p99 "
                 f"{median[2]:.1f} ms); bare {median[3]:,.0f}/s (p99 {median[4]:.1f} ms); "
                 f"ratio {median[0] / median[3]:.1%}; load average {os.getloadavg()}"
+            )
+            cpu = [statistics.median(column) for column in zip(*cpu_rows, strict=True)]
+            print(
+                f"CPU ms per judgment (median): gunicorn {cpu[0]:.2f}, PostgreSQL {cpu[1]:.2f}, "
+                f"Celery worker {cpu[2]:.2f}; bare per request: gunicorn {cpu[3]:.2f}, "
+                f"PostgreSQL {cpu[4]:.2f}; (gunicorn + PostgreSQL) ratio "
+                f"{(cpu[0] + cpu[1]) / max(cpu[3] + cpu[4], 1e-9):.1f}x"
             )
             counts = run_child(env, "--step=count", f"--campaign={campaign}")
             expected = hits * args.items

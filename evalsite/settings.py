@@ -130,6 +130,12 @@ else:
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The worker endpoints' hot SQL runs as prepared statements on PostgreSQL, planned once per
+# connection (evalsite/prepared_statements.py: planning was most of the database's time per
+# submission). Set PREPARED_STATEMENTS=0 behind a pooler in transaction mode (PgBouncer's
+# pool_mode = transaction), where the next request may get a connection that never prepared it.
+EVALSITE_PREPARED_STATEMENTS = env_bool("PREPARED_STATEMENTS", default=True)
+
 # --- Celery and cache -----------------------------------------------------------------------
 REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
 CELERY_BROKER_URL = REDIS_URL or "memory://"

@@ -2,7 +2,9 @@
 stands for, the HIT's slots with what this assignment answered, and a submission's write.
 
 Why not the ORM here: every item and submit request runs these statements, and Django building
-their SQL (joins, column lists, lookups) was half of a submission's Python time. The SQL of
+their SQL (joins, column lists, lookups) was half of a submission's Python time. On PostgreSQL
+they run as prepared statements (:mod:`evalsite.prepared_statements`): planning the
+assignment's eight-relation join cost the database ten times its execution. The SQL of
 each read is built once per database connection vendor from the models' own metadata (the
 column lists follow the models, so a new field needs no change here), and the rows become
 model instances through the same converters the ORM applies (``from_db_value``; SQLite's
@@ -21,6 +23,7 @@ from typing import Any
 from django.db import connections, models, router
 
 from campaigns.models import Campaign, Hit, HitSlot, Segment
+from evalsite import prepared_statements
 from judgments.models import LIVE_ASSIGNMENT_STATUSES, Assignment, AssignmentStatus, Judgment
 
 Converter = Callable[[Any, Any, Any], Any]
@@ -159,7 +162,12 @@ def load_assignment(assignment_id: int, worker_id: int, *, lock: bool) -> Assign
     connection = connections[db]
     select = _assignment_select(connection)
     with connection.cursor() as cursor:
-        cursor.execute(select.locking_sql if lock else select.sql, [assignment_id, worker_id])
+        prepared_statements.execute(
+            cursor,
+            connection,
+            select.locking_sql if lock else select.sql,
+            [assignment_id, worker_id],
+        )
         row = cursor.fetchone()
     return None if row is None else _assignment_of_row(select, row, db)
 
@@ -171,7 +179,12 @@ def load_started_assignment(campaign_id: int, worker_id: int) -> Assignment | No
     connection = connections[db]
     select = _assignment_select(connection)
     with connection.cursor() as cursor:
-        cursor.execute(select.started_sql, [campaign_id, worker_id, AssignmentStatus.STARTED.value])
+        prepared_statements.execute(
+            cursor,
+            connection,
+            select.started_sql,
+            [campaign_id, worker_id, AssignmentStatus.STARTED.value],
+        )
         row = cursor.fetchone()
     return None if row is None else _assignment_of_row(select, row, db)
 
@@ -258,7 +271,9 @@ def load_slots(assignment: Assignment) -> HitSlots:
     connection = connections[db]
     select = _slot_select(connection)
     with connection.cursor() as cursor:
-        cursor.execute(select.sql, [assignment.pk, assignment.hit_id])
+        prepared_statements.execute(
+            cursor, connection, select.sql, [assignment.pk, assignment.hit_id]
+        )
         rows = cursor.fetchall()
     return HitSlots(rows, select, assignment.hit, db)
 
@@ -317,7 +332,7 @@ def pick_regular_hit(campaign_id: int, worker_id: int, redundancy: int) -> tuple
         redundancy,
     ]
     with connection.cursor() as cursor:
-        cursor.execute(_hit_pick(connection), params)
+        prepared_statements.execute(cursor, connection, _hit_pick(connection), params)
         row = cursor.fetchone()
     return None if row is None else (row[0], bool(row[1]))
 
@@ -403,11 +418,11 @@ def store_unlocked(
             # Inside a caller's transaction (tests): a savepoint, so that a refused write
             # leaves that transaction usable for the locked path.
             with transaction.atomic(using=db), connection.cursor() as cursor:
-                cursor.execute(sql, all_params)
+                prepared_statements.execute(cursor, connection, sql, all_params)
                 ids = [pk for (pk,) in cursor.fetchall()]
         else:
             with connection.cursor() as cursor:
-                cursor.execute(sql, all_params)
+                prepared_statements.execute(cursor, connection, sql, all_params)
                 ids = [pk for (pk,) in cursor.fetchall()]
     except IntegrityError as error:
         raise TakeTheLock from error
