@@ -65,9 +65,11 @@ class _Sorted:
 
 
 def _scipy_greater(x: NDArray[np.float64], y: NDArray[np.float64]) -> float:
-    from scipy import stats
+    # scipy.stats.mannwhitneyu's p-value without importing scipy.stats (analytics.stats.
+    # rank_tests: the same numbers; samples with NaN go to scipy.stats there).
+    from analytics.stats.rank_tests import mannwhitneyu_greater
 
-    return float(stats.mannwhitneyu(x, y, alternative="greater").pvalue)
+    return float(mannwhitneyu_greater(x, y))
 
 
 def pairwise_mann_whitney_greater(samples: Sequence[ArrayLike]) -> NDArray[np.float64]:

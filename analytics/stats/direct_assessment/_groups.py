@@ -26,13 +26,12 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from analytics.stats._lazy import lazy_module
+# scipy.stats' tests computed on scipy.special alone, bit for bit (a recompute without
+# scipy.stats' 47 MiB, issue 16).
+from analytics.stats.rank_tests import mannwhitneyu_greater, rankdata_average, t_sf, wilcoxon
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-# Imported on first use: a web worker loads this module but never computes (issue 16).
-stats = lazy_module("scipy.stats")
 
 Alternative = Literal["greater", "two-sided"]
 
@@ -185,10 +184,10 @@ def paired_t(diff: Grouped, alternative: Alternative) -> NDArray[np.float64]:
     t = mean[ok] / np.sqrt(var[ok] / n[ok])
     df = n[ok] - 1
     if alternative == "greater":
-        p[ok] = stats.t.sf(t, df)
+        p[ok] = t_sf(t, df)
         p[constant] = np.where(mean[constant] > 0, 0.0, 1.0)
     else:
-        p[ok] = np.minimum(1.0, 2.0 * stats.t.sf(np.abs(t), df))
+        p[ok] = np.minimum(1.0, 2.0 * t_sf(np.abs(t), df))
         p[constant] = np.where(mean[constant] != 0, 0.0, 1.0)
     return p
 
@@ -214,7 +213,7 @@ def welch_t_greater(x: Grouped, y: Grouped) -> NDArray[np.float64]:
     t = (mx[ok] - my[ok]) / np.sqrt(se2)
     # Welch-Satterthwaite degrees of freedom; if one variance is 0 this reduces to n_other - 1.
     df = se2 * se2 / (ax * ax / (nx[ok] - 1) + ay * ay / (ny[ok] - 1))
-    p[ok] = stats.t.sf(t, df)
+    p[ok] = t_sf(t, df)
     p[both_constant] = np.where(mx[both_constant] > my[both_constant], 0.0, 1.0)
     return p
 
@@ -230,7 +229,7 @@ def _signed_rank_exact(d: NDArray[np.float64], alternative: Alternative) -> NDAr
     """
     b, n = d.shape
     zero = d == 0
-    ranks = stats.rankdata(np.where(zero, np.nan, np.abs(d)), axis=1, nan_policy="omit")
+    ranks = rankdata_average(np.where(zero, np.nan, np.abs(d)), omit_nan=True)
     ranks = np.where(zero, 0.0, ranks)
     t_obs = np.sum(ranks * (d > 0), axis=1)
     signs = ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1).astype(np.float64)
@@ -271,7 +270,7 @@ def wilcoxon_signed_rank(diff: Grouped, alternative: Alternative) -> NDArray[np.
             return _signed_rank_exact(rows, alternative)
         # All rows of this batch share n and tie status, so scipy's method="auto" makes the
         # same choice (exact / normal approximation) it would make for each row alone.
-        return np.asarray(stats.wilcoxon(rows, alternative=alternative, axis=1).pvalue)
+        return np.asarray(wilcoxon(rows, alternative))
 
     p = for_each_shape(keys, eligible, run)
     p[all_zero] = 1.0
@@ -302,10 +301,7 @@ def mann_whitney_greater(x: Grouped, y: Grouped) -> NDArray[np.float64]:
 
     def run(groups: NDArray, key: tuple) -> NDArray[np.float64]:
         nx, ny, _ = key
-        res = stats.mannwhitneyu(
-            x.rows(groups, nx), y.rows(groups, ny), alternative="greater", axis=1
-        )
-        return np.asarray(res.pvalue)
+        return np.asarray(mannwhitneyu_greater(x.rows(groups, nx), y.rows(groups, ny)))
 
     p = for_each_shape(keys, eligible, run)
     p[all_tied] = 1.0
