@@ -238,6 +238,28 @@ def _database_cpu_seconds() -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _worker_imports() -> None:
+    """What a Celery worker (deploy/worker.sh) has imported before its first recompute: every
+    app's and kind's ``tasks`` module (evalsite.celery's autodiscovery; no scipy.stats since
+    the DA statistics stopped using it) and the cache's client (its first task, or the sweep's
+    heartbeat, has used the cache), and scipy.special, which the statistics import on first
+    use (a worker's earlier recompute has: this bench imported scipy.stats here before, when
+    the statistics used it). The timed recompute then pays for no import it does not make in
+    a running worker; its peak RSS counts every module (they are all imported by then)."""
+    import importlib
+    import importlib.util
+
+    from django.core.cache import cache
+
+    from evalsite.celery import _task_packages
+
+    for package in _task_packages():
+        if importlib.util.find_spec(f"{package}.tasks") is not None:
+            importlib.import_module(f"{package}.tasks")
+    cache.get("bench-da-stats-warm-up")
+    import scipy.special  # noqa: F401
+
+
 def measure_one(campaign_id: int, code: str) -> None:
     """Child process: one recompute_campaign of ``campaign_id`` with ``code`` ("new"/"old");
     prints one JSON line (seconds, load seconds, RSS after imports, peak RSS)."""
@@ -252,7 +274,7 @@ def measure_one(campaign_id: int, code: str) -> None:
     import logging
 
     logging.getLogger("analytics").setLevel(logging.WARNING)
-    import scipy.stats  # noqa: F401  (what a worker has imported before its first task)
+    _worker_imports()
 
     from analytics import actions
     from analytics.kinds.direct_assessment import actions as da_actions

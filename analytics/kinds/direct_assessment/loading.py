@@ -128,6 +128,15 @@ def _narrow_ids(ids: NDArray[np.int64]) -> NDArray[np.integer]:
     return ids.astype(np.int32)
 
 
+def _by_id(columns: dict[str, NDArray]) -> dict[str, NDArray]:
+    """``columns`` (from ``load_columns``, with an "id" column) in the order of their ids."""
+    ids = columns["id"]
+    if ids.shape[0] < 2 or bool(np.all(ids[1:] > ids[:-1])):
+        return columns
+    order = np.argsort(ids, kind="stable")
+    return {name: column[order] for name, column in columns.items()}
+
+
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     """Load campaign ``campaign_id``'s direct-assessment judgments (five queries in all)."""
     judgments_qs = (
@@ -151,15 +160,23 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
             ("given_z", "float"),
         ],
     )
-    slots = load_columns(
-        HitSlot.objects.filter(hit__campaign_id=campaign_id)
-        .order_by("id")
-        .annotate(role_code=_role_code()),
-        [("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id")],
+    # Slots and outputs unordered, sorted by id here: PostgreSQL sorted them after its join
+    # (on disk with the default work_mem: at a million judgments 40% of these two COPYs'
+    # time), where numpy checks a sort is needed (rows come in table order, nearly always
+    # by id already) and sorts 200,000 ids in milliseconds otherwise.
+    slots = _by_id(
+        load_columns(
+            HitSlot.objects.filter(hit__campaign_id=campaign_id)
+            .order_by()
+            .annotate(role_code=_role_code()),
+            [("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id")],
+        )
     )
-    outputs = load_columns(
-        Output.objects.filter(system__campaign_id=campaign_id).order_by("id"),
-        [("id", "id"), ("system_id", "id")],
+    outputs = _by_id(
+        load_columns(
+            Output.objects.filter(system__campaign_id=campaign_id).order_by(),
+            [("id", "id"), ("system_id", "id")],
+        )
     )
     # Rejected, or opened from MTurk and not confirmed by MTurk yet (analytics.loading).
     rejected_assignments = held_back_assignment_ids(campaign_id)

@@ -136,6 +136,40 @@ def test_loads_exact_arrays_of_a_hand_built_campaign(small):
     assert (loaded.n_read, loaded.n_rejected_read, loaded.n_skipped) == (10, 2, 1)
 
 
+def test_slots_and_outputs_read_out_of_id_order_load_the_same(small, monkeypatch):
+    """Slots and outputs are read without ORDER BY (PostgreSQL returns them in table order,
+    which an UPDATE changes) and sorted by id after reading: the same arrays either way."""
+    from analytics.kinds.direct_assessment import loading
+
+    want = load_da_judgments(small["campaign"].pk)
+    # Updated rows move to the end of a PostgreSQL table: the first slots and outputs then
+    # come last; the reversal below makes sure they come out of order on every backend.
+    for slot in small["slots"][:3]:
+        slot.save()
+    read = loading.load_columns
+
+    def reversed_rows(queryset, columns, **kwargs):
+        return {name: column[::-1].copy() for name, column in read(queryset, columns).items()}
+
+    monkeypatch.setattr(loading, "load_columns", reversed_rows)
+    got = load_da_judgments(small["campaign"].pk)
+    for name in ("worker", "slot", "role", "system", "item", "pair_slot", "score", "seconds"):
+        np.testing.assert_array_equal(
+            getattr(got.judgments, name)[::-1], getattr(want.judgments, name), err_msg=name
+        )
+    np.testing.assert_array_equal(got.judgments.partner[::-1] >= 0, want.judgments.partner >= 0)
+
+
+def test_by_id_sorts_only_when_needed():
+    from analytics.kinds.direct_assessment.loading import _by_id
+
+    in_order = {"id": np.array([3, 5, 9]), "x": np.array([1.0, 2.0, 3.0])}
+    assert _by_id(in_order) is in_order
+    shuffled = _by_id({"id": np.array([9, 3, 5]), "x": np.array([3.0, 1.0, 2.0])})
+    assert shuffled["id"].tolist() == [3, 5, 9]
+    assert shuffled["x"].tolist() == [1.0, 2.0, 3.0]
+
+
 def test_subset_keeps_control_pairs_of_the_rows_kept(small):
     loaded = load_da_judgments(small["campaign"].pk)
     scored = subset(loaded.judgments, loaded.scored)
