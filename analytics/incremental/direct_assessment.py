@@ -40,6 +40,7 @@ from django.utils import timezone
 
 from analytics.incremental.analysis import AgreementCarried, LastAnalysis
 from analytics.incremental.columns import Column, narrow_ids
+from analytics.incremental.links import LinkedDAJudgments, PairLinks
 from analytics.kinds.direct_assessment.loading import LoadedCampaign
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.direct_assessment import DAJudgments, Role
@@ -61,6 +62,18 @@ _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
 _ID_COLUMNS = ("id", "worker", "assignment", "slot", "system", "item", "pair_slot")
 _FLOAT_COLUMNS = ("score", "seconds")
+# The columns DAJudgments takes (besides given_z).
+_DA_COLUMNS = (
+    "worker",
+    "assignment",
+    "slot",
+    "role",
+    "system",
+    "item",
+    "pair_slot",
+    "score",
+    "seconds",
+)
 
 
 def _role_code() -> Case:
@@ -110,6 +123,9 @@ class CachedDACampaign:
         # Given z-scores (imported standardised judgments) are rare: no column, and none
         # handed to the statistics, until a row has one (8 MB of NaN at a million rows).
         self.given_z: Column | None = None
+        # Each row's partner (DAJudgments.partner), kept while every row is a DA row.
+        self.links = PairLinks()
+        self.other_roles = False  # a row of another task kind: links derived on every load
         self.slot_id = np.empty(0, dtype=np.int64)
         self.slot_role = np.empty(0, dtype=np.int8)
         self.slot_output = np.empty(0, dtype=np.int64)
@@ -149,6 +165,7 @@ class CachedDACampaign:
         return (
             sum(c.nbytes for c in self.columns.values())
             + given_z
+            + self.links.nbytes
             + sum(a.nbytes for a in tables)
             + last
         )
@@ -180,11 +197,20 @@ class CachedDACampaign:
         for column in self.columns.values():
             column.truncate(keep)
         self.analysed_rows = min(self.analysed_rows, keep)
+        self.links.truncate(keep)
         if self.given_z is not None:
             self.given_z.truncate(keep)
         first = not self.loaded_once
         read_at = timezone.now()
         n_new = self._append_after(self.settled_id, count_first=first)
+        self.other_roles = self.other_roles or bool(
+            (self.columns["role"].view()[keep:] == _NO_ROLE).any()
+        )
+        if not self.other_roles:
+            self.links.update(
+                {name: self.columns[name].view() for name in _DA_COLUMNS},
+                self.given_z.view() if self.given_z is not None else None,
+            )
         if first:
             self.settled_id = min(self._inserted_before(read_at), self.last_id)
         self.loaded_once = True
@@ -336,20 +362,14 @@ class CachedDACampaign:
         n_skipped = int(np.count_nonzero(~keep))
         if not n_skipped:
             keep = slice(None)
-        worker = c["worker"][keep]
-        judgments = DAJudgments(
-            worker=worker,
-            assignment=c["assignment"][keep],
-            slot=c["slot"][keep],
-            role=c["role"][keep],
-            system=c["system"][keep],
-            item=c["item"][keep],
-            pair_slot=c["pair_slot"][keep],
-            score=c["score"][keep],
-            seconds=c["seconds"][keep],
-            # None when no row has one (the usual case), as the full loader: no array of NaN.
-            given_z=None if given_z is None or np.isnan(given_z).all() else given_z[keep],
-        )
+        # None when no row has a given z (the usual case), as the full loader: no array of NaN.
+        given = None if given_z is None or np.isnan(given_z).all() else given_z[keep]
+        if n_skipped or self.other_roles or self.links.partner.n != n_read:
+            judgments = DAJudgments(**{name: c[name][keep] for name in _DA_COLUMNS}, given_z=given)
+        else:
+            judgments = LinkedDAJudgments(
+                **{name: c[name] for name in _DA_COLUMNS}, given_z=given, links=self.links.view()
+            )
         return LoadedCampaign(
             campaign_id=self.campaign_id,
             judgments=judgments,

@@ -133,6 +133,10 @@ def assert_same_load(cache: cached_da.CachedDACampaign) -> None:
         a, b = getattr(mine.judgments, name), getattr(full.judgments, name)
         assert a.dtype == b.dtype, name
         assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+    # The pair links the cache keeps (analytics.incremental.links) are the ones derived anew.
+    assert mine.judgments.partner.dtype == full.judgments.partner.dtype
+    assert np.array_equal(mine.judgments.partner, full.judgments.partner)
+    assert mine.judgments.n_unmatched_controls == full.judgments.n_unmatched_controls
     assert mine.judgments.scale_max == full.judgments.scale_max
     for name in ("rejected", "excluded", "excluded_workers"):
         assert np.array_equal(getattr(mine, name), getattr(full, name)), name
@@ -437,3 +441,40 @@ def test_columns_grow_narrow_and_widen_when_an_id_does_not_fit():
     with pytest.raises(ValueError, match="cannot truncate"):
         column.truncate(5000)
     assert narrow_ids(np.array([-1, 7])).dtype == np.int32
+
+
+def test_a_control_read_before_the_output_it_controls_is_linked_once_the_output_comes():
+    built = Campaign3()
+    assignment = built.assign(0, "backwards")
+    other = built.assign(1, "steady")
+    built.answer(other, 40)
+    slots = list(HitSlot.objects.filter(hit=assignment.hit).order_by("-position"))
+    controls = [slot for slot in slots if slot.controls_id is not None]
+    assert controls  # the HIT has controls whose outputs come earlier in position order
+
+    def judge(chosen):
+        Judgment.objects.bulk_create(
+            Judgment(
+                campaign=built.campaign,
+                worker_id=assignment.worker_id,
+                assignment=assignment,
+                slot=slot,
+                score=float(50 + k % 40),
+                server_duration_ms=3000,
+            )
+            for k, slot in enumerate(chosen)
+        )
+
+    judge(controls)  # every control first, their outputs not judged yet
+    cache = cached_da.CachedDACampaign(built.campaign.pk)
+    cache.refresh(now=0.0)
+    assert_same_load(cache)
+    unmatched = cache.loaded().judgments.n_unmatched_controls
+    assert unmatched >= len(controls)  # (and the other assignment's, whose outputs come later)
+    built.answer(other, 10)  # another assignment's rows in between
+    cache.refresh(now=SETTLE + 1)
+    judge([slot for slot in slots if slot.controls_id is None][:50])  # outputs, some of them
+    refresh = cache.refresh(now=2 * SETTLE + 2)
+    assert refresh.full is False
+    assert_same_load(cache)
+    assert cache.loaded().judgments.n_unmatched_controls < unmatched
