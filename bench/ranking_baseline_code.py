@@ -245,8 +245,9 @@ def _bt_replicate(
     )
 
 
-def load_ranking_judgments(campaign_id: int) -> LoadedRanking:
-    """Load campaign ``campaign_id``'s ranking judgments (five queries in all)."""
+def load_ranking_judgments(campaign_id: int, **_current_options: object) -> LoadedRanking:
+    """Load campaign ``campaign_id``'s ranking judgments (five queries in all); the current
+    loader's options (the kernels' warm-up) are ignored."""
     judgment_rows = list(
         Judgment.objects.filter(campaign_id=campaign_id, rank__isnull=False)
         .order_by("id")

@@ -30,8 +30,10 @@ it, against a temporary SQLite file.
 
 Then, as a Celery worker would run it, each recompute in a fresh process (Django set up and
 scipy.stats imported first, as a worker has them): recompute_campaign end to end twice (the
-first pays each code's imports on first use: choix, or numba and its compiled TrueSkill loop
-read from numba's cache; the second is a worker's steady state), the load's share and the
+first pays each code's imports on first use: choix, or numba and its compiled kernels read
+from numba's on-disk cache, which one process fills first so that no timed run compiles; the
+current code loads them in a thread while it waits for its queries; the second is a
+worker's steady state), the load's share and the
 process's peak RSS, alternating the current code with the previous one
 (bench/ranking_baseline_code.py), ``--rounds`` times each, printing medians and ratios with
 the load average. ``--campaign`` runs only this part on campaigns kept from earlier runs
@@ -298,10 +300,10 @@ def measure_one(campaign_id: int, code: str) -> None:
     load = ranking_actions.load_ranking_judgments
     load_s: list[float] = []
 
-    def timed_load(pk):
+    def timed_load(pk, **kwargs):
         started = time.perf_counter()
         try:
-            return load(pk)
+            return load(pk, **kwargs)
         finally:
             load_s.append(time.perf_counter() - started)
 
@@ -348,6 +350,20 @@ def compare(campaign_ids: list[int], rounds: int) -> None:
         ).stdout
         return json.loads(out.strip().splitlines()[-1])
 
+    # A fresh checkout has no compiled code in numba's on-disk cache yet: the first process
+    # would compile it (seconds) where a worker, after its first task ever, only loads it.
+    started = time.perf_counter()
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from analytics.stats.ranking import bootstrap_kernel, trueskill_kernel; "
+            "bootstrap_kernel.warm_up(); trueskill_kernel.warm_up()",
+        ],
+        check=True,
+        cwd=ROOT,
+    )
+    print(f"compiled kernels' cache ready ({time.perf_counter() - started:.1f} s)")
     print(
         f"fresh processes, {rounds} rounds, old/new alternated "
         f"(load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())})"

@@ -53,6 +53,8 @@ Decisions on repeated runs (every recompute sees the whole campaign again):
 from __future__ import annotations
 
 import logging
+import sys
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -429,13 +431,53 @@ def takedown_message(untrusted: int, decided: int, threshold: float) -> str:
 
 # --- The run ---------------------------------------------------------------------------------
 
+# From this many ranked outputs the statistics run compiled kernels (numba: the bootstrap's
+# draws from bootstrap.COMPILED_FROM_DRAWS, TrueSkill from COMPILED_FROM_MATCHES).
+WARM_UP_FROM_JUDGMENTS = 10_000
+
+
+class KernelWarmUp:
+    """Loads the compiled kernels in a thread while the recompute waits for its queries.
+
+    A process's first recompute of a large campaign pays numba's import and the loading of
+    its compiled code from the on-disk cache, about 1 s of CPU (bench/ranking_stats.py, first
+    run); the loading waits on PostgreSQL for most of its time (at 50,000 sets, ~0.6 s of
+    its ~0.9 s), so the thread does that work then, on the other core. Later recomputes find
+    numba loaded and start nothing. Results do not depend on it: the statistics load the same
+    kernels themselves when they need them (a failed warm-up is only logged)."""
+
+    def __init__(self) -> None:
+        self.thread: threading.Thread | None = None
+
+    def start_if_large(self, n_judgments: int) -> None:
+        if n_judgments < WARM_UP_FROM_JUDGMENTS or "numba" in sys.modules:
+            return
+        self.thread = threading.Thread(target=self._load, name="ranking-kernels", daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def _load() -> None:
+        try:
+            from analytics.stats.ranking import bootstrap_kernel, trueskill_kernel
+
+            bootstrap_kernel.warm_up()
+            trueskill_kernel.warm_up()
+        except Exception:  # the statistics load the kernels themselves
+            logger.exception("Loading the ranking kernels ahead failed")
+
+    def join(self) -> None:
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+
 
 def recompute_ranking(campaign: Campaign) -> RankingResult | None:
     """Load, compute, mark, store and maybe pause (module docstring); None, with any stored
     results removed, while the campaign has no ranking judgment at all."""
     computed_at = timezone.now()
     started = time.perf_counter()
-    loaded = load_ranking_judgments(campaign.pk)
+    kernels = KernelWarmUp()
+    loaded = load_ranking_judgments(campaign.pk, on_judgments_read=kernels.start_if_large)
     if loaded.n_read == 0:
         with transaction.atomic():
             RankingScore.objects.filter(campaign=campaign).delete()
@@ -445,6 +487,7 @@ def recompute_ranking(campaign: Campaign) -> RankingResult | None:
     config = ranking_config_for(campaign)
     references = load_references(campaign)
     analysis = analyse_loaded_ranking(loaded, config, load_prior_trust(campaign.pk), references)
+    kernels.join()
     seconds = time.perf_counter() - started
     if analysis.newly_untrusted.size:
         from judgments.actions import set_untrusted

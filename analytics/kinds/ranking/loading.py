@@ -27,6 +27,7 @@ worker's trust is computed over everything they did; ``scored`` leaves them out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -133,17 +134,23 @@ def _role_code() -> Case:
     )
 
 
-def load_ranking_judgments(campaign_id: int) -> LoadedRanking:
+def load_ranking_judgments(
+    campaign_id: int, *, on_judgments_read: Callable[[int], object] | None = None
+) -> LoadedRanking:
     """Load campaign ``campaign_id``'s ranking judgments (five queries in all).
 
     Judgments, slots and outputs come through ``analytics.loading.load_columns`` (numeric
     columns; PostgreSQL's binary COPY straight into arrays, no Python object per value),
-    unordered, then put in id order (:func:`by_id`)."""
+    unordered, then put in id order (:func:`by_id`). ``on_judgments_read`` is called with
+    the number of judgments read as soon as they are, before the other queries (the
+    recompute starts loading its compiled kernels then)."""
     judgments = load_columns(
         Judgment.objects.filter(campaign_id=campaign_id, rank__isnull=False).order_by(),
         [("id", "id"), ("worker_id", "id"), ("assignment_id", "id"), ("slot_id", "id")]
         + [("rank", "id")],
     )
+    if on_judgments_read is not None:
+        on_judgments_read(int(judgments["id"].shape[0]))
     slots = load_columns(
         HitSlot.objects.filter(hit__campaign_id=campaign_id)
         .order_by()

@@ -33,7 +33,7 @@ from numba.np.random.generator_core import next_uint32
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["LARGEST_UNITS", "uniform_draws", "unit_multiplicities"]
+__all__ = ["LARGEST_UNITS", "uniform_draws", "unit_multiplicities", "warm_up"]
 
 # NumPy takes another algorithm (64-bit Lemire) when the range does not fit 32 bits.
 LARGEST_UNITS = 0xFFFFFFFF  # n_units - 1 below 0xFFFFFFFF: the 32-bit path, with rejection
@@ -108,3 +108,9 @@ def unit_multiplicities(rng: np.random.Generator, n_units: int, out: NDArray) ->
     if out.ndim != 2 or out.shape[0] != n_units or not out.flags.c_contiguous:
         raise ValueError("out must be a C-ordered (n_units, replicates) array")
     _multiplicities(rng, int(n_units), out, np.empty((n_units, _TILE), dtype=np.int32))
+
+
+def warm_up() -> None:
+    """Load the compiled code (numba's cache) for the types a recompute calls it with."""
+    for value_type in (np.float32, np.float64):
+        unit_multiplicities(np.random.default_rng(0), 1, np.empty((1, 1), dtype=value_type))

@@ -28,7 +28,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["run_matches"]
+__all__ = ["run_matches", "warm_up"]
 
 _SQRT2 = math.sqrt(2)  # the library's sigma * math.sqrt(2) with sigma = 1
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
@@ -147,3 +147,9 @@ def run_matches(
         raise FloatingPointError("TrueSkill draw update underflowed")
     if failed < 0:
         raise FloatingPointError("TrueSkill win update underflowed")
+
+
+def warm_up() -> None:
+    """Load the compiled code (numba's cache) for the types a recompute calls it with."""
+    none = np.zeros(0, dtype=np.int64)
+    run_matches(0.1, 1.0, 0.1, np.zeros(1), np.ones(1), none, none, np.zeros(0, dtype=np.bool_))

@@ -689,3 +689,38 @@ def test_schulze_combination_scores_the_combined_set_rankings(ranking, combinati
     # Combining five-way redundancy into one ranking per set leaves fewer comparisons.
     uncombined = analyse_ranking(j, config(include_untrusted=True))
     assert report.n_comparisons < uncombined.n_comparisons
+
+
+def test_kernel_warm_up_starts_only_for_a_large_campaign_before_numba_is_loaded(monkeypatch):
+    # The thread loads the compiled kernels while the recompute waits for its queries; small
+    # campaigns (the statistics run no kernel) and processes that have numba start nothing.
+    loads = []
+    monkeypatch.setattr(
+        ranking_actions.KernelWarmUp, "_load", staticmethod(lambda: loads.append(1))
+    )
+    monkeypatch.delitem(ranking_actions.sys.modules, "numba", raising=False)
+    small = ranking_actions.KernelWarmUp()
+    small.start_if_large(ranking_actions.WARM_UP_FROM_JUDGMENTS - 1)
+    assert small.thread is None
+    small.join()
+    large = ranking_actions.KernelWarmUp()
+    large.start_if_large(ranking_actions.WARM_UP_FROM_JUDGMENTS)
+    assert large.thread is not None
+    large.join()
+    assert loads == [1] and large.thread is None
+    monkeypatch.setitem(ranking_actions.sys.modules, "numba", object())
+    loaded_already = ranking_actions.KernelWarmUp()
+    loaded_already.start_if_large(10**7)
+    assert loaded_already.thread is None
+
+
+def test_kernel_warm_up_loads_both_kernels_and_survives_a_failure(monkeypatch, caplog):
+    from analytics.stats.ranking import bootstrap_kernel, trueskill_kernel
+
+    ranking_actions.KernelWarmUp._load()  # the real kernels: no error, cache loaded
+    monkeypatch.setattr(bootstrap_kernel, "warm_up", mock.Mock(side_effect=RuntimeError("x")))
+    monkeypatch.setattr(trueskill_kernel, "warm_up", mock.Mock())
+    with caplog.at_level("ERROR", logger=ranking_actions.logger.name):
+        ranking_actions.KernelWarmUp._load()
+    assert "Loading the ranking kernels ahead failed" in caplog.text
+    trueskill_kernel.warm_up.assert_not_called()
