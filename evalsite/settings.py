@@ -392,6 +392,9 @@ ANALYTICS_AGREEMENT_SECONDS = env_int("ANALYTICS_AGREEMENT_SECONDS", 60, minimum
 # The coalescing window of a campaign recomputed incrementally (its runs cost what is new):
 # seconds, instead of ANALYTICS_RECOMPUTE_COUNTDOWN (analytics.actions.recompute_countdown).
 ANALYTICS_INCREMENTAL_COUNTDOWN = env_int("ANALYTICS_INCREMENTAL_COUNTDOWN", 0, minimum=0)
+# An incremental recompute's significance (pairwise tests, clusters, rank ranges) is computed
+# at most this often while the systems' order stays; the runs in between carry it over.
+ANALYTICS_SIGNIFICANCE_SECONDS = env_int("ANALYTICS_SIGNIFICANCE_SECONDS", 10, minimum=0)
 # An assignment nobody has touched for this long is expired and its HIT returns to the pool.
 ASSIGNMENT_TIMEOUT_SECONDS = env_int("ASSIGNMENT_TIMEOUT_SECONDS", 2 * 60 * 60, minimum=60)
 
