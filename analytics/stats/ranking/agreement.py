@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from analytics.stats._lazy import lazy_module
-from analytics.stats.ranking.judgments import Pairs, RankingJudgments, tuple_codes
+from analytics.stats.ranking.judgments import Pairs, RankingJudgments, _dense_codes, tuple_codes
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -205,14 +205,13 @@ def _worker_filter(pairs: Pairs, include_workers: NDArray[np.bool_] | None) -> P
 
 
 def _group_agreement(
-    group: NDArray[np.int64], cats: NDArray[np.int64], chance: Chance
+    codes: tuple[int, NDArray[np.int64]], cats: NDArray[np.int64], chance: Chance
 ) -> AgreementResult:
-    """Agreement over all unordered pairs of members within each group."""
-    if group.size == 0:
+    """Agreement over all unordered pairs of members within each group; ``codes``: the
+    number of groups and each member's group (dense codes, :func:`_dense_codes`)."""
+    n_groups, g = codes
+    if g.size == 0:
         return _result(0, 0, np.full(N_LABELS, np.nan), np.full(N_LABELS, np.nan), chance)
-    _, g = np.unique(group, return_inverse=True)
-    g = g.reshape(-1)
-    n_groups = int(g.max()) + 1
     size = np.bincount(g, minlength=n_groups)
     per_label = np.bincount(g * N_LABELS + cats, minlength=n_groups * N_LABELS)
     agree = int(np.sum(per_label * (per_label - 1) // 2))
@@ -220,6 +219,17 @@ def _group_agreement(
     # Pooled label distribution, each label weighted by the number of pairs it is in.
     p = _shares(cats, (size - 1)[g].astype(np.float64))
     return _result(n, agree, p, p, "pooled" if chance == "cohen" else chance)
+
+
+def _worker_key_codes(pairs: Pairs) -> tuple[int, NDArray[np.int64]]:
+    """Dense codes of (key, worker), in that sorted order: one worker's labels of the same
+    two outputs. Kept on ``pairs``: intra- and inter-annotator agreement both group by it."""
+    cached = pairs.__dict__.get("_worker_key_codes")
+    if cached is None:
+        wk = pairs.key.astype(np.int64) * max(pairs.judgments.n_workers, 1) + pairs.worker
+        cached = _dense_codes(wk)
+        pairs.__dict__["_worker_key_codes"] = cached
+    return cached
 
 
 def intra_annotator_agreement(
@@ -234,20 +244,28 @@ def intra_annotator_agreement(
     (one judge against itself has one marginal).
     """
     pairs = _worker_filter(_as_pairs(data), include_workers)
-    group = pairs.key.astype(np.int64) * max(pairs.judgments.n_workers, 1) + pairs.worker
-    return _group_agreement(group, pairs.labels(), chance)
+    return _group_agreement(_worker_key_codes(pairs), pairs.labels(), chance)
 
 
 def _first_per_worker_key(pairs: Pairs) -> NDArray[np.int64]:
-    """Indices of one pair per (worker, key): the one from the worker's earliest ballot."""
-    if len(pairs) == 0:
+    """Indices of one pair per (worker, key): the one from the worker's earliest ballot (the
+    first such pair on ties), ascending.
+
+    Without a three-key sort (issue 16): when no worker labelled the same two outputs twice,
+    every pair; otherwise the smallest (ballot's rank in time, index) per (worker, key)."""
+    n = len(pairs)
+    if n == 0:
         return np.zeros(0, dtype=np.int64)
-    order_of = pairs.judgments.ballot_order[pairs.ballot]
-    wk = pairs.key.astype(np.int64) * max(pairs.judgments.n_workers, 1) + pairs.worker
-    sort = np.lexsort((np.arange(len(pairs)), order_of, wk))
-    first = np.ones(sort.shape[0], dtype=bool)
-    first[1:] = wk[sort][1:] != wk[sort][:-1]
-    return np.sort(sort[first])
+    n_groups, codes = _worker_key_codes(pairs)
+    if n_groups == n:
+        return np.arange(n, dtype=np.int64)
+    # Ballots ranked by when they were made (equal times share a rank, NaN last: the order
+    # a sort gives them).
+    _, ballot_rank = np.unique(pairs.judgments.ballot_order, return_inverse=True)
+    earliest = ballot_rank.reshape(-1).astype(np.int64)[pairs.ballot] * n + np.arange(n)
+    first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, codes, earliest)
+    return np.sort(first % n)
 
 
 def inter_annotator_agreement(
@@ -261,13 +279,11 @@ def inter_annotator_agreement(
     idx = _first_per_worker_key(pairs)
     key = pairs.key[idx]
     cats = pairs.labels()[idx]
-    pairwise = _group_agreement(key, cats, chance)
+    codes = _dense_codes(key)  # in sorted key order, as the Fleiss table's rows
+    pairwise = _group_agreement(codes, cats, chance)
     if key.size:
-        _, g = np.unique(key, return_inverse=True)
-        g = g.reshape(-1)
-        table = np.bincount(g * N_LABELS + cats, minlength=(int(g.max()) + 1) * N_LABELS).reshape(
-            -1, N_LABELS
-        )
+        n_keys, g = codes
+        table = np.bincount(g * N_LABELS + cats, minlength=n_keys * N_LABELS).reshape(-1, N_LABELS)
     else:
         table = np.zeros((0, N_LABELS))
     return InterAnnotatorAgreement(pairwise=pairwise, fleiss=fleiss_kappa(table))

@@ -206,3 +206,42 @@ def test_spearman_with_ties_and_missing_systems() -> None:
     # Too few shared systems, or a constant side: undefined, no warning.
     assert math.isnan(spearman([1, 2], [1.0, 2.0], [1, 2], [1, 2]).rho)
     assert math.isnan(spearman([1, 2, 3], [1.0, 1.0, 1.0], [1, 2, 3], [1, 2, 3]).rho)
+
+
+def _first_per_worker_key_by_sorting(pairs) -> np.ndarray:
+    # The previous implementation (a three-key sort), kept as the reference.
+    order_of = pairs.judgments.ballot_order[pairs.ballot]
+    wk = pairs.key.astype(np.int64) * max(pairs.judgments.n_workers, 1) + pairs.worker
+    sort = np.lexsort((np.arange(len(pairs)), order_of, wk))
+    first = np.ones(sort.shape[0], dtype=bool)
+    first[1:] = wk[sort][1:] != wk[sort][:-1]
+    return np.sort(sort[first])
+
+
+@pytest.mark.parametrize("repeats", [False, True])
+def test_first_pair_per_worker_and_outputs_equals_the_sorted_choice(repeats: bool) -> None:
+    # Workers meeting the same two outputs again (repeated sets, some made at the same time,
+    # some in a later set listed first): the earliest ballot's pair, the first on ties; the
+    # agreement figures with it equal to the last bit.
+    from analytics.stats.ranking.agreement import _first_per_worker_key
+
+    rng = np.random.default_rng(4)
+    ballots = []
+    for b in range(400):
+        shown = rng.choice(6, 4, replace=False)
+        ballots.append(
+            {
+                "worker": int(rng.integers(0, 7)),
+                "ranking_set": int(rng.integers(0, 40)) if repeats else b,
+                "ranks": dict(zip(shown.tolist(), rng.integers(1, 5, 4).tolist(), strict=True)),
+                "order": float(rng.integers(0, 50)) if repeats else float(b),
+            }
+        )
+    j = RankingJudgments.from_ballots(ballots)
+    chosen = _first_per_worker_key(j.pairs)
+    np.testing.assert_array_equal(chosen, _first_per_worker_key_by_sorting(j.pairs))
+    assert (chosen.shape[0] < len(j.pairs)) is repeats
+    subset = j.pairs.subset(j.pairs.worker % 2 == 0)
+    np.testing.assert_array_equal(
+        _first_per_worker_key(subset), _first_per_worker_key_by_sorting(subset)
+    )
