@@ -48,7 +48,7 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
-from analytics.incremental.analysis import analyse, carry
+from analytics.incremental.analysis import analyse, carry, carry_significance
 from analytics.incremental.direct_assessment import CachedDACampaign, Refresh
 from analytics.incremental.store import store_changes
 from analytics.kinds import statistics_of
@@ -123,15 +123,32 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
             or (started - entry.carried_at >= settings.ANALYTICS_AGREEMENT_SECONDS)
         ):
             carried = None  # agreement is due
+        significance = entry.significance
+        if (
+            refresh.full
+            or entry.significance_at is None
+            or (started - entry.significance_at >= settings.ANALYTICS_SIGNIFICANCE_SECONDS)
+        ):
+            significance = None  # significance is due
         changed_workers, unchanged_rows = entry.changed_since_analysis()
-        analysis, last, agreement_computed = analyse(
-            loaded, da_config_for(campaign), carried, entry.last, changed_workers, unchanged_rows
+        analysis, last, agreement_computed, significance_computed = analyse(
+            loaded,
+            da_config_for(campaign),
+            carried,
+            entry.last,
+            changed_workers,
+            unchanged_rows,
+            significance,
         )
         del loaded  # (its judgments were released while the scored ones were taken)
         entry.analysed(last)
         if agreement_computed:
             entry.carried, entry.carried_at = carry(analysis, _agreement_as_of(as_of)), started
+        if significance_computed:
+            entry.significance = carry_significance(analysis, _agreement_as_of(as_of))
+            entry.significance_at = started
         as_of["agreement"] = entry.carried.as_of
+        as_of["significance"] = entry.significance.as_of
         as_of["workers_recomputed"] = int(changed_workers.shape[0])
         seconds = time.perf_counter() - started
         _evict(keep=campaign.pk)

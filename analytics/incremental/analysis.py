@@ -43,18 +43,25 @@ from analytics.stats.direct_assessment import (
     WorkerReliability,
     ZScores,
     agreement,
+    standardize,
     worker_reliability,
 )
 from analytics.stats.direct_assessment.effort import ScoreSpread, score_spread
-from analytics.stats.direct_assessment.report import analyse_campaign
+from analytics.stats.direct_assessment.scores import SystemScores, system_scores_and_samples
 from analytics.stats.direct_assessment.worker_splice import (
     WorkerChanges,
     reliability_spliced,
     spread_spliced,
     zscores_spliced,
 )
+from analytics.stats.significance import (
+    pairwise_rank_sum,
+    significance_marks,
+    system_rank_ranges,
+    wmt_clusters,
+)
 
-__all__ = ["AgreementCarried", "LastAnalysis", "analyse", "carry"]
+__all__ = ["AgreementCarried", "LastAnalysis", "SignificanceCarried", "analyse", "carry"]
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -67,6 +74,29 @@ class AgreementCarried:
 
     config: DAConfig
     agreements: dict[bool, tuple[Agreement, Agreement]]  # (all, included) per variant
+    as_of: dict
+
+
+@dataclass(frozen=True, eq=False)
+class Significance:
+    """One variant's significance: for ``systems`` (best first), the pairwise p-values, their
+    marks, the clusters and rank ranges (aligned to ``systems``)."""
+
+    systems: NDArray[np.int64]
+    p_greater: NDArray[np.float64]
+    marks: NDArray[np.object_]
+    clusters: NDArray[np.int64]
+    rank_best: NDArray[np.int64]
+    rank_worst: NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class SignificanceCarried:
+    """The significance of a run that computed it, per variant (``include_unreliable``), and
+    over which judgments (``as_of``: the stamp of that run)."""
+
+    config: DAConfig
+    variants: dict[bool, Significance]
     as_of: dict
 
 
@@ -112,22 +142,28 @@ def analyse(
     last: LastAnalysis | None,
     changed_workers: NDArray[np.integer],
     unchanged_rows: int,
-) -> tuple[CampaignAnalysis, LastAnalysis, bool]:
+    significance: SignificanceCarried | None = None,
+) -> tuple[CampaignAnalysis, LastAnalysis, bool, bool]:
     """The analysis of ``loaded``, as ``analyse_loaded`` computes it (bar a carried-over
-    agreement). Returns it, what the next run takes, and whether agreement was computed.
+    agreement or significance). Returns it, what the next run takes, whether agreement was
+    computed and whether significance was computed (for both variants).
 
     ``carried``: the agreement to carry over, or None to compute it (also computed when it was
     computed with other settings). ``last``: the previous run's results, or None to compute
     every worker (also when its settings differ). ``changed_workers``: ids of the workers with
     a row read since ``last`` (new or re-read); ``unchanged_rows``: how many of the loaded rows,
-    from the first, are the rows ``last`` was computed on. ``loaded.judgments`` is let go on
-    the way (:meth:`DAJudgments.subset` with ``release``); the caller keeps
-    ``loaded.summary()`` for storing.
+    from the first, are the rows ``last`` was computed on. ``significance``: the significance
+    to carry over, or None to compute it; a variant whose systems' order changed since (or
+    with other settings) computes it anyway. ``loaded.judgments`` is let go on the way
+    (:meth:`DAJudgments.subset` with ``release``); the caller keeps ``loaded.summary()`` for
+    storing.
     """
     if carried is not None and carried.config != config:
         carried = None
     if last is not None and last.config != config:
         last = None
+    if significance is not None and significance.config != config:
+        significance = None
     judgments = loaded.judgments
     settings = {
         "test": config.reliability_test,
@@ -156,40 +192,43 @@ def analyse(
     lost_rows = workers_losing_rows(judgments, scored_rows)
     scored = judgments.subset(scored_rows, release=True)
     del judgments
-    agreements = carried.agreements if carried is not None else None
     if last is None:
-        first = analyse_campaign(
-            scored,
-            config,
-            reliability=scored_reliability(workers, lost_rows, scored, config),
-            agreements=None if agreements is None else agreements[False],
+        reliability = scored_reliability(workers, lost_rows, scored, config)
+        z = standardize(
+            scored, exclude_references=config.exclude_references_from_z, ddof=config.ddof
         )
     else:
         changes = WorkerChanges.of(scored, last.scored_workers, changed_workers)
         reliability = reliability_spliced(last.report.reliability, changes, **settings)
         z = zscores_spliced(last.zscores, changes)
         del changes
-        # analyse_campaign takes reliability and z-scores from a report over these judgments
-        # (``reuse``); its other figures are computed here.
-        computed = replace(last.report, config=config, reliability=reliability, zscores=z)
-        first = analyse_campaign(
-            scored,
-            config,
-            reuse=computed,
-            agreements=(
-                _agreements(scored, z, config, reliability.reliable)
-                if agreements is None
-                else agreements[False]
-            ),
-        )
+    if carried is None:
+        agreement_all, agreement_included = _agreements(scored, z, config, reliability.reliable)
+        agreements = {False: (agreement_all, agreement_included), True: (agreement_all,) * 2}
+    else:
+        agreements = carried.agreements
+    configs = {
+        include: replace(config, include_unreliable=config.include_unreliable or include)
+        for include in (False, True)
+    }
+    scores = {include: _scores(scored, configs[include], reliability, z) for include in configs}
+    # Carried over only while every variant's systems are in the same order (one stamp).
+    if significance is not None and not all(
+        np.array_equal(significance.variants[include].systems, scores[include][1].system)
+        for include in configs
+    ):
+        significance = None
     reports = {
-        False: first,
-        True: analyse_campaign(
+        include: _report(
             scored,
-            replace(config, include_unreliable=True),
-            reuse=first,
-            agreements=None if agreements is None else agreements[True],
-        ),
+            configs[include],
+            reliability,
+            z,
+            *scores[include],
+            agreements[include],
+            None if significance is None else significance.variants[include],
+        )
+        for include in configs
     }
     analysis = CampaignAnalysis(
         config=config,
@@ -200,9 +239,88 @@ def analyse(
         reasons=reasons,
     )
     kept_for_next = LastAnalysis(
-        config=config, workers=workers, spread=spread, report=first, scored=scored_rows
+        config=config, workers=workers, spread=spread, report=reports[False], scored=scored_rows
     )
-    return analysis, kept_for_next, agreements is None
+    return analysis, kept_for_next, carried is None, significance is None
+
+
+def carry_significance(analysis: CampaignAnalysis, as_of: dict) -> SignificanceCarried:
+    """The significance a run computed, for the runs after it."""
+    return SignificanceCarried(
+        config=analysis.config,
+        variants={
+            include: Significance(
+                systems=report.systems.system,
+                p_greater=report.p_greater,
+                marks=report.marks,
+                clusters=report.clusters,
+                rank_best=report.rank_best,
+                rank_worst=report.rank_worst,
+            )
+            for include, report in analysis.reports.items()
+        },
+        as_of=as_of,
+    )
+
+
+def _scores(
+    judgments: DAJudgments, cfg: DAConfig, reliability: WorkerReliability, z: ZScores
+) -> tuple[NDArray[np.bool_], SystemScores, list[NDArray[np.float64]] | None]:
+    """The included workers, system scores and significance samples, as ``analyse_campaign``
+    computes them."""
+    included = (
+        np.ones(judgments.n_workers, dtype=bool)
+        if cfg.include_unreliable
+        else reliability.reliable.copy()
+    )
+    systems, samples = system_scores_and_samples(
+        judgments, z, include_workers=included, averaging=cfg.averaging, unit=cfg.significance_unit
+    )
+    return included, systems, samples
+
+
+def _report(
+    judgments: DAJudgments,
+    cfg: DAConfig,
+    reliability: WorkerReliability,
+    z: ZScores,
+    included: NDArray[np.bool_],
+    systems: SystemScores,
+    samples: list[NDArray[np.float64]] | None,
+    agreements: tuple[Agreement, Agreement],
+    carried: Significance | None,
+) -> DAReport:
+    """``analyse_campaign``'s report from the given reliability, z-scores, system scores and
+    agreements, its significance ``carried`` over (aligned to the same systems) or computed.
+    The steps and their arguments are ``analyse_campaign``'s (tests/analytics/
+    test_incremental.py compares the stored results with a full recompute's)."""
+    if carried is not None:
+        p, marks = carried.p_greater, carried.marks
+        clusters, best, worst = carried.clusters, carried.rank_best, carried.rank_worst
+    else:
+        p = pairwise_rank_sum(samples)
+        clusters = wmt_clusters(
+            systems.mean_z, p, alpha=cfg.significance_alpha, method=cfg.cluster_method
+        )
+        best, worst = system_rank_ranges(
+            systems.mean_z, p, clusters, alpha=cfg.significance_alpha, method=cfg.cluster_method
+        )
+        marks = significance_marks(p)
+    return DAReport(
+        config=cfg,
+        reliability=reliability,
+        zscores=z,
+        included_workers=included,
+        systems=systems,
+        p_greater=p,
+        marks=marks,
+        clusters=clusters,
+        rank_best=best,
+        rank_worst=worst,
+        agreement_all=agreements[0],
+        agreement_included=agreements[1],
+        n_unmatched_controls=judgments.n_unmatched_controls,
+    )
 
 
 def _agreements(

@@ -38,7 +38,7 @@ from django.db.models import Case, IntegerField, Q, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from analytics.incremental.analysis import AgreementCarried, LastAnalysis
+from analytics.incremental.analysis import AgreementCarried, LastAnalysis, SignificanceCarried
 from analytics.incremental.columns import Column, narrow_ids
 from analytics.incremental.links import LinkedDAJudgments, PairLinks
 from analytics.kinds.direct_assessment.loading import LoadedCampaign
@@ -139,6 +139,10 @@ class CachedDACampaign:
         # The agreement of the last full analysis (analytics.incremental.analysis) and when.
         self.carried: AgreementCarried | None = None
         self.carried_at: float | None = None
+        # The significance of the last run that computed it (analytics.incremental.analysis)
+        # and when.
+        self.significance: SignificanceCarried | None = None
+        self.significance_at: float | None = None
         # The last run's per-worker results (analytics.incremental.analysis) and how many rows,
         # from the first, are still those it was computed on (rows past it were read since).
         self.last: LastAnalysis | None = None

@@ -28,10 +28,16 @@ SETTLE = cached_da.SETTLE_SECONDS
 
 
 @pytest.fixture(autouse=True)
-def empty_cache():
+def empty_cache(settings):
     incremental.clear_cache()
+    # Significance on every run, unless a test carries it over (the default carries it 10 s).
+    settings.ANALYTICS_SIGNIFICANCE_SECONDS = 0
     yield
     incremental.clear_cache()
+
+
+SIGNIFICANCE_DETAILS = ("p_greater", "marks", "clusters", "rank_best", "rank_worst")
+SIGNIFICANCE_COLUMNS = ("cluster", "rank_best", "rank_worst")
 
 
 class Campaign3:
@@ -145,19 +151,21 @@ def assert_same_load(cache: cached_da.CachedDACampaign) -> None:
     assert len(mine) == Judgment.objects.filter(campaign_id=cache.campaign_id).count()
 
 
-def stored(campaign, *, agreement: bool = True) -> dict:
+def stored(campaign, *, agreement: bool = True, significance: bool = True) -> dict:
     """Everything stored for the campaign but when and how long (and the incremental stamp;
-    without ``agreement``, the variants' agreement too)."""
+    without ``agreement``, the variants' agreement too; without ``significance``, the
+    variants' p-values, marks, clusters and rank ranges)."""
     result = CampaignResult.objects.get(campaign=campaign)
     fields = {
         f.name: getattr(result, f.name)
         for f in CampaignResult._meta.concrete_fields
         if f.name not in ("computed_at", "compute_seconds", "details")
     }
+    left_out = (() if agreement else ("agreement",)) + (
+        () if significance else SIGNIFICANCE_DETAILS
+    )
     fields["details"] = {
-        key: value
-        if agreement
-        else {name: part for name, part in value.items() if name != "agreement"}
+        key: {name: part for name, part in value.items() if name not in left_out}
         for key, value in result.details.items()
         if key != "as_of"
     }
@@ -166,22 +174,29 @@ def stored(campaign, *, agreement: bool = True) -> dict:
         .order_by("worker_id")
         .values_list(*[f.name for f in WorkerStat._meta.concrete_fields if f.name != "id"])
     )
+    system_fields = [
+        f.name
+        for f in SystemScore._meta.concrete_fields
+        if f.name != "id" and (significance or f.name not in SIGNIFICANCE_COLUMNS)
+    ]
     systems = list(
         SystemScore.objects.filter(campaign=campaign)
         .order_by("include_unreliable", "position")
-        .values_list(*[f.name for f in SystemScore._meta.concrete_fields if f.name != "id"])
+        .values_list(*system_fields)
     )
     return {"result": fields, "workers": workers, "systems": systems}
 
 
-def assert_incremental_equals_full(campaign, *, agreement: bool = True) -> dict:
-    """The incremental recompute stores what a full one stores (but the agreement, when it
-    was carried over); returns its stamp."""
+def assert_incremental_equals_full(
+    campaign, *, agreement: bool = True, significance: bool = True
+) -> dict:
+    """The incremental recompute stores what a full one stores (but the agreement or the
+    significance, when carried over); returns its stamp."""
     incremental.recompute(campaign)
-    mine = stored(campaign, agreement=agreement)
+    mine = stored(campaign, agreement=agreement, significance=significance)
     as_of = CampaignResult.objects.get(campaign=campaign).details["as_of"]
     actions.recompute_campaign(campaign)
-    assert mine == stored(campaign, agreement=agreement)
+    assert mine == stored(campaign, agreement=agreement, significance=significance)
     return as_of
 
 
@@ -478,3 +493,105 @@ def test_a_control_read_before_the_output_it_controls_is_linked_once_the_output_
     assert refresh.full is False
     assert_same_load(cache)
     assert cache.loaded().judgments.n_unmatched_controls < unmatched
+
+
+def significance_of(campaign) -> dict:
+    details = CampaignResult.objects.get(campaign=campaign).details
+    return {
+        key: {name: details[key][name] for name in SIGNIFICANCE_DETAILS}
+        for key in ("reliable", "all")
+    }
+
+
+def test_between_significance_runs_scores_are_fresh_and_significance_says_its_judgments(
+    settings,
+):
+    settings.ANALYTICS_SIGNIFICANCE_SECONDS = 3600
+    settings.ANALYTICS_AGREEMENT_SECONDS = 0  # agreement on every run
+    built = Campaign3()
+    campaign = built.campaign
+    a, b = built.assign(0, "careful"), built.assign(0, "other")
+    built.answer(a, 100)
+    built.answer(b, 100)
+    first = assert_incremental_equals_full(campaign)  # the first run computes it
+    assert first["significance"] == {
+        key: first[key] for key in ("judgment_id", "n_judgments", "read_at")
+    }
+    first_significance = significance_of(campaign)
+    order = list(
+        SystemScore.objects.filter(campaign=campaign)
+        .order_by("include_unreliable", "position")
+        .values_list("system_id", flat=True)
+    )
+    assert len(order) == 6  # both variants have every system
+
+    # A third worker agrees with the ranking (best system's outputs 90, then 50, then 10): the
+    # means move, the order stays.
+    c = built.assign(1, "third")
+    score_of = dict(zip(order[:3], (90.0, 50.0, 10.0), strict=True))
+    Judgment.objects.bulk_create(
+        Judgment(
+            campaign=campaign,
+            worker_id=c.worker_id,
+            assignment=c,
+            slot=slot,
+            score=score_of[slot.output.system_id],
+            server_duration_ms=4000,
+        )
+        for slot in HitSlot.objects.filter(hit=c.hit, role="system").select_related("output")
+    )
+    n = Judgment.objects.filter(campaign=campaign).count()
+    later = assert_incremental_equals_full(campaign, significance=False)
+    assert later["n_judgments"] == n  # means, counts, workers: fresh
+    # The systems' order stayed (this data): significance carried over, and said so.
+    incremental.recompute(campaign)
+    kept = list(
+        SystemScore.objects.filter(campaign=campaign)
+        .order_by("include_unreliable", "position")
+        .values_list("system_id", flat=True)
+    )
+    assert kept == order
+    assert (
+        CampaignResult.objects.get(campaign=campaign).details["as_of"]["significance"]
+        == (first["significance"])
+    )
+    assert significance_of(campaign) == first_significance
+    actions.recompute_campaign(campaign)
+    assert significance_of(campaign) != first_significance  # the new judgments changed it
+
+    settings.ANALYTICS_SIGNIFICANCE_SECONDS = 0  # due: computed again
+    as_of = assert_incremental_equals_full(campaign)
+    assert as_of["significance"]["n_judgments"] == n
+
+
+def test_significance_is_computed_again_when_the_systems_order_changes(settings):
+    settings.ANALYTICS_SIGNIFICANCE_SECONDS = 3600
+    settings.ANALYTICS_AGREEMENT_SECONDS = 0  # agreement on every run
+    built = Campaign3()
+    campaign = built.campaign
+    a = built.assign(0, "careful")
+    built.answer(a, 60)
+    first = assert_incremental_equals_full(campaign)
+    worst = SystemScore.objects.filter(campaign=campaign, include_unreliable=True).order_by(
+        "-position"
+    )[0]
+    # A newcomer scores the last system's outputs 100 and the others' 0: it moves up, so
+    # everything is computed again and equals a full recompute's, significance too.
+    newcomer = built.assign(1, "generous")
+    Judgment.objects.bulk_create(
+        Judgment(
+            campaign=campaign,
+            worker_id=newcomer.worker_id,
+            assignment=newcomer,
+            slot=slot,
+            score=100.0 if slot.output.system_id == worst.system_id else 0.0,
+            server_duration_ms=4000,
+        )
+        for slot in HitSlot.objects.filter(hit=newcomer.hit, role="system").select_related("output")
+    )
+    as_of = assert_incremental_equals_full(campaign)
+    assert as_of["significance"]["judgment_id"] > first["significance"]["judgment_id"]
+    moved = SystemScore.objects.get(
+        campaign=campaign, include_unreliable=True, system=worst.system
+    ).position
+    assert moved < worst.position
