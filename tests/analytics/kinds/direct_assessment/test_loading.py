@@ -160,6 +160,44 @@ def test_slots_and_outputs_read_out_of_id_order_load_the_same(small, monkeypatch
     np.testing.assert_array_equal(got.judgments.partner[::-1] >= 0, want.judgments.partner >= 0)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_side_tables_read_on_a_second_connection_load_the_same(small):
+    """On PostgreSQL outside a transaction the slots, outputs, rejected assignments and
+    excluded workers are read in a thread on a connection of its own (closed after), while
+    the judgments are; the arrays are those the reading inside a transaction gives."""
+    from django.db import connection, transaction
+
+    from analytics.kinds.direct_assessment import loading
+
+    campaign_id = small["campaign"].pk
+    side = loading._SideTables(campaign_id)
+    assert (side.thread is not None) == (connection.vendor == "postgresql")
+    side()
+    got = load_da_judgments(campaign_id)
+    with transaction.atomic():
+        assert loading._SideTables(campaign_id).thread is None
+        want = load_da_judgments(campaign_id)
+    for name in ("worker", "slot", "role", "system", "item", "pair_slot", "score", "partner"):
+        np.testing.assert_array_equal(
+            getattr(got.judgments, name), getattr(want.judgments, name), err_msg=name
+        )
+    np.testing.assert_array_equal(got.rejected, want.rejected)
+    np.testing.assert_array_equal(got.excluded_workers, want.excluded_workers)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_error_reading_the_side_tables_reaches_the_caller(small, monkeypatch):
+    """In the thread on PostgreSQL, inline elsewhere: the caller gets the error."""
+    from analytics.kinds.direct_assessment import loading
+
+    def broken(campaign_id):
+        raise RuntimeError("side tables unreadable")
+
+    monkeypatch.setattr(loading, "_side_tables", broken)
+    with pytest.raises(RuntimeError, match="side tables unreadable"):
+        load_da_judgments(small["campaign"].pk)
+
+
 def test_by_id_sorts_only_when_needed():
     from analytics.kinds.direct_assessment.loading import _by_id
 
