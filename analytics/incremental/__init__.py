@@ -105,6 +105,7 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
         # When the judgments are read, taken before reading: see CampaignResult.computed_at.
         computed_at = timezone.now()
         started = time.perf_counter()
+        started_cpu = time.process_time()
         entry = _cache.pop(campaign.pk, None) or CachedDACampaign(campaign.pk)
         _cache[campaign.pk] = entry  # the most recently used, last
         try:
@@ -157,7 +158,8 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
     )
     logger.info(
         "Recomputed campaign %s from %s: %d judgments (%d read, up to id %d) in %.3fs "
-        "(reading %.3fs); %d workers recomputed, %d worker rows written",
+        "(reading %.3fs), %.3f CPU s with the store; %d workers recomputed, %d worker rows "
+        "written; significance %s",
         campaign.pk,
         f"a full read ({refresh.reason})" if refresh.full else "the cached arrays",
         summary.n_read,
@@ -165,8 +167,10 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
         refresh.last_id,
         seconds,
         read_seconds,
+        time.process_time() - started_cpu,
         as_of["workers_recomputed"],
         written,
+        "computed" if significance_computed else "carried over",
     )
     return result
 
