@@ -26,12 +26,15 @@ Then, as a Celery worker would run it, each recompute in a fresh process (Django
 the statistics' modules imported first): recompute_campaign end to end and the process's peak
 RSS, alternating the current code with the previous one (bench/da_baseline_code.py: the
 values_list loader and one scipy call per ordered pair of systems), ``--rounds`` times each,
-printing medians and ratios with the load average (``--baseline COMMIT``: the previous code is
-that commit's whole tree instead). ``--campaign`` runs only this part on
-campaigns kept from earlier runs (``--keep``), e.g. 100k, 300k and 1M judgments, and prints
-seconds per judgment to show the growth. With DATABASE_URL set, it runs against
-that database (the campaign and its workers are deleted afterwards unless --keep); without it,
-against a temporary SQLite file with the project's default SQLite settings.
+printing medians and ratios with the load average, and CPU seconds beside the times (the
+recompute's, the whole child process's, and the database server's for the recompute's
+connections: the main one and the load's second one for its side tables); ``--baseline
+COMMIT``: the previous code is that commit's whole tree instead. ``--campaign`` runs only
+this part on campaigns kept from earlier runs (``--keep``), e.g. 100k, 300k and 1M
+judgments, and prints seconds per judgment to show the growth. With DATABASE_URL set, it
+runs against that database (the campaign and its workers are deleted afterwards unless
+--keep); without it, against a temporary SQLite file with the project's default SQLite
+settings.
 """
 
 from __future__ import annotations
@@ -297,6 +300,24 @@ def measure_one(campaign_id: int, code: str) -> None:
             load_s.append(time.perf_counter() - started)
 
     da_actions.load_da_judgments = timed_load
+    # The load reads its side tables on a second connection in a thread (PostgreSQL outside
+    # a transaction): that server process's CPU is read in the thread before it closes.
+    import threading
+
+    from analytics.kinds.direct_assessment import loading as da_loading
+
+    side_db_cpu = []
+    side_tables = getattr(da_loading, "_side_tables", None)
+    if side_tables is not None:
+
+        def measured_side_tables(pk):
+            try:
+                return side_tables(pk)
+            finally:
+                if threading.current_thread() is not threading.main_thread():
+                    side_db_cpu.append(_database_cpu_seconds())
+
+        da_loading._side_tables = measured_side_tables
     rss_before = _rss_mib()
     started, cpu_started = time.perf_counter(), time.process_time()
     result = actions.recompute_campaign(campaign)
@@ -306,7 +327,7 @@ def measure_one(campaign_id: int, code: str) -> None:
     print(
         json.dumps(
             {
-                "db_cpu": _database_cpu_seconds(),
+                "db_cpu": _database_cpu_seconds() + sum(side_db_cpu),
                 "recompute_cpu": recompute_cpu,
                 "total": total,
                 "load": load_s[0],
