@@ -164,6 +164,9 @@ class _Groups:
     # True when the members come already in (group, value, member) order (see
     # _DistinctJudges.restricted); else diff_moments sorts.
     presorted: bool = False
+    # True when group g is members 2g and 2g + 1 (repeat pairs): diff_moments then orders
+    # each pair by comparing its two values instead of sorting them all.
+    pairs: bool = False
 
     @property
     def sizes(self) -> NDArray[np.int64]:
@@ -180,6 +183,8 @@ class _Groups:
         For sorted values x_(1..n) of one group, sum_{i<j} |x_i - x_j| = sum_j x_(j) (2j - n - 1)
         and sum_{i<j} (x_i - x_j)**2 = n * sum (x - mean)**2.
         """
+        if self.pairs:
+            return self._pair_moments(x)
         n = self.sizes
         if self.presorted:
             xs, gs = x, self.group
@@ -211,6 +216,33 @@ class _Groups:
         dev *= dev
         ss = np.bincount(gs, weights=dev, minlength=self.n_groups)
         return float(self.n_pairs), abs_sum, float(np.sum(n * ss))
+
+    def _pair_moments(self, x: NDArray[np.float64]) -> tuple[float, float, float]:
+        """:meth:`diff_moments` of groups of two (members 2g, 2g + 1), bit for bit: the same
+        arrays summed in the same order, without the sort. Sorted, pair g is (lo, hi) with
+        the first member first when the two are equal (lexsort is stable); its weights are
+        -1 and +1, so the weighted values are -lo, hi; the group sums and squared deviations
+        are accumulated as np.bincount does, from 0.0, in member order."""
+        first, second = x[0::2], x[1::2]
+        swap = second < first
+        lo = np.where(swap, second, first)
+        hi = np.where(swap, first, second)
+        del swap
+        weighted = np.empty(x.shape[0], dtype=np.float64)
+        np.negative(lo, out=weighted[0::2])
+        weighted[1::2] = hi
+        abs_sum = float(np.sum(weighted))
+        del weighted
+        mean = lo + 0.0
+        mean += hi
+        mean /= 2
+        dev_lo = lo - mean
+        dev_lo *= dev_lo
+        dev_hi = hi - mean
+        dev_hi *= dev_hi
+        ss = dev_lo + 0.0
+        ss += dev_hi
+        return float(self.n_groups), abs_sum, float(np.sum(2 * ss))
 
     def agreeing_pairs(self, cats: NDArray[np.integer], k: int) -> int:
         # (group, category) codes in the narrowest type that holds them (int32 for any
@@ -318,7 +350,9 @@ def agreement(
     rep = judgments.control_pairs(Role.REPEAT)
     keep = rows_ok[rep.control_row]
     members = np.stack([rep.original_row[keep], rep.control_row[keep]], axis=1).reshape(-1)
-    same_groups = _Groups(np.repeat(np.arange(np.count_nonzero(keep)), 2), int(keep.sum()))
+    same_groups = _Groups(
+        np.repeat(np.arange(np.count_nonzero(keep)), 2), int(keep.sum()), pairs=True
+    )
     del rows_ok
 
     distinct_rows, distinct_groups = _distinct_judges(judgments).restricted(

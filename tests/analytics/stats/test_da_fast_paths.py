@@ -214,3 +214,20 @@ def test_segment_means_when_an_item_id_is_shared_by_two_systems() -> None:
     assert scores.mean_score.tolist() == [20.0, 40.0]
     assert scores.mean_z.tolist() == [0.75, 0.75]
     assert scores.n_segments.tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_repeat_pair_moments_equal_the_sorted_ones_bit_for_bit(seed: int) -> None:
+    """Groups of two (repeat pairs): the moments from comparing each pair's two values are
+    those of the general path (a stable sort), to the last bit, ties and zeros included."""
+    from analytics.stats.direct_assessment.agreement import _Groups
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 3000))
+    x = rng.integers(0, 101, 2 * n).astype(np.float64)
+    if seed % 2:
+        x = x + rng.normal(0, 1e-3, 2 * n) * (x > 50)  # fractions among the whole numbers
+    group = np.repeat(np.arange(n), 2)
+    general = _Groups(group, n).diff_moments(x)
+    paired = _Groups(group, n, pairs=True).diff_moments(x)
+    assert np.array(paired).view(np.int64).tolist() == np.array(general).view(np.int64).tolist()
