@@ -100,6 +100,20 @@ def child(args: argparse.Namespace) -> None:
     from judgments.models import Worker
 
     campaign = Campaign.objects.get(pk=args.campaign)
+    # Earlier phases' load workers stopped mid-HIT: their started assignments would hold their
+    # HITs until their deadline (hours); expire them now, as the deadline would, so that the
+    # HITs return to the pool and a kept campaign serves bench after bench.
+    from django.utils import timezone
+
+    from judgments.actions.membership import expire_abandoned_assignments
+    from judgments.models import Assignment, AssignmentStatus
+
+    Assignment.objects.filter(
+        campaign=campaign,
+        status=AssignmentStatus.STARTED,
+        worker__external_id__startswith=f"fresh-load-{campaign.pk}-",
+    ).update(expires_at=timezone.now())
+    expire_abandoned_assignments(campaign=campaign)
     stamp = int(time.time())
     workers = Worker.objects.bulk_create(
         Worker(platform="direct", external_id=f"fresh-load-{campaign.pk}-{stamp}-{n}")
