@@ -42,6 +42,10 @@ the growth.
 
     .venv/bin/python bench/ranking_stats.py --sets 10000 --keep      (likewise 25000, 50000)
     .venv/bin/python bench/ranking_stats.py --campaign 11,12,13 --rounds 3
+    .venv/bin/python bench/ranking_stats.py --campaign 11,12,13 --rounds 3 --baseline-commit 5896221
+
+``--baseline-commit`` alternates with that commit's tree as it was (its own current code, run
+from a ``git archive`` of it) instead of the code issue 16 replaced.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ import tempfile
 import time
 import tracemalloc
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -333,22 +338,54 @@ def measure_one(campaign_id: int, code: str) -> None:
     )
 
 
-def compare(campaign_ids: list[int], rounds: int) -> None:
-    """Fresh-process recomputes, current code alternated with the previous one."""
+def compare(campaign_ids: list[int], rounds: int, baseline_commit: str | None = None) -> None:
+    """Fresh-process recomputes, current code alternated with the previous one: the code
+    issue 16 replaced (bench/ranking_baseline_code.py), or with ``baseline_commit`` that
+    commit's tree as it was (``git archive`` into a temporary directory)."""
     import json
+    import shutil
+    import subprocess
+
+    baseline_tree: Path | None = None
+    if baseline_commit:
+        baseline_tree = Path(tempfile.mkdtemp(prefix="ranking-baseline-"))
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", baseline_commit], check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(baseline_tree)], input=archive, check=True)
+
+    def run(campaign_id: int, code: str) -> dict:
+        tree, as_code = ROOT, code
+        if code == "old" and baseline_tree is not None:
+            tree, as_code = baseline_tree, "new"  # that commit's own current code
+        out = subprocess.run(
+            [sys.executable, str(tree / "bench" / "ranking_stats.py")]
+            + ["--measure-one", str(campaign_id), "--code", as_code],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=tree,
+        ).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    try:
+        _compare(campaign_ids, rounds, baseline_commit, baseline_tree, run)
+    finally:
+        if baseline_tree is not None:
+            shutil.rmtree(baseline_tree, ignore_errors=True)
+
+
+def _compare(
+    campaign_ids: list[int],
+    rounds: int,
+    baseline_commit: str | None,
+    baseline_tree: Path | None,
+    run: Callable[[int, str], dict],
+) -> None:
     import statistics
     import subprocess
 
     from judgments.models import Judgment
-
-    def run(campaign_id: int, code: str) -> dict:
-        out = subprocess.run(
-            [sys.executable, __file__, "--measure-one", str(campaign_id), "--code", code],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        return json.loads(out.strip().splitlines()[-1])
 
     # A fresh checkout has no compiled code in numba's on-disk cache yet: the first process
     # would compile it (seconds) where a worker, after its first task ever, only loads it.
@@ -363,7 +400,11 @@ def compare(campaign_ids: list[int], rounds: int) -> None:
         check=True,
         cwd=ROOT,
     )
+    if baseline_tree is not None:
+        run(campaign_ids[0], "old")  # untimed: fills numba's cache of that tree
     print(f"compiled kernels' cache ready ({time.perf_counter() - started:.1f} s)")
+    if baseline_commit:
+        print(f"old = commit {baseline_commit} as it was, new = this tree")
     print(
         f"fresh processes, {rounds} rounds, old/new alternated "
         f"(load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
@@ -423,6 +464,10 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="Keep the campaign (DATABASE_URL).")
     parser.add_argument("--rounds", type=int, default=3, help="Fresh-process runs per code.")
     parser.add_argument("--campaign", help="Only compare, on these kept campaigns (ids, a,b).")
+    parser.add_argument(
+        "--baseline-commit",
+        help="Alternate with this commit's tree instead of bench/ranking_baseline_code.py.",
+    )
     parser.add_argument("--measure-one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--code", choices=("new", "old"), default="new", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -433,7 +478,7 @@ def main() -> None:
         import django
 
         django.setup()
-        compare([int(pk) for pk in args.campaign.split(",")], args.rounds)
+        compare([int(pk) for pk in args.campaign.split(",")], args.rounds, args.baseline_commit)
         return
     if not 2 <= args.outputs_per_set <= args.systems:
         parser.error("--outputs-per-set must be 2 .. --systems")
