@@ -171,7 +171,9 @@ def _segment_means(
     item_system = np.full(n_items, -1, dtype=np.intp)
     item_system[item_code] = system_code
     if (item_system[item_code] == system_code).all():
-        pair_items = np.lexsort((np.arange(n_items), item_system))
+        # Items by system, in item order within one: np.lexsort((arange, item_system)), as
+        # one 16-bit radix pass over the system codes (a stable sort keeps item order).
+        pair_items = stable_order(item_system)
         rank = np.empty(n_items, dtype=np.intp)
         rank[pair_items] = np.arange(n_items)
         code = rank[item_code]
