@@ -113,6 +113,11 @@ TEMPLATES = [
 DATABASE_URL = env_url("DATABASE_URL", schemes=("postgres", "postgresql", "sqlite"))
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # No JIT compilation: it pays off only for long analytical scans, which evalsite does
+        # in numpy, while a row estimate gone wide (a fresh table's default statistics) once
+        # made the worker endpoints' one-row assignment read compile for 2.7 s (issue 16).
+        DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c jit=off"
 else:
     DATABASES = {
         "default": {

@@ -15,6 +15,7 @@ them. What the statements mean is unchanged: see :mod:`judgments.actions.state` 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -108,6 +109,9 @@ class _AssignmentSelect:
     hit: _Columns
     campaign: _Columns
     settings: tuple[tuple[str, _Columns], ...]
+    # PostgreSQL: the row's index of the HIT's slots as JSON (:func:`_slots_json`); None
+    # elsewhere (the slots are a query of their own: :func:`load_slots`).
+    slots_index: int | None = None
 
 
 _assignment_selects: dict[str, _AssignmentSelect] = {}
@@ -135,6 +139,12 @@ def _assignment_select(connection) -> _AssignmentSelect:
         [assignment.select, hit.select, campaign.select]
         + [columns.select for _, columns in settings]
     )
+    slots_index = None
+    if connection.vendor == "postgresql":
+        # The HIT's slots and what this assignment answered, in the same statement (issue 16:
+        # a submission is one read and one write).
+        slots_index = start
+        select += f", ({_slots_json(connection)}) AS hit_slots"
     joined = (
         # Identifiers from the models' metadata only; every value is a parameter.
         f"SELECT {select} FROM {quote(Assignment._meta.db_table)} a "  # noqa: S608
@@ -149,7 +159,9 @@ def _assignment_select(connection) -> _AssignmentSelect:
         joined + " WHERE a.campaign_id = %s AND a.worker_id = %s AND a.status = %s "
         "ORDER BY h.number LIMIT 1"
     )
-    built = _AssignmentSelect(sql, locking, started, assignment, hit, campaign, tuple(settings))
+    built = _AssignmentSelect(
+        sql, locking, started, assignment, hit, campaign, tuple(settings), slots_index
+    )
     _assignment_selects[connection.vendor] = built
     return built
 
@@ -202,6 +214,8 @@ def _assignment_of_row(select: _AssignmentSelect, row: Sequence[Any], db: str) -
         campaign._state.fields_cache[accessor] = settings
         if settings is not None:
             settings._state.fields_cache["campaign"] = campaign
+    if select.slots_index is not None:
+        assignment._hot_slots = JsonHitSlots(row[select.slots_index], hit, db)
     return assignment
 
 
@@ -264,9 +278,78 @@ class HitSlots:
         return slot
 
 
-def load_slots(assignment: Assignment) -> HitSlots:
-    """One query: the assignment's HIT's slots in order, with their segments, and which of
-    them this assignment answered."""
+# The JSON array of one slot: its key, whether answered, then (unanswered slots only: the
+# page shows none of the others) the slot's and its segment's columns.
+_SLOT_FIELDS = tuple(HitSlot._meta.concrete_fields)
+_SEGMENT_FIELDS = tuple(Segment._meta.concrete_fields)
+
+
+def _slots_json(connection) -> str:
+    """PostgreSQL: the HIT's slots of the assignment row ``a`` as one JSON array in position
+    order, each slot ``[id, position, group, answered]`` and, when unanswered, its columns
+    and its segment's (:data:`_SLOT_FIELDS`, :data:`_SEGMENT_FIELDS`) after them."""
+    quote = connection.ops.quote_name
+    judgments = quote(Judgment._meta.db_table)
+    answered = (
+        f"EXISTS (SELECT 1 FROM {judgments} j "  # noqa: S608 (identifiers from the models)
+        "WHERE j.assignment_id = a.id AND j.slot_id = s.id)"
+    )
+    key = f"s.id, s.{quote('position')}, s.{quote('group')}"
+    columns = ", ".join(
+        [f"s.{quote(f.column)}" for f in _SLOT_FIELDS]
+        + [f"g.{quote(f.column)}" for f in _SEGMENT_FIELDS]
+    )
+    # json_build_array takes at most 100 arguments: the key and the columns are two arrays.
+    return (
+        "SELECT json_agg(CASE WHEN answered THEN json_build_array(json_build_array("  # noqa: S608
+        f"{key}), true) ELSE json_build_array(json_build_array({key}), false, "
+        f"json_build_array({columns})) END ORDER BY s.{quote('position')}) "
+        f"FROM (SELECT s.*, {answered} AS answered FROM {quote(HitSlot._meta.db_table)} s "
+        "WHERE s.hit_id = a.hit_id) s "
+        f"LEFT OUTER JOIN {quote(Segment._meta.db_table)} g ON g.id = s.segment_id"
+    )
+
+
+class JsonHitSlots:
+    """:class:`HitSlots` from the assignment statement's JSON (PostgreSQL): the same keys,
+    answered set and slot instances. JSON already carries the values as Python wants them
+    (numbers, text, the segment's references as decoded JSON), so no converter runs."""
+
+    def __init__(self, document: Any, hit: Hit, db: str):
+        rows = json.loads(document) if isinstance(document, str) else (document or [])
+        self._columns = {row[0][0]: row[2] for row in rows if not row[1]}
+        self._hit = hit
+        self._db = db
+        self.keys = [tuple(row[0]) for row in rows]
+        self.answered = {row[0][0] for row in rows if row[1]}
+
+    def slot(self, pk: int) -> HitSlot:
+        values = self._columns[pk]
+        split = len(_SLOT_FIELDS)
+        slot = HitSlot.from_db(self._db, _SLOT_ATTNAMES, values[:split])
+        segment_values = values[split:]
+        segment = (
+            None
+            if segment_values[_SEGMENT_PK] is None
+            else Segment.from_db(self._db, _SEGMENT_ATTNAMES, segment_values)
+        )
+        slot._state.fields_cache["segment"] = segment
+        slot._state.fields_cache["hit"] = self._hit
+        return slot
+
+
+_SLOT_ATTNAMES = tuple(f.attname for f in _SLOT_FIELDS)
+_SEGMENT_ATTNAMES = tuple(f.attname for f in _SEGMENT_FIELDS)
+_SEGMENT_PK = _SEGMENT_ATTNAMES.index(Segment._meta.pk.attname)
+
+
+def load_slots(assignment: Assignment) -> HitSlots | JsonHitSlots:
+    """The assignment's HIT's slots in order, with their segments, and which of them this
+    assignment answered: read with the assignment on PostgreSQL (once: a second call reads
+    again), else one query."""
+    preloaded = assignment.__dict__.pop("_hot_slots", None)
+    if preloaded is not None:
+        return preloaded
     db = router.db_for_read(HitSlot)
     connection = connections[db]
     select = _slot_select(connection)

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import pgettext
 
 from judgments.actions.constants import FINISHED_ASSIGNMENT_STATUSES
-from judgments.actions.hot_sql import HitSlots, load_assignment, load_slots
+from judgments.actions.hot_sql import HitSlots, JsonHitSlots, load_assignment, load_slots
 from judgments.actions.specs import ShownUnit, SubmissionError, Unit, one_slot_units
 from judgments.kinds import asks_background, task_spec, worker_language
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker
@@ -121,7 +121,7 @@ class _Progress:
     units: list[Unit]
     answered: set[int]
     page_size: int
-    slots: HitSlots
+    slots: HitSlots | JsonHitSlots
 
     def is_answered(self, unit: Unit) -> bool:
         # Units are written whole (one transaction), so one answered slot means all are.

@@ -132,9 +132,9 @@ def test_the_last_unit_submits_the_assignment_in_the_same_statement(assignment):
 
 
 def test_postgresql_writes_without_a_transaction_of_its_own(assignment, django_assert_num_queries):
-    """The unlocked path's statements: the assignment, the slots, and (in a test's transaction,
-    inside a savepoint) the one write. SQLite: the locked transaction."""
-    queries = 5 if connection.vendor == "postgresql" else 6
+    """The unlocked path's statements: the assignment with its HIT's slots, and (in a test's
+    transaction, inside a savepoint) the one write. SQLite: the locked transaction."""
+    queries = 4 if connection.vendor == "postgresql" else 6
     with django_assert_num_queries(queries):
         submit(assignment, {"position": 1, "score": 70})
     assert Judgment.objects.count() == 1
