@@ -41,7 +41,13 @@ def test_a_real_worker_reads_only_new_judgments_and_stores_a_full_recomputes_res
     settings.ANALYTICS_RECOMPUTE_QUEUE = unique_queue
     settings.ANALYTICS_RECOMPUTE_COUNTDOWN = 1
     campaign = build_da_campaign()
-    env = {**subprocess_env, "ANALYTICS_INCREMENTAL": "1", "ANALYTICS_AGREEMENT_SECONDS": "0"}
+    env = {
+        **subprocess_env,
+        "ANALYTICS_INCREMENTAL": "1",
+        # Agreement and significance on every run: the stored results equal a full recompute's.
+        "ANALYTICS_AGREEMENT_SECONDS": "0",
+        "ANALYTICS_SIGNIFICANCE_SECONDS": "0",
+    }
     worker = start_service(
         "celery-worker",
         [
