@@ -11,20 +11,28 @@ worker's from its previous run, and computes what needs every worker at once (z-
 system scores, significance, rank ranges, clusters, recommendations) as a full recompute does;
 it stores only the worker rows that changed (:mod:`analytics.incremental.store`). The stored
 results equal a full recompute's over the same judgments (tests/analytics/
-test_incremental.py compares them), except inter-annotator agreement, which is computed at
-most every ``ANALYTICS_AGREEMENT_SECONDS`` and carried over in between (it is the costliest
-statistic at a million judgments and no decision waits on it).
+test_incremental.py compares them), except two statistics carried over between the runs that
+compute them, each with its stamp:
 
-Such a run costs about 0.5 CPU s at a million judgments (a full recompute about 1.5-2 s with
-its load), so these campaigns are scheduled with their own, shorter coalescing window,
-``ANALYTICS_INCREMENTAL_COUNTDOWN`` (default 0 s: ``analytics.actions.recompute_countdown``).
+- inter-annotator agreement, computed at most every ``ANALYTICS_AGREEMENT_SECONDS`` (60): the
+  costliest statistic at a million judgments, and no decision waits on it;
+- significance (the pairwise rank-sum p-values and their marks, the clusters and rank
+  ranges), computed at most every ``ANALYTICS_SIGNIFICANCE_SECONDS`` (10) while every
+  variant's systems keep their order (a change of order computes it at once, so clusters and
+  rank ranges never contradict the order shown); system scores themselves are fresh.
+
+Such a run costs about 0.4-0.5 CPU s at a million judgments (1.1-1.2 s before these changes;
+a full recompute more, with its load), so these campaigns are scheduled with their own,
+shorter coalescing window, ``ANALYTICS_INCREMENTAL_COUNTDOWN`` (default 0 s:
+``analytics.actions.recompute_countdown``).
 
 The stored results say which judgments they reflect: ``CampaignResult.n_judgments`` and
 ``computed_at`` (when they were read, as before) and ``details["as_of"]``:
 ``{"judgment_id": the highest judgment id read, "n_judgments", "read_at", "incremental":
 whether only new rows were read, "rows_read", "workers_recomputed": workers whose per-worker
-statistics were computed again (every worker on a full read), "agreement": {"judgment_id",
-"n_judgments", "read_at"} of the run that computed the agreement shown}``.
+statistics were computed again (every worker on a full read), "agreement" and
+"significance": {"judgment_id", "n_judgments", "read_at"} of the run that computed the
+agreement, resp. the significance, shown}``.
 
 Memory: the cache is per worker process and bounded by ``ANALYTICS_CACHE_MIB`` (least
 recently recomputed campaigns are dropped first; a campaign bigger than the budget is not
@@ -144,9 +152,9 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
         del loaded  # (its judgments were released while the scored ones were taken)
         entry.analysed(last)
         if agreement_computed:
-            entry.carried, entry.carried_at = carry(analysis, _agreement_as_of(as_of)), started
+            entry.carried, entry.carried_at = carry(analysis, _stamp(as_of)), started
         if significance_computed:
-            entry.significance = carry_significance(analysis, _agreement_as_of(as_of))
+            entry.significance = carry_significance(analysis, _stamp(as_of))
             entry.significance_at = started
         as_of["agreement"] = entry.carried.as_of
         as_of["significance"] = entry.significance.as_of
@@ -175,7 +183,7 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
     return result
 
 
-def _agreement_as_of(as_of: dict) -> dict:
+def _stamp(as_of: dict) -> dict:
     return {key: as_of[key] for key in ("judgment_id", "n_judgments", "read_at")}
 
 

@@ -1,6 +1,6 @@
 """Direct assessment's statistics brought up to date from the last run's: what is per worker is
-recomputed for the workers whose rows changed only, agreement at most every
-``ANALYTICS_AGREEMENT_SECONDS``.
+recomputed for the workers whose rows changed only, agreement and significance at most every
+``ANALYTICS_AGREEMENT_SECONDS`` and ``ANALYTICS_SIGNIFICANCE_SECONDS``.
 
 Per worker (:mod:`analytics.stats.direct_assessment.worker_splice`): the worker table's
 reliability and score spread (over every judgment), and, over the scored judgments, the
@@ -9,16 +9,19 @@ on the worker's own rows alone, so a run recomputes them for the workers with ne
 rows and for the workers whose rows changed status (an assignment rejected, a worker excluded or
 re-admitted), and takes every other worker's from the last run (:class:`LastAnalysis`). What
 needs every worker at once (the recommendations' median, the z-scores of every row, the system
-scores, the significance tests, rank ranges and clusters) is computed on every run over every
-judgment, by the functions a full recompute runs: so every stored figure equals a full
-recompute's, exactly (tests/analytics/test_incremental.py compares them through appends, late
-commits, rejections, exclusions, new workers and new settings).
+scores) is computed on every run over every judgment, by the functions a full recompute runs:
+so every stored figure equals a full recompute's, exactly (tests/analytics/
+test_incremental.py compares them through appends, late commits, rejections, exclusions, new
+workers and new settings), but the two carried over below.
 
 Inter-annotator agreement (2013 Tables 1-3: every pair of judgments of one output, with their
 kappas) is the one figure no decision waits on: it is computed at most every
 ``ANALYTICS_AGREEMENT_SECONDS`` (with the other statistics of that run) and carried over in
-between; the stored results say over which judgments it was computed
-(``details["as_of"]["agreement"]``).
+between. Significance (pairwise rank-sum tests on every pair of systems, their marks, the
+clusters and rank ranges) is computed at most every ``ANALYTICS_SIGNIFICANCE_SECONDS`` and
+whenever a variant's systems change order (so clusters and rank ranges always follow the
+order shown). The stored results say over which judgments each was computed
+(``details["as_of"]["agreement"]`` and ``["significance"]``).
 """
 
 from __future__ import annotations
