@@ -308,8 +308,11 @@ def test_a_pending_recompute_older_than_countdown_and_grace_is_enqueued_again(
     assert broker.call_count == 1
 
 
-def test_a_pending_recompute_within_the_grace_is_left_to_its_worker(fresh_and_stale, broker):
+def test_a_pending_recompute_within_the_grace_is_left_to_its_worker(
+    fresh_and_stale, broker, settings
+):
     small, _ = fresh_and_stale
+    settings.ANALYTICS_INCREMENTAL = False  # the 5 s window (incremental: 0 s, grace until 10)
     Judgment.objects.filter(assignment=small.careful, slot=small.slots[0]).delete()
     # Queued 10 s ago: past its countdown (5 s), within the grace (until 15 s). Not 14 s: on a
     # loaded machine (the suite runs one process per core) the sweep's queries can take the
