@@ -117,7 +117,12 @@ if DATABASE_URL:
         # No JIT compilation: it pays off only for long analytical scans, which evalsite does
         # in numpy, while a row estimate gone wide (a fresh table's default statistics) once
         # made the worker endpoints' one-row assignment read compile for 2.7 s (issue 16).
-        DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c jit=off"
+        # Prepared statements (only the worker endpoints' hot SQL: EVALSITE_PREPARED_STATEMENTS)
+        # use their generic plan from the first execution: by default PostgreSQL plans the
+        # first five anew (5-7 ms each for the assignment's read), per connection.
+        DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
+            "-c jit=off -c plan_cache_mode=force_generic_plan"
+        )
 else:
     DATABASES = {
         "default": {

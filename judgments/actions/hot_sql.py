@@ -278,53 +278,70 @@ class HitSlots:
         return slot
 
 
-# The JSON array of one slot: its key, whether answered, then (unanswered slots only: the
-# page shows none of the others) the slot's and its segment's columns.
+# The JSON array of one slot: its key, whether answered, then (for the first unanswered slots
+# only: a page shows no other) the slot's and its segment's columns.
 _SLOT_FIELDS = tuple(HitSlot._meta.concrete_fields)
 _SEGMENT_FIELDS = tuple(Segment._meta.concrete_fields)
+# How many of the HIT's unanswered slots, in position order, come with their columns. Every
+# kind's page but ranking's shows one unit of one slot; a ranking page shows the HIT's sets
+# (WMT: 3 sets of 5). A page showing more reads the rest in one query (JsonHitSlots.slot).
+# Not all: a 100-item DA HIT's segments as JSON were 1.4 ms of the statement at a million
+# judgments, for the one item shown.
+SLOTS_WITH_COLUMNS = 32
 
 
 def _slots_json(connection) -> str:
     """PostgreSQL: the HIT's slots of the assignment row ``a`` as one JSON array in position
-    order, each slot ``[id, position, group, answered]`` and, when unanswered, its columns
-    and its segment's (:data:`_SLOT_FIELDS`, :data:`_SEGMENT_FIELDS`) after them."""
+    order, each slot ``[[id, position, group], answered]``, and for the first
+    :data:`SLOTS_WITH_COLUMNS` unanswered ones, the slot's and its segment's columns
+    (:data:`_SLOT_FIELDS`, :data:`_SEGMENT_FIELDS`) as a third element."""
     quote = connection.ops.quote_name
     judgments = quote(Judgment._meta.db_table)
     answered = (
         f"EXISTS (SELECT 1 FROM {judgments} j "  # noqa: S608 (identifiers from the models)
         "WHERE j.assignment_id = a.id AND j.slot_id = s.id)"
     )
-    key = f"s.id, s.{quote('position')}, s.{quote('group')}"
+    position = quote("position")
+    key = f"json_build_array(s.id, s.{position}, s.{quote('group')})"
     columns = ", ".join(
         [f"s.{quote(f.column)}" for f in _SLOT_FIELDS]
         + [f"g.{quote(f.column)}" for f in _SEGMENT_FIELDS]
     )
     # json_build_array takes at most 100 arguments: the key and the columns are two arrays.
     return (
-        "SELECT json_agg(CASE WHEN answered THEN json_build_array(json_build_array("  # noqa: S608
-        f"{key}), true) ELSE json_build_array(json_build_array({key}), false, "
-        f"json_build_array({columns})) END ORDER BY s.{quote('position')}) "
-        f"FROM (SELECT s.*, {answered} AS answered FROM {quote(HitSlot._meta.db_table)} s "
-        "WHERE s.hit_id = a.hit_id) s "
-        f"LEFT OUTER JOIN {quote(Segment._meta.db_table)} g ON g.id = s.segment_id"
+        "SELECT json_agg(CASE "  # noqa: S608 (identifiers from the models)
+        f"WHEN s.answered THEN json_build_array({key}, true) "
+        f"WHEN s.nth > {SLOTS_WITH_COLUMNS} THEN json_build_array({key}, false) "
+        f"ELSE json_build_array({key}, false, json_build_array({columns})) "
+        f"END ORDER BY s.{position}) "
+        f"FROM (SELECT s.*, row_number() OVER (PARTITION BY s.answered ORDER BY s.{position}) "
+        f"AS nth FROM (SELECT s.*, {answered} AS answered "
+        f"FROM {quote(HitSlot._meta.db_table)} s WHERE s.hit_id = a.hit_id) s) s "
+        f"LEFT OUTER JOIN {quote(Segment._meta.db_table)} g ON g.id = s.segment_id "
+        f"AND NOT s.answered AND s.nth <= {SLOTS_WITH_COLUMNS}"
     )
 
 
 class JsonHitSlots:
     """:class:`HitSlots` from the assignment statement's JSON (PostgreSQL): the same keys,
     answered set and slot instances. JSON already carries the values as Python wants them
-    (numbers, text, the segment's references as decoded JSON), so no converter runs."""
+    (numbers, text, the segment's references as decoded JSON), so no converter runs. A slot
+    the JSON has no columns for (past :data:`SLOTS_WITH_COLUMNS`) is read with every other
+    such unanswered slot in one query."""
 
     def __init__(self, document: Any, hit: Hit, db: str):
         rows = json.loads(document) if isinstance(document, str) else (document or [])
-        self._columns = {row[0][0]: row[2] for row in rows if not row[1]}
+        self._columns = {row[0][0]: row[2] for row in rows if len(row) > 2}
         self._hit = hit
         self._db = db
         self.keys = [tuple(row[0]) for row in rows]
         self.answered = {row[0][0] for row in rows if row[1]}
+        self._read: dict[int, HitSlot] = {}
 
     def slot(self, pk: int) -> HitSlot:
-        values = self._columns[pk]
+        values = self._columns.get(pk)
+        if values is None:
+            return self._read_without_columns(pk)
         split = len(_SLOT_FIELDS)
         slot = HitSlot.from_db(self._db, _SLOT_ATTNAMES, values[:split])
         segment_values = values[split:]
@@ -336,6 +353,23 @@ class JsonHitSlots:
         slot._state.fields_cache["segment"] = segment
         slot._state.fields_cache["hit"] = self._hit
         return slot
+
+    def _read_without_columns(self, pk: int) -> HitSlot:
+        if pk not in self._read:
+            wanted = [
+                key
+                for key, _, _ in self.keys
+                if key not in self._columns and key not in self.answered
+            ]
+            for slot in (
+                HitSlot.objects.using(self._db)
+                .select_related("segment")
+                .filter(pk__in=wanted or [pk])
+                .order_by()
+            ):
+                slot._state.fields_cache["hit"] = self._hit
+                self._read[slot.pk] = slot
+        return self._read[pk]
 
 
 _SLOT_ATTNAMES = tuple(f.attname for f in _SLOT_FIELDS)

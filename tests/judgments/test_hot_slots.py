@@ -84,3 +84,25 @@ def test_a_submission_answers_the_next_slot_of_the_json_progress(postgres_requir
     assert isinstance(progress.slots, hot_sql.JsonHitSlots)
     assert [unit.key for unit in progress.units] == [1, 2]
     assert progress.next.key == 1
+
+
+def test_slots_past_the_first_unanswered_ones_are_read_in_one_query(
+    postgres_required, monkeypatch, django_assert_num_queries
+):
+    # Only the first SLOTS_WITH_COLUMNS unanswered slots come with their columns; a page
+    # showing more (a ranking page of many sets) reads all the others in one query.
+    monkeypatch.setattr(hot_sql, "SLOTS_WITH_COLUMNS", 2)
+    monkeypatch.setattr(hot_sql, "_assignment_selects", {})
+    hit = HitFactory()
+    slots = [HitSlotFactory(hit=hit, position=position) for position in (1, 2, 3, 4, 5)]
+    assignment = AssignmentFactory(hit=hit)
+    JudgmentFactory(assignment=assignment, slot=slots[0], score=10)
+    loaded = hot_sql.load_assignment(assignment.pk, assignment.worker_id, lock=False)
+    from_json = hot_sql.load_slots(loaded)
+    assert sorted(from_json._columns) == [slots[1].pk, slots[2].pk]
+    with django_assert_num_queries(1):
+        read = [from_json.slot(slot.pk) for slot in slots[1:]]
+    for slot, got in zip(slots[1:], read, strict=True):
+        assert _fields(got) == _fields(slot)
+        assert _fields(got.segment) == _fields(slot.segment)
+        assert got.hit is loaded.hit
