@@ -42,6 +42,9 @@ RUN useradd --system --uid 10001 --user-group --home-dir /app --no-create-home \
     && chmod 0700 /app/import-uploads \
     && chmod 0755 deploy/web.sh deploy/worker.sh deploy/beat.sh \
     && python -m compileall -q evalsite campaigns judgments analytics
+# numba's cache of the statistics' kernels, so that a worker's first large recompute loads them
+# instead of compiling them for 10-40 s (deploy/compile_kernels.py).
+RUN python deploy/compile_kernels.py
 USER evalsite
 
 EXPOSE 8000
