@@ -40,20 +40,30 @@ class _CreateAppAfterCelery(importlib.abc.Loader):
         import evalsite.celery  # noqa: F401  (celery is in sys.modules by now)
 
 
+def spec_from_other_finders(
+    skip: importlib.abc.MetaPathFinder, name: str, path: Any = None, target: Any = None
+) -> importlib.machinery.ModuleSpec | None:
+    """The spec the import system would find for ``name`` without the finder ``skip`` (an
+    import hook that wraps the module's own loader: this one's, evalsite.deferred_imports')."""
+    for finder in sys.meta_path:
+        if finder is skip or not hasattr(finder, "find_spec"):
+            continue
+        spec = finder.find_spec(name, path, target)
+        if spec is not None and spec.loader is not None:
+            return spec
+    return None
+
+
 class _CeleryImportHook(importlib.abc.MetaPathFinder):
     """Finds ``celery`` like the finders after it and wraps its loader (once)."""
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if name != "celery":
             return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None and spec.loader is not None:
-                spec.loader = _CreateAppAfterCelery(spec.loader)
-                return spec
-        return None
+        spec = spec_from_other_finders(self, name, path, target)
+        if spec is not None:
+            spec.loader = _CreateAppAfterCelery(spec.loader)
+        return spec
 
 
 if "celery" in sys.modules:  # imported before evalsite: create the app now

@@ -31,6 +31,8 @@ import threading
 import types
 from typing import Any
 
+from evalsite import spec_from_other_finders
+
 # Every later ``import numpy`` statement reads the module's ``__spec__`` (is it still being
 # initialised?): answered without running the module, or the second import would load it.
 _READ_WITHOUT_LOADING = frozenset({"__spec__", "__name__", "__loader__"})
@@ -105,14 +107,10 @@ class _DeferringFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if name not in self.names:
             return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(name, path, target)
-            if spec is not None and spec.loader is not None:
-                spec.loader = _DeferringLoader(spec.loader)
-                return spec
-        return None
+        spec = spec_from_other_finders(self, name, path, target)
+        if spec is not None:
+            spec.loader = _DeferringLoader(spec.loader)
+        return spec
 
 
 def defer(*names: str) -> None:

@@ -22,11 +22,11 @@ from django.db import IntegrityError, transaction
 from analytics.actions.common import json_safe
 from analytics.kinds.direct_assessment.actions import (
     CampaignAnalysis,
-    _system_rows,
     _variant_details,
+    store_scores_and_result,
 )
 from analytics.kinds.direct_assessment.loading import LoadSummary
-from analytics.models import CampaignResult, SystemScore, WorkerStat, variant_key
+from analytics.models import CampaignResult, WorkerStat, variant_key
 from campaigns.models import Campaign
 
 __all__ = ["store_changes"]
@@ -168,19 +168,5 @@ def _store(
             WorkerStat.objects.filter(pk__in=stale).delete()
         if fresh:
             WorkerStat.objects.bulk_create(fresh, batch_size=1000)
-        SystemScore.objects.filter(campaign=campaign).delete()
-        SystemScore.objects.bulk_create(
-            [
-                row
-                for include, report in analysis.reports.items()
-                for row in _system_rows(campaign, report, include)
-            ],
-            batch_size=1000,
-        )
-        if result is None:
-            result = CampaignResult.objects.create(campaign=campaign, **fields)
-        else:
-            for name, value in fields.items():
-                setattr(result, name, value)
-            result.save()
+        result = store_scores_and_result(campaign, analysis, result, fields)
     return result, len(fresh)

@@ -433,22 +433,33 @@ def _store(
             logger.info("Campaign %s already has newer results; not storing", campaign.pk)
             return result
         WorkerStat.objects.filter(campaign=campaign).delete()
-        SystemScore.objects.filter(campaign=campaign).delete()
         WorkerStat.objects.bulk_create(_worker_rows(campaign, loaded, analysis), batch_size=1000)
-        SystemScore.objects.bulk_create(
-            [
-                row
-                for include, report in analysis.reports.items()
-                for row in _system_rows(campaign, report, include)
-            ],
-            batch_size=1000,
-        )
-        if result is None:
-            result = CampaignResult.objects.create(campaign=campaign, **fields)
-        else:
-            for name, value in fields.items():
-                setattr(result, name, value)
-            result.save()
+        return store_scores_and_result(campaign, analysis, result, fields)
+
+
+def store_scores_and_result(
+    campaign: Campaign,
+    analysis: CampaignAnalysis,
+    result: CampaignResult | None,
+    fields: dict[str, Any],
+) -> CampaignResult:
+    """Inside the caller's transaction (the result row locked): replace the campaign's system
+    scores with the analysis's and write ``fields`` to its result row (made if ``result`` is
+    None). Shared by the full store and the incremental one (analytics.incremental.store)."""
+    SystemScore.objects.filter(campaign=campaign).delete()
+    SystemScore.objects.bulk_create(
+        [
+            row
+            for include, report in analysis.reports.items()
+            for row in _system_rows(campaign, report, include)
+        ],
+        batch_size=1000,
+    )
+    if result is None:
+        return CampaignResult.objects.create(campaign=campaign, **fields)
+    for name, value in fields.items():
+        setattr(result, name, value)
+    result.save()
     return result
 
 
