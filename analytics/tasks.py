@@ -51,6 +51,7 @@ def recompute_campaign_results(campaign_id: int, only_if_stale: bool = False) ->
         return None
     if settings.ANALYTICS_INCREMENTAL and incremental.supports(campaign):
         actions.clear_recompute_flag(campaign.pk)  # before reading: see analytics.actions
+        actions.note_recompute_started(campaign.pk)  # the next run keeps its distance
         result = incremental.recompute(campaign)
     else:
         result = actions.recompute_campaign(campaign)

@@ -131,9 +131,46 @@ def recompute_countdown(campaign_id: int | None = None) -> float:
 
 def recompute_flag_timeout() -> float:
     return (
-        max(recompute_countdown(), float(settings.ANALYTICS_INCREMENTAL_COUNTDOWN))
+        max(
+            recompute_countdown(),
+            float(settings.ANALYTICS_INCREMENTAL_COUNTDOWN) + incremental_spacing(),
+        )
         + FLAG_MARGIN_SECONDS
     )
+
+
+def incremental_spacing() -> float:
+    """Seconds between the starts of two incremental recomputes of a campaign, at least."""
+    return settings.ANALYTICS_INCREMENTAL_SPACING_MS / 1000
+
+
+def recompute_started_key(campaign_id: int) -> str:
+    return f"evalsite:recompute-started:{campaign_id}"
+
+
+def note_recompute_started(campaign_id: int, now: datetime | None = None) -> None:
+    """Called by an incremental recompute as it starts: the next one of the campaign is
+    enqueued to start no sooner than :func:`incremental_spacing` after this."""
+    cache_set(
+        recompute_started_key(campaign_id),
+        (now or timezone.now()).isoformat(),
+        incremental_spacing() + FLAG_MARGIN_SECONDS,
+    )
+
+
+def _incremental_countdown(campaign_id: int, now: datetime) -> float:
+    """The incremental window, or longer: until the spacing since the last run's start is
+    over. (Read only by the submission that enqueues: one cache read per run.)"""
+    countdown = float(settings.ANALYTICS_INCREMENTAL_COUNTDOWN)
+    value = cache_get(recompute_started_key(campaign_id))
+    if isinstance(value, str):
+        try:
+            started = datetime.fromisoformat(value)
+        except ValueError:
+            return countdown
+        wait = incremental_spacing() - (now - started).total_seconds()
+        countdown = max(countdown, min(wait, incremental_spacing()))
+    return countdown
 
 
 def recompute_queue() -> str | None:
@@ -172,15 +209,22 @@ def schedule_recompute(campaign_id: int) -> bool:
     """Enqueue a recompute of the campaign unless one is already pending; True if enqueued.
 
     The flag is set with ``cache.add`` (atomic on Redis), so of a burst of submissions only
-    the first enqueues; the task clears the flag when it starts. If enqueueing fails the flag
+    the first enqueues; the task clears the flag when it starts. A campaign recomputed
+    incrementally waits its own window, and no less than what is left of
+    ``ANALYTICS_INCREMENTAL_SPACING_MS`` since its last run started. If enqueueing fails the flag
     is removed again, so the next submission retries. When the cache is down the recompute
     is enqueued without a flag (no coalescing, but nothing is missed).
     """
     key = recompute_flag_key(campaign_id)
-    if cache_add(key, timezone.now().isoformat(), timeout=recompute_flag_timeout()) is False:
+    now = timezone.now()
+    if cache_add(key, now.isoformat(), timeout=recompute_flag_timeout()) is False:
         return False
     try:
-        _enqueue(campaign_id, recompute_countdown(campaign_id))
+        if _recomputed_incrementally(campaign_id):
+            countdown = _incremental_countdown(campaign_id, now)
+        else:
+            countdown = recompute_countdown(campaign_id)
+        _enqueue(campaign_id, countdown)
     except Exception:
         clear_recompute_flag(campaign_id)
         raise
@@ -205,7 +249,12 @@ def repair_lost_recompute(campaign_id: int) -> bool:
     countdown plus the grace (the message was lost); True if enqueued. The task then skips the
     work when a run meanwhile made the results fresh (``only_if_stale``)."""
     age = _flag_age(campaign_id)
-    if age is None or age <= recompute_countdown(campaign_id) + recompute_grace():
+    if age is None:
+        return False
+    limit = recompute_countdown(campaign_id) + recompute_grace()
+    if _recomputed_incrementally(campaign_id):
+        limit += incremental_spacing()  # its countdown may have waited for the spacing too
+    if age <= limit:
         return False
     key = recompute_flag_key(campaign_id)
     cache_set(key, timezone.now().isoformat(), recompute_flag_timeout())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from unittest import mock
 
@@ -15,6 +15,7 @@ from analytics.incremental.direct_assessment import CachedDACampaign
 from analytics.kinds.direct_assessment import actions as da_actions
 from analytics.models import CampaignResult, WorkerStat
 from campaigns.models import DirectAssessmentSettings, TaskKind
+from evalsite.cachesafe import cache_delete, cache_get
 from evalsite.celery import app as celery_app
 from judgments.actions import record_judgment
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
@@ -30,6 +31,7 @@ def small():
     built = build_small_campaign()
     yield built
     actions.clear_recompute_flag(built.campaign.pk)
+    cache_delete(actions.recompute_started_key(built.campaign.pk))
 
 
 @pytest.fixture
@@ -144,6 +146,53 @@ def test_campaigns_recomputed_incrementally_take_their_own_shorter_window(small,
     assert actions.recompute_countdown(small.campaign.pk) == 5.0
     # A flag lives past the longer of the two windows.
     assert actions.recompute_flag_timeout() == 5.0 + actions.FLAG_MARGIN_SECONDS
+
+
+def test_incremental_runs_of_a_campaign_start_the_spacing_apart(small, broker, settings):
+    # With no window, the next run after one that started 0.3 s ago waits out the rest of
+    # ANALYTICS_INCREMENTAL_SPACING_MS (1 s); one that started 2 s ago: none.
+    settings.ANALYTICS_INCREMENTAL = True
+    settings.ANALYTICS_INCREMENTAL_COUNTDOWN = 0
+    settings.ANALYTICS_INCREMENTAL_SPACING_MS = 1000
+    now = timezone.now()
+    with mock.patch.object(actions.timezone, "now", return_value=now):
+        announce(small.campaign.pk)  # never ran: at once
+        assert broker.call_args.kwargs["countdown"] == 0.0
+
+        actions.clear_recompute_flag(small.campaign.pk)  # the task starts...
+        actions.note_recompute_started(small.campaign.pk, now - timedelta(seconds=0.3))
+        for _ in range(10):
+            announce(small.campaign.pk)  # ...and submissions arrive while it runs
+        assert broker.call_count == 2
+        assert broker.call_args.kwargs["countdown"] == pytest.approx(0.7)
+
+        actions.clear_recompute_flag(small.campaign.pk)
+        actions.note_recompute_started(small.campaign.pk, now - timedelta(seconds=2))
+        announce(small.campaign.pk)
+        assert broker.call_args.kwargs["countdown"] == 0.0
+
+        # A longer window wins over what is left of the spacing; no spacing: the window alone.
+        settings.ANALYTICS_INCREMENTAL_COUNTDOWN = 3
+        actions.clear_recompute_flag(small.campaign.pk)
+        actions.note_recompute_started(small.campaign.pk, now - timedelta(seconds=0.3))
+        announce(small.campaign.pk)
+        assert broker.call_args.kwargs["countdown"] == 3.0
+        settings.ANALYTICS_INCREMENTAL_COUNTDOWN = 0
+        settings.ANALYTICS_INCREMENTAL_SPACING_MS = 0
+        actions.clear_recompute_flag(small.campaign.pk)
+        announce(small.campaign.pk)
+        assert broker.call_args.kwargs["countdown"] == 0.0
+    assert broker.call_count == 5
+
+
+def test_the_incremental_task_notes_when_it_started(small, broker, settings):
+    settings.ANALYTICS_INCREMENTAL = True
+    incremental.clear_cache()
+    before = timezone.now()
+    assert tasks.recompute_campaign_results(small.campaign.pk) == 52
+    started = datetime.fromisoformat(cache_get(actions.recompute_started_key(small.campaign.pk)))
+    assert before <= started <= timezone.now()
+    incremental.clear_cache()
 
 
 def test_a_failed_enqueue_lets_the_next_submission_retry(small, broker):
