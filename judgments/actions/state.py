@@ -124,12 +124,17 @@ class _Progress:
     slots: HitSlots | JsonHitSlots
 
     def is_answered(self, unit: Unit) -> bool:
-        # Units are written whole (one transaction), so one answered slot means all are.
-        return any(pk in self.answered for pk in unit.slot_ids)
+        # Units are written whole (one transaction), so one answered slot means all are: the
+        # first slot says. (Called for every unit several times a request: no tuple built.)
+        return bool(unit.slots) and unit.slots[0][0] in self.answered
 
     @property
     def next_index(self) -> int | None:
-        return next((i for i, unit in enumerate(self.units) if not self.is_answered(unit)), None)
+        answered = self.answered
+        for index, unit in enumerate(self.units):
+            if not unit.slots or unit.slots[0][0] not in answered:
+                return index
+        return None
 
     @property
     def next(self) -> Unit | None:
@@ -138,7 +143,8 @@ class _Progress:
 
     @property
     def done(self) -> int:
-        return sum(1 for unit in self.units if self.is_answered(unit))
+        answered = self.answered
+        return sum(1 for unit in self.units if unit.slots and unit.slots[0][0] in answered)
 
     @property
     def pages(self) -> int:
