@@ -120,9 +120,12 @@ if DATABASE_URL:
         # Prepared statements (only the worker endpoints' hot SQL: EVALSITE_PREPARED_STATEMENTS)
         # use their generic plan from the first execution: by default PostgreSQL plans the
         # first five anew (5-7 ms each for the assignment's read), per connection.
-        DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
-            "-c jit=off -c plan_cache_mode=force_generic_plan"
-        )
+        # (After any `options` the DATABASE_URL gives: those of its query string are kept.)
+        database_options = DATABASES["default"].setdefault("OPTIONS", {})
+        database_options["options"] = (
+            f"{database_options.get('options', '')} -c jit=off "
+            "-c plan_cache_mode=force_generic_plan"
+        ).strip()
 else:
     DATABASES = {
         "default": {

@@ -21,6 +21,7 @@ print(json.dumps({
     "engine": settings.DATABASES["default"]["ENGINE"],
     "db_name": str(settings.DATABASES["default"]["NAME"]),
     "db_host": settings.DATABASES["default"].get("HOST", ""),
+    "db_options": settings.DATABASES["default"].get("OPTIONS", {}).get("options", ""),
     "eager": settings.CELERY_TASK_ALWAYS_EAGER,
     "broker": settings.CELERY_BROKER_URL,
     "celery_eager": app.conf.task_always_eager,
@@ -97,6 +98,17 @@ def test_database_url_selects_postgresql():
     assert values["engine"] == "django.db.backends.postgresql"
     assert values["db_name"] == "evalsite"
     assert values["db_host"] == "db.example"
+    # No JIT, and prepared statements on their generic plan (evalsite.prepared_statements).
+    assert values["db_options"] == "-c jit=off -c plan_cache_mode=force_generic_plan"
+
+
+def test_the_database_urls_own_connection_options_are_kept():
+    values = loaded(
+        DATABASE_URL="postgres://u:p@db.example:5432/evalsite?options=-c%20statement_timeout%3D5000"
+    )
+    assert values["db_options"] == (
+        "-c statement_timeout=5000 -c jit=off -c plan_cache_mode=force_generic_plan"
+    )
 
 
 def test_redis_url_selects_broker_and_cache_and_turns_eager_off():
