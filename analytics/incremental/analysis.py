@@ -45,11 +45,11 @@ from analytics.stats.direct_assessment import (
     DAReport,
     WorkerReliability,
     ZScores,
-    agreement,
     standardize,
     worker_reliability,
 )
 from analytics.stats.direct_assessment.effort import ScoreSpread, score_spread
+from analytics.stats.direct_assessment.report import configured_agreement
 from analytics.stats.direct_assessment.scores import SystemScores, system_scores_and_samples
 from analytics.stats.direct_assessment.worker_splice import (
     WorkerChanges,
@@ -332,17 +332,7 @@ def _agreements(
     """(all, included) agreement of the first variant, as ``analyse_campaign`` computes them
     when it computes the z-scores itself."""
 
-    def agree(mask: NDArray[np.bool_] | None) -> Agreement:
-        return agreement(
-            judgments,
-            z,
-            include_workers=mask,
-            categories=config.kappa_categories,
-            z_categories=config.kappa_z_categories,
-            chance=config.kappa_chance,
-        )
-
-    everyone = agree(None)
+    everyone = configured_agreement(judgments, z, config, None)
     if config.include_unreliable or reliable.all():
         return everyone, everyone
-    return everyone, agree(reliable)
+    return everyone, configured_agreement(judgments, z, config, reliable)

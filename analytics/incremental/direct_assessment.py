@@ -44,6 +44,7 @@ from analytics.incremental.links import LinkedDAJudgments, PairLinks
 from analytics.kinds.direct_assessment.loading import LoadedCampaign
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.direct_assessment import DAJudgments, Role
+from analytics.stats.direct_assessment.judgments import COLUMNS as DA_JUDGMENT_COLUMNS
 from campaigns.models import HitSlot, Output
 from judgments.models import CampaignWorker, Judgment
 
@@ -62,18 +63,8 @@ _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
 _ID_COLUMNS = ("id", "worker", "assignment", "slot", "system", "item", "pair_slot")
 _FLOAT_COLUMNS = ("score", "seconds")
-# The columns DAJudgments takes (besides given_z).
-_DA_COLUMNS = (
-    "worker",
-    "assignment",
-    "slot",
-    "role",
-    "system",
-    "item",
-    "pair_slot",
-    "score",
-    "seconds",
-)
+# The columns DAJudgments takes (besides given_z, passed on its own).
+_DA_COLUMNS = tuple(name for name in DA_JUDGMENT_COLUMNS if name != "given_z")
 
 
 def _role_code() -> Case:

@@ -90,7 +90,8 @@ def _frozen_array(values: ArrayLike, dtype: type, name: str) -> NDArray:
     return arr
 
 
-_COLUMNS = (
+# The columns a DAJudgments holds, one array each (subset and release walk them).
+COLUMNS = (
     "worker",
     "assignment",
     "slot",
@@ -372,7 +373,7 @@ class DAJudgments(WorkerRows):
         if release:
             for name in ("partner", "_worker_factor", "value"):
                 self.__dict__.pop(name, None)
-        for name in _COLUMNS:
+        for name in COLUMNS:
             if name == "given_z" and not has_given:
                 taken = _no_given_z(int(np.count_nonzero(rows)))
             else:

@@ -38,7 +38,7 @@ from analytics.stats.significance import (
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["DAConfig", "DAReport", "analyse_campaign"]
+__all__ = ["DAConfig", "DAReport", "analyse_campaign", "configured_agreement"]
 
 
 @dataclass(frozen=True)
@@ -156,21 +156,17 @@ def analyse_campaign(
         systems.mean_z, p, clusters, alpha=cfg.significance_alpha, method=cfg.cluster_method
     )
 
-    def agree(mask: NDArray[np.bool_] | None) -> Agreement:
-        return agreement(
-            judgments,
-            z,
-            include_workers=mask,
-            categories=cfg.kappa_categories,
-            z_categories=cfg.kappa_z_categories,
-            chance=cfg.kappa_chance,
-        )
-
     if agreements is not None:
         agreement_all, agreement_included = agreements
     else:
-        agreement_all = reuse.agreement_all if reuse is not None else agree(None)
-        agreement_included = agreement_all if included.all() else agree(included)
+        agreement_all = (
+            reuse.agreement_all
+            if reuse is not None
+            else configured_agreement(judgments, z, cfg, None)
+        )
+        agreement_included = (
+            agreement_all if included.all() else configured_agreement(judgments, z, cfg, included)
+        )
     return DAReport(
         config=cfg,
         reliability=reliability,
@@ -185,4 +181,19 @@ def analyse_campaign(
         agreement_all=agreement_all,
         agreement_included=agreement_included,
         n_unmatched_controls=judgments.n_unmatched_controls,
+    )
+
+
+def configured_agreement(
+    judgments: DAJudgments, z: ZScores, cfg: DAConfig, mask: NDArray[np.bool_] | None
+) -> Agreement:
+    """Inter-annotator agreement with the config's kappa categories, over the workers of
+    ``mask`` (None: everyone): what a report stores as agreement_all / agreement_included."""
+    return agreement(
+        judgments,
+        z,
+        include_workers=mask,
+        categories=cfg.kappa_categories,
+        z_categories=cfg.kappa_z_categories,
+        chance=cfg.kappa_chance,
     )
