@@ -91,17 +91,21 @@ def differences(old: dict, new: dict) -> list[str]:
     return found
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--campaign", required=True, help="kept DA campaigns' ids, a,b")
+def run(kind: str, description: str, script: str, dump_one) -> None:
+    """The command line of a ``*_identical.py`` bench: ``--campaign`` ids and ``--baseline``
+    commit; each campaign is dumped by ``script --dump`` (``dump_one``) in the baseline's tree
+    and in this one, and every value compared (:func:`differences`). Exit status 1 on a
+    difference."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--campaign", required=True, help=f"kept {kind} campaigns' ids, a,b")
     parser.add_argument("--baseline", required=True, help="commit to compare with")
     parser.add_argument("--dump", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.dump:
-        dump(int(args.dump), args.out)
+        dump_one(int(args.dump), args.out)
         return
-    work = Path(tempfile.mkdtemp(prefix="da-identical-"))
+    work = Path(tempfile.mkdtemp(prefix=f"{kind.lower()}-identical-"))
     try:
         tree = work / "baseline"
         tree.mkdir()
@@ -115,7 +119,7 @@ def main() -> None:
             for code, cwd in (("old", tree), ("new", ROOT)):
                 out = work / f"{code}-{campaign_id}.pickle"
                 subprocess.run(
-                    [sys.executable, str(Path(__file__)), "--campaign", str(campaign_id)]
+                    [sys.executable, script, "--campaign", str(campaign_id)]
                     + ["--baseline", args.baseline, "--dump", str(campaign_id), "--out", str(out)],
                     check=True,
                     cwd=cwd,
@@ -134,6 +138,10 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if failed else 0)
+
+
+def main() -> None:
+    run("DA", __doc__.split("\n\n")[0], str(Path(__file__).resolve()), dump)
 
 
 if __name__ == "__main__":

@@ -18,19 +18,15 @@ one. Speed-ups must leave this silent (METHODS.md: WMT's official tables).
 
 from __future__ import annotations
 
-import argparse
 import os
 import pickle
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from da_identical import differences  # noqa: E402  (bench/ is not a package)
+from da_identical import run  # noqa: E402  (bench/ is not a package)
 
 
 def dump(campaign_id: int, out: str) -> None:
@@ -79,48 +75,7 @@ def dump(campaign_id: int, out: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--campaign", required=True, help="kept ranking campaigns' ids, a,b")
-    parser.add_argument("--baseline", required=True, help="commit to compare with")
-    parser.add_argument("--dump", help=argparse.SUPPRESS)
-    parser.add_argument("--out", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.dump:
-        dump(int(args.dump), args.out)
-        return
-    work = Path(tempfile.mkdtemp(prefix="ranking-identical-"))
-    try:
-        tree = work / "baseline"
-        tree.mkdir()
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", args.baseline], check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-        failed = False
-        for campaign_id in (int(pk) for pk in args.campaign.split(",")):
-            dumps = {}
-            for code, cwd in (("old", tree), ("new", ROOT)):
-                out = work / f"{code}-{campaign_id}.pickle"
-                subprocess.run(
-                    [sys.executable, str(Path(__file__)), "--campaign", str(campaign_id)]
-                    + ["--baseline", args.baseline, "--dump", str(campaign_id), "--out", str(out)],
-                    check=True,
-                    cwd=cwd,
-                    capture_output=True,
-                )
-                with open(out, "rb") as source:
-                    dumps[code] = pickle.load(source)
-            found = differences(dumps["old"], dumps["new"])
-            print(
-                f"campaign {campaign_id}: {len(dumps['new'])} values compared with "
-                f"{args.baseline}, {len(found)} different"
-            )
-            for line in found:
-                print("  " + line)
-            failed = failed or bool(found)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    sys.exit(1 if failed else 0)
+    run("ranking", __doc__.split("\n\n")[0], str(Path(__file__).resolve()), dump)
 
 
 if __name__ == "__main__":
