@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from analytics.stats._lazy import lazy_module
-from analytics.stats.ranking.judgments import Pairs, RankingJudgments
+from analytics.stats.ranking.judgments import Pairs, RankingJudgments, _dense_codes
 from analytics.stats.ranking.scores import (
     DEFAULT_BT_ALPHA,
     BTTies,
@@ -140,8 +140,11 @@ class BootstrapResult:
         return self.scores.score
 
 
-def _unit_matrix(pairs: Pairs, systems: NDArray[np.int64], unit: Unit) -> tuple[object, int]:
-    """Per-unit outcome counts as a sparse (2 m^2 x units) matrix, and the number of units.
+def _unit_cells(
+    pairs: Pairs, systems: NDArray[np.int64], unit: Unit
+) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+    """Per counted pair, its cell (win cells 0 .. m^2 - 1, then the tie cells) and its unit's
+    code (0 .. n_units - 1, in unit id order), and the number of units.
 
     Only units (sets or ballots) with at least one counted pair are resampled, so dropping
     workers or systems upstream does not leave empty units diluting the replicates.
@@ -156,16 +159,18 @@ def _unit_matrix(pairs: Pairs, systems: NDArray[np.int64], unit: Unit) -> tuple[
         raw_unit = pairs.ballot[keep]
     else:
         raise ValueError(f"unit must be 'set' or 'ballot', got {unit!r}")
-    _, unit_code = np.unique(raw_unit, return_inverse=True)
-    n_units = int(unit_code.max()) + 1 if unit_code.size else 0
-    if n_units == 0:
-        return None, 0
+    # Set and ballot indices are dense codes already: their own short range, no sort.
+    n_units, unit_code = _dense_codes(raw_unit)
+    return col[keep], unit_code, n_units
+
+
+def _unit_matrix(col: NDArray[np.int64], unit_code: NDArray[np.int64], m: int, n_units: int):
+    """The per-unit outcome counts as a sparse (2 m^2 x units) matrix (numpy path)."""
     # Duplicate (cell, unit) entries are summed by the sparse constructor.
-    by_unit = sp.csr_matrix(
-        (np.ones(int(keep.sum())), (col[keep], unit_code.reshape(-1))),
+    return sp.csr_matrix(
+        (np.ones(col.shape[0]), (col, unit_code)),
         shape=(2 * m * m, n_units),
     )
-    return by_unit, n_units
 
 
 def use_compiled(n_draws: int, n_units: int) -> bool:
@@ -189,10 +194,18 @@ def _replicate_chunks(
     unit: Unit,
 ) -> Iterator[tuple[NDArray[np.float64], NDArray[np.float64]]]:
     m = systems.shape[0]
-    by_unit, n_units = _unit_matrix(pairs, systems, unit)
+    col, unit_code, n_units = _unit_cells(pairs, systems, unit)
     if n_units == 0:
         yield np.zeros((n_samples, m, m)), np.zeros((n_samples, m, m))
         return
+    if use_compiled(n_units * n_samples, n_units) and type(rng.bit_generator) is np.random.PCG64:
+        # The same draws, counted and multiplied out where they are made (bootstrap_kernel).
+        from analytics.stats.ranking.bootstrap_kernel import replicate_totals
+
+        totals = replicate_totals(rng, n_samples, n_units, unit_code, col, 2 * m * m)
+        yield _wins_ties(totals, m)
+        return
+    by_unit = _unit_matrix(col, unit_code, m, n_units)
     # Counts are integers, exact in float32 below 2**24: a replicate's pairs number at most
     # the units drawn times the largest unit's pairs. float32 halves what the product reads.
     largest = float(np.asarray(by_unit.sum(axis=0)).max())
@@ -203,34 +216,34 @@ def _replicate_chunks(
     # random unit per non-zero, 4x slower at 50,000 sets (issue 16).
     by_unit = by_unit.astype(value_type).tocsc()
     chunk = max(1, min(n_samples, _CHUNK_CELLS // n_units))
-    compiled = use_compiled(n_units * n_samples, n_units)
-    if compiled:
-        from analytics.stats.ranking.bootstrap_kernel import unit_multiplicities
     for start in range(0, n_samples, chunk):
         size = min(chunk, n_samples - start)
         # int64 draws are the same numbers as int32 ones (numpy draws both from 32-bit values
         # when the range fits; test_replicate_counts_match_a_direct_recount checks the
         # stream), and bincount counts int64 (intp) without first copying them: int32 draws
         # cost a conversion that took longer than the counting (issue 16).
-        if compiled:
-            # The same draws, counted where they are made (bootstrap_kernel).
-            mult = np.empty((n_units, size), dtype=value_type)
-            unit_multiplicities(rng, n_units, mult)
-        else:
-            draws = rng.integers(0, n_units, size=(size, n_units), dtype=np.int64)
-            # Multiplicities: one bincount over replicate-offset draws (each replicate's
-            # counts in its own contiguous block, so the counting stays in cache), then laid
-            # out units x replicates for the sparse product, which reads each unit's row
-            # contiguously.
-            draws += (np.arange(size, dtype=draws.dtype) * n_units)[:, None]
-            mult = np.bincount(draws.reshape(-1), minlength=size * n_units)
-            del draws
-            mult = np.ascontiguousarray(mult.reshape(size, n_units).T, dtype=value_type)
+        draws = rng.integers(0, n_units, size=(size, n_units), dtype=np.int64)
+        # Multiplicities: one bincount over replicate-offset draws (each replicate's
+        # counts in its own contiguous block, so the counting stays in cache), then laid
+        # out units x replicates for the sparse product, which reads each unit's row
+        # contiguously.
+        draws += (np.arange(size, dtype=draws.dtype) * n_units)[:, None]
+        mult = np.bincount(draws.reshape(-1), minlength=size * n_units)
+        del draws
+        mult = np.ascontiguousarray(mult.reshape(size, n_units).T, dtype=value_type)
         totals = np.asarray(by_unit @ mult).T.astype(np.float64)  # (size, 2 m^2)
         del mult
-        wins = totals[:, : m * m].reshape(size, m, m)
-        upper = totals[:, m * m :].reshape(size, m, m)
-        yield wins, upper + np.swapaxes(upper, 1, 2)
+        yield _wins_ties(totals, m)
+
+
+def _wins_ties(
+    totals: NDArray[np.float64], m: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(wins, ties) of shape (size, m, m) from per-replicate cell totals (size, 2 m^2)."""
+    size = totals.shape[0]
+    wins = totals[:, : m * m].reshape(size, m, m)
+    upper = totals[:, m * m :].reshape(size, m, m)
+    return wins, upper + np.swapaxes(upper, 1, 2)
 
 
 def replicate_counts(

@@ -174,31 +174,57 @@ def test_batched_bradley_terry_equals_choix_per_replicate() -> None:
 def test_compiled_draws_are_numpys_draws_and_leave_the_generator_as_numpy_does(
     n_units: int,
 ) -> None:
-    # The kernel draws with numpy's algorithm from the generator's own next_uint32, so the
-    # numbers and the generator's state afterwards (its half-used 64-bit word included: odd
-    # counts of draws) are numpy's, call after call.
-    from analytics.stats.ranking.bootstrap_kernel import uniform_draws, unit_multiplicities
+    # The kernel draws with numpy's algorithm from its own copy of PCG64's next_uint32, so
+    # the numbers and the generator's state afterwards (its half-used 64-bit word included:
+    # odd counts of draws) are numpy's, call after call.
+    from analytics.stats.ranking.bootstrap_kernel import replicate_totals, uniform_draws
 
     numpy_rng, kernel_rng = np.random.default_rng(11), np.random.default_rng(11)
     for replicates_now in (3, 1, 8, 9):
         expected = numpy_rng.integers(0, n_units, size=(replicates_now, n_units), dtype=np.int64)
         np.testing.assert_array_equal(uniform_draws(kernel_rng, n_units, replicates_now), expected)
         assert kernel_rng.bit_generator.state == numpy_rng.bit_generator.state
-    for replicates_now in (1, 9, 17):  # more than one tile of replicates, and a partial one
+    # Unit u has pairs in cells u % 3 (twice: a repeated cell) and 3 + u % 2; 17 replicates
+    # are more than one tile of them, and a partial one.
+    unit = np.repeat(np.arange(n_units), 3)
+    cell = np.stack([np.arange(n_units) % 3] * 2 + [3 + np.arange(n_units) % 2], axis=1)
+    per_unit = np.zeros((n_units, 5), dtype=np.int64)
+    np.add.at(per_unit, (unit, cell.reshape(-1)), 1)
+    for replicates_now in (1, 17):
         draws = numpy_rng.integers(0, n_units, size=(replicates_now, n_units), dtype=np.int64)
-        counts = np.stack([np.bincount(row, minlength=n_units) for row in draws]).T
-        for value_type in (np.float32, np.float64):
-            out = np.full((n_units, replicates_now), -1.0, dtype=value_type)
-            state = kernel_rng.bit_generator.state
-            unit_multiplicities(kernel_rng, n_units, out)
-            np.testing.assert_array_equal(out, counts)
-            if value_type is np.float32:
-                kernel_rng.bit_generator.state = state  # the same draws again as float64
+        expected = np.stack([per_unit[row].sum(axis=0) for row in draws]).astype(np.float64)
+        totals = replicate_totals(kernel_rng, replicates_now, n_units, unit, cell.reshape(-1), 5)
+        assert totals.dtype == np.float64
+        np.testing.assert_array_equal(totals, expected)
         assert kernel_rng.bit_generator.state == numpy_rng.bit_generator.state
     with pytest.raises(ValueError, match="n_units"):
         uniform_draws(kernel_rng, 0, 1)
-    with pytest.raises(ValueError, match="C-ordered"):
-        unit_multiplicities(kernel_rng, n_units, np.zeros((n_units + 1, 4)))
+    with pytest.raises(ValueError, match="PCG64"):
+        uniform_draws(np.random.Generator(np.random.MT19937(1)), n_units, 1)
+    with pytest.raises(ValueError, match="one value per pair"):
+        replicate_totals(kernel_rng, 1, n_units, unit, cell.reshape(-1)[:-1], 5)
+
+
+def test_compiled_totals_with_wide_counts_and_sums(monkeypatch) -> None:
+    # Beyond 65,535 units a count may not fit 16 bits, and beyond 2**31 pairs per replicate
+    # a sum may not fit 32: the kernel counts and sums wider then, to the same totals.
+    from analytics.stats.ranking import bootstrap_kernel
+
+    n_units = 300
+    unit = np.arange(n_units)
+    cell = np.arange(n_units) % 4
+    expected = {}
+    for wide_units, wide_sums in ((10**9, False), (10, False), (10, True)):
+        monkeypatch.setattr(bootstrap_kernel, "_UINT16_UNITS", wide_units)
+        monkeypatch.setattr(bootstrap_kernel, "_INT32_TOTAL", 1 if wide_sums else 2**31)
+        rng = np.random.default_rng(3)
+        totals = bootstrap_kernel.replicate_totals(rng, 20, n_units, unit, cell, 4)
+        expected.setdefault("first", totals)
+        np.testing.assert_array_equal(totals, expected["first"])
+    draws = np.random.default_rng(3).integers(0, n_units, size=(20, n_units))
+    np.testing.assert_array_equal(
+        expected["first"], np.stack([np.bincount(cell[row], minlength=4) for row in draws])
+    )
 
 
 @pytest.mark.parametrize("unit", ["set", "ballot"])
@@ -235,3 +261,19 @@ def test_compiled_bootstrap_from_the_threshold_or_once_numba_is_loaded(monkeypat
     monkeypatch.setattr(bootstrap, "_numba_loaded", lambda: True)
     assert bootstrap.use_compiled(10, 10)  # the import is paid already
     assert not bootstrap.use_compiled(10, 2**32 + 1)  # numpy's 64-bit algorithm: not copied
+
+
+def test_another_bit_generator_takes_the_numpy_path(monkeypatch) -> None:
+    # The kernel copies PCG64 only: a generator on another bit generator still gets numpy's
+    # draws from itself.
+    from analytics.stats.ranking import bootstrap
+
+    monkeypatch.setattr(bootstrap, "_numba_loaded", lambda: True)
+    j = _campaign(3)
+    got = list(replicate_counts(j.pairs, j.systems, 50, np.random.Generator(np.random.MT19937(4))))
+    monkeypatch.setattr(bootstrap, "_numba_loaded", lambda: False)
+    expected = list(
+        replicate_counts(j.pairs, j.systems, 50, np.random.Generator(np.random.MT19937(4)))
+    )
+    np.testing.assert_array_equal(np.concatenate([w for w, _ in got]), expected[0][0])
+    np.testing.assert_array_equal(np.concatenate([t for _, t in got]), expected[0][1])
