@@ -49,8 +49,8 @@ import numpy as np
 import trueskill
 from trueskill import backends as _backends
 
-from analytics.stats.ranking.judgments import BETTER, TIE, Pairs, RankingJudgments
-from analytics.stats.ranking.scores import competition_ranks
+from analytics.stats.ranking.judgments import TIE, WORSE, Pairs, RankingJudgments
+from analytics.stats.ranking.scores import competition_ranks, system_positions
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -145,16 +145,14 @@ def trueskill_ratings(
         else np.unique(np.asarray(systems, dtype=np.int64))
     )
     m = sys_ids.shape[0]
-    ia = np.minimum(np.searchsorted(sys_ids, pairs.system_a), max(m - 1, 0))
-    ib = np.minimum(np.searchsorted(sys_ids, pairs.system_b), max(m - 1, 0))
-    if m:
-        keep = (sys_ids[ia] == pairs.system_a) & (sys_ids[ib] == pairs.system_b)
-    else:
-        keep = np.zeros(len(pairs), dtype=bool)
+    ia = system_positions(sys_ids, pairs.system_a)
+    ib = system_positions(sys_ids, pairs.system_b)
+    keep = (ia >= 0) & (ib >= 0)
     ia, ib, outcome = ia[keep], ib[keep], pairs.outcome[keep]
     # Winner first (a draw keeps the canonical order).
-    winner = np.where(outcome == BETTER, ia, np.where(outcome == TIE, ia, ib))
-    loser = np.where(outcome == BETTER, ib, np.where(outcome == TIE, ib, ia))
+    lost = outcome == WORSE
+    winner = np.where(lost, ib, ia)
+    loser = np.where(lost, ia, ib)
     drawn = outcome == TIE
     perm = np.random.default_rng(seed).permutation(winner.shape[0])
     winner, loser, drawn = winner[perm], loser[perm], drawn[perm]

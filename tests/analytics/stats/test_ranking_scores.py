@@ -336,3 +336,32 @@ def test_pair_cells_are_worked_out_once_per_list_of_systems() -> None:
     assert pair_counts(pairs, j.systems[:2]).wins.sum() + pair_counts(
         pairs, j.systems[:2]
     ).ties.sum() / 2 == np.count_nonzero(~dropped)
+
+
+@pytest.mark.parametrize("sys_ids", [[3, 5, 9], [3, 5, 10**9], [7], []])
+def test_system_positions_by_table_or_search(sys_ids) -> None:
+    # Short id ranges take the lookup table, long ones the binary search: both give each
+    # value's position among the ids, -1 for gold outputs (negative) and unlisted systems.
+    from analytics.stats.ranking.scores import system_positions
+
+    ids = np.array(sys_ids, dtype=np.int64)
+    values = np.array([-2, -1, 0, 3, 4, 5, 7, 9, 10, 10**9, 10**9 + 1], dtype=np.int64)
+    expected = [sys_ids.index(v) if v in sys_ids else -1 for v in values.tolist()]
+    assert system_positions(ids, values).tolist() == expected
+    assert values.tolist()[0] == -2  # the input is left as it was
+
+
+def test_pair_counts_are_counted_once_per_pairs_and_systems() -> None:
+    j = RankingJudgments.from_ballots(
+        [
+            {"worker": 1, "ranking_set": 1, "ranks": {0: 1, 1: 2, 2: 2}},
+            {"worker": 2, "ranking_set": 1, "ranks": {0: 2, 1: 1, 2: 3}},
+        ]
+    )
+    counts = pair_counts(j.pairs)
+    assert pair_counts(j.pairs) is counts
+    assert pair_counts(j.pairs, [0, 1]) is not counts
+    assert counts.wins.tolist() == [[0, 1, 2], [1, 0, 1], [0, 0, 0]]
+    assert counts.ties.tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0]]
+    with pytest.raises(ValueError, match="read-only"):
+        counts.wins[0, 0] = 1
