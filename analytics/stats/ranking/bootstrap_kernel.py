@@ -133,7 +133,7 @@ def _uniform_draws(words, n_units: int, n_samples: int) -> NDArray[np.int64]:
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _unit_lists(n_units, unit, cell, n_cells):
     """Each unit's cells and counts (CSR: ``start[u]:start[u + 1]``), from one unit and one
     cell per pair: a counting sort, each unit's repeated cells summed into one entry."""
@@ -164,7 +164,7 @@ def _unit_lists(n_units, unit, cell, n_cells):
     return start, unit_cell[:n_entries].copy(), unit_count[:n_entries].copy()
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _totals(words, n_units, unit_start, unit_cell, unit_count, totals, counts, tile_totals):
     n_samples, n_cells = totals.shape
     tile = counts.shape[1]

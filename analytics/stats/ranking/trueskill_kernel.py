@@ -75,7 +75,7 @@ def _pdf(x: float) -> float:
     return _INV_SQRT_2PI * 1.0 * math.exp(-(x**2 / 2))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _run(
     margin: float,
     two_beta2: float,

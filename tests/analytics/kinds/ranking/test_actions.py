@@ -724,3 +724,38 @@ def test_kernel_warm_up_loads_both_kernels_and_survives_a_failure(monkeypatch, c
         ranking_actions.KernelWarmUp._load()
     assert "Loading the ranking kernels ahead failed" in caplog.text
     trueskill_kernel.warm_up.assert_not_called()
+
+
+def test_the_variants_computed_at_once_equal_the_variants_in_turn(ranking, monkeypatch):
+    # A large campaign's "everyone" variant runs in a thread beside the trusted one; the
+    # analysis is the same to the last bit as when they run one after the other.
+    import threading
+
+    loaded = load_ranking_judgments(ranking.campaign.pk)
+    settings = ranking_actions.ranking_config_for(ranking.campaign)
+    variant = ranking_actions._variant
+    threads: list[str] = []
+
+    def recorded(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return variant(*args, **kwargs)
+
+    monkeypatch.setattr(ranking_actions, "_variant", recorded)
+    analyses = {}
+    for threshold in (10**9, 0):
+        monkeypatch.setattr(ranking_actions, "PARALLEL_VARIANTS_FROM_JUDGMENTS", threshold)
+        analyses[threshold] = ranking_actions.analyse_loaded_ranking(loaded, settings)
+    assert threads[:2] == ["MainThread", "MainThread"]
+    assert threads[2].startswith("ranking-variant") or threads[3].startswith("ranking-variant")
+    in_turn, at_once = analyses.values()
+    for untrusted in (False, True):
+        first, second = in_turn.variants[untrusted], at_once.variants[untrusted]
+        np.testing.assert_array_equal(first.rows, second.rows)
+        assert first.bootstrapped.keys() == second.bootstrapped.keys()
+        for method, result in first.bootstrapped.items():
+            np.testing.assert_array_equal(result.samples, second.bootstrapped[method].samples)
+            np.testing.assert_array_equal(result.score, second.bootstrapped[method].score)
+        np.testing.assert_array_equal(first.report.trueskill.mu, second.report.trueskill.mu)
+        assert first.report.inter_all == second.report.inter_all
+        assert first.report.intra_included == second.report.intra_included
+    assert not np.array_equal(in_turn.variants[False].rows, in_turn.variants[True].rows)
