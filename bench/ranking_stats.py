@@ -303,16 +303,28 @@ def measure_one(campaign_id: int, code: str) -> None:
         ranking_baseline_code.install()
     campaign = Campaign.objects.get(pk=campaign_id)
     load = ranking_actions.load_ranking_judgments
+    analyse = ranking_actions.analyse_loaded_ranking
     load_s: list[float] = []
+    steps: dict[str, list[float]] = {"load_cpu": [], "analyse": [], "analyse_cpu": []}
 
     def timed_load(pk, **kwargs):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         try:
             return load(pk, **kwargs)
         finally:
             load_s.append(time.perf_counter() - started)
+            steps["load_cpu"].append(time.process_time() - started_cpu)
+
+    def timed_analyse(*args, **kwargs):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        try:
+            return analyse(*args, **kwargs)
+        finally:
+            steps["analyse"].append(time.perf_counter() - started)
+            steps["analyse_cpu"].append(time.process_time() - started_cpu)
 
     ranking_actions.load_ranking_judgments = timed_load
+    ranking_actions.analyse_loaded_ranking = timed_analyse
     rss_before = _rss_mib()
     totals = []
     cpu = []  # CPU seconds of this process (all its threads): far less noisy than wall time
@@ -330,6 +342,8 @@ def measure_one(campaign_id: int, code: str) -> None:
                 "cpu_first": cpu[0],
                 "cpu_second": cpu[1],
                 "load": load_s[1],
+                # The second run's steps (wall and CPU of all threads); the rest is storing.
+                **{name: values[1] for name, values in steps.items()},
                 "rss_before": rss_before,
                 "peak": peak,
                 "comparisons": result.variant(True)["n_comparisons"],
@@ -358,9 +372,10 @@ def compare(campaign_ids: list[int], rounds: int, baseline_commit: str | None = 
         tree, as_code = ROOT, code
         if code == "old" and baseline_tree is not None:
             tree, as_code = baseline_tree, "new"  # that commit's own current code
+        # This bench's measurement (the same steps timed) on that tree's code.
         out = subprocess.run(
-            [sys.executable, str(tree / "bench" / "ranking_stats.py")]
-            + ["--measure-one", str(campaign_id), "--code", as_code],
+            [sys.executable, str(ROOT / "bench" / "ranking_stats.py")]
+            + ["--measure-one", str(campaign_id), "--code", as_code, "--tree", str(tree)],
             check=True,
             capture_output=True,
             text=True,
@@ -418,8 +433,10 @@ def _compare(
         for k in range(rounds):
             for code in ("old", "new") if k % 2 == 0 else ("new", "old"):
                 runs[code].append(run(campaign_id, code))
+        # A baseline tree's bench may not time every step: only the keys both give.
+        keys = set(runs["old"][0]) & set(runs["new"][0])
         med = {
-            code: {key: statistics.median(r[key] for r in rs) for key in rs[0]}
+            code: {key: statistics.median(r[key] for r in rs) for key in keys}
             for code, rs in runs.items()
         }
         old, new = med["old"], med["new"]
@@ -439,6 +456,17 @@ def _compare(
             + " | old "
             + ", ".join(f"{r['first']:.2f}/{r['second']:.2f}" for r in runs["old"])
         )
+        if "analyse" in new:
+            print(
+                f"    second run's steps: load {new['load']:.3f} s wall / {new['load_cpu']:.3f} s "
+                f"CPU, analysis {new['analyse']:.3f} / {new['analyse_cpu']:.3f}, the rest "
+                f"(storing) {new['second'] - new['load'] - new['analyse']:.3f} / "
+                f"{new['cpu_second'] - new['load_cpu'] - new['analyse_cpu']:.3f} | old load "
+                f"{old['load']:.3f} / {old['load_cpu']:.3f}, analysis {old['analyse']:.3f} / "
+                f"{old['analyse_cpu']:.3f}, the rest "
+                f"{old['second'] - old['load'] - old['analyse']:.3f} / "
+                f"{old['cpu_second'] - old['load_cpu'] - old['analyse_cpu']:.3f}"
+            )
         rows.append((n_sets, new["second"], new["peak"] - new["rss_before"]))
         print(f"    load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if len(rows) > 1:
@@ -470,7 +498,10 @@ def main() -> None:
     )
     parser.add_argument("--measure-one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--code", choices=("new", "old"), default="new", help=argparse.SUPPRESS)
+    parser.add_argument("--tree", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.tree:  # measure that tree's code (a baseline commit's archive)
+        sys.path.insert(0, str(Path(args.tree).resolve()))
     if args.measure_one:
         measure_one(args.measure_one, args.code)
         return
