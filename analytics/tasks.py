@@ -15,6 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from analytics import actions, incremental
+from analytics.incremental.turns import recompute_in_turn
 from campaigns.models import Campaign
 from evalsite.cachesafe import cache_set
 
@@ -25,7 +26,9 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(name=actions.RECOMPUTE_TASK)
-def recompute_campaign_results(campaign_id: int, only_if_stale: bool = False) -> int | None:
+def recompute_campaign_results(
+    campaign_id: int, only_if_stale: bool = False, runs_before: int | None = None
+) -> int | None:
     """Recompute one campaign's stored statistics (its kind's, ``analytics.kinds``; for ranking
     this also marks untrusted workers and may pause the campaign); return the judgments they
     reflect, or None when there is nothing to compute.
@@ -39,7 +42,10 @@ def recompute_campaign_results(campaign_id: int, only_if_stale: bool = False) ->
     With ``ANALYTICS_INCREMENTAL`` (the default), a direct-assessment campaign is recomputed
     from the arrays this worker process kept from its previous recompute, reading only what is
     new (``analytics.incremental``; the same results as a full recompute). A cache that
-    missed a judgment is found by its own periodic count and read again in full.
+    missed a judgment is found by its own periodic count and read again in full. One process
+    at a time recomputes a campaign, run after run while submissions come
+    (``analytics.incremental.turns``); ``runs_before``: the campaign's run count when the task
+    was sent (the task has nothing to do once a later run started).
     """
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
@@ -50,9 +56,7 @@ def recompute_campaign_results(campaign_id: int, only_if_stale: bool = False) ->
         logger.info("Campaign %s is up to date; the repair recompute was not needed", campaign_id)
         return None
     if settings.ANALYTICS_INCREMENTAL and incremental.supports(campaign):
-        actions.clear_recompute_flag(campaign.pk)  # before reading: see analytics.actions
-        actions.note_recompute_started(campaign.pk)  # the next run keeps its distance
-        result = incremental.recompute(campaign)
+        result = recompute_in_turn(campaign, runs_before)
     else:
         result = actions.recompute_campaign(campaign)
     return None if result is None else result.n_judgments

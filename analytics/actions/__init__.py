@@ -76,13 +76,14 @@ from django.utils import timezone
 from analytics.actions.common import AUTO_PAUSE_PREFIX
 from analytics.kinds import registry, statistics_of
 from campaigns.models import Campaign
-from evalsite.cachesafe import cache_add, cache_delete, cache_get, cache_set
+from evalsite.cachesafe import cache_add, cache_delete, cache_get, cache_incr, cache_set
 from judgments.models import CampaignWorker, Worker
 
 __all__ = [
     "AUTO_PAUSE_PREFIX",
     "RECOMPUTE_TASK",
     "clear_recompute_flag",
+    "enqueue_recompute",
     "is_stale",
     "on_exclusions_changed",
     "on_judgments_recorded",
@@ -92,6 +93,8 @@ __all__ = [
     "recompute_flag_timeout",
     "recompute_queue",
     "recompute_grace",
+    "recompute_pending",
+    "recompute_runs",
     "recompute_stale_campaigns",
     "repair_lost_recompute",
     "schedule_recompute",
@@ -148,14 +151,38 @@ def recompute_started_key(campaign_id: int) -> str:
     return f"evalsite:recompute-started:{campaign_id}"
 
 
+def recompute_runs_key(campaign_id: int) -> str:
+    return f"evalsite:recompute-runs:{campaign_id}"
+
+
+# The run counter outlives any pending task by far (a task older than this runs anyway).
+RUNS_TIMEOUT = 24 * 3600.0
+
+
 def note_recompute_started(campaign_id: int, now: datetime | None = None) -> None:
-    """Called by an incremental recompute as it starts: the next one of the campaign is
-    enqueued to start no sooner than :func:`incremental_spacing` after this."""
+    """Called by an incremental recompute as it starts, before it reads: the next one of the
+    campaign is enqueued to start no sooner than :func:`incremental_spacing` after this, and
+    the campaign's run count (:func:`recompute_runs`) goes up by one."""
     cache_set(
         recompute_started_key(campaign_id),
         (now or timezone.now()).isoformat(),
         incremental_spacing() + FLAG_MARGIN_SECONDS,
     )
+    cache_incr(recompute_runs_key(campaign_id), RUNS_TIMEOUT)
+
+
+def recompute_runs(campaign_id: int) -> int:
+    """How many incremental recomputes of the campaign have started (a counter in the cache;
+    0 when unknown). A task sent with the count of its time is done once the count is
+    higher: a run started after its submission committed (``analytics.incremental.turns``)."""
+    value = cache_get(recompute_runs_key(campaign_id))
+    return value if isinstance(value, int) else 0
+
+
+def recompute_pending(campaign_id: int) -> bool:
+    """Whether a submission (or the sweep) asked for a recompute of the campaign since the
+    last run started (its flag is set)."""
+    return cache_get(recompute_flag_key(campaign_id)) is not None
 
 
 def _incremental_countdown(campaign_id: int, now: datetime) -> float:
@@ -193,6 +220,11 @@ def recompute_grace() -> float:
     return float(getattr(settings, "ANALYTICS_RECOMPUTE_GRACE", 10))
 
 
+def enqueue_recompute(campaign_id: int, countdown: float, **kwargs: Any) -> None:
+    """Send the recompute task of the campaign (no flag: see :func:`schedule_recompute`)."""
+    _enqueue(campaign_id, countdown, **kwargs)
+
+
 def _enqueue(campaign_id: int, countdown: float, **kwargs: Any) -> None:
     options: dict[str, Any] = {"countdown": countdown}
     queue = recompute_queue()
@@ -221,10 +253,13 @@ def schedule_recompute(campaign_id: int) -> bool:
         return False
     try:
         if _recomputed_incrementally(campaign_id):
-            countdown = _incremental_countdown(campaign_id, now)
+            # The run count now: a run that starts later reads this submission's judgment,
+            # and the task then has nothing left to do (analytics.incremental.turns).
+            runs = cache_get(recompute_runs_key(campaign_id))
+            extra = {"runs_before": runs} if isinstance(runs, int) else {}
+            _enqueue(campaign_id, _incremental_countdown(campaign_id, now), **extra)
         else:
-            countdown = recompute_countdown(campaign_id)
-        _enqueue(campaign_id, countdown)
+            _enqueue(campaign_id, recompute_countdown(campaign_id))
     except Exception:
         clear_recompute_flag(campaign_id)
         raise

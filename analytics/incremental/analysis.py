@@ -50,7 +50,11 @@ from analytics.stats.direct_assessment import (
 )
 from analytics.stats.direct_assessment.effort import ScoreSpread, score_spread
 from analytics.stats.direct_assessment.report import configured_agreement
-from analytics.stats.direct_assessment.scores import SystemScores, system_scores_and_samples
+from analytics.stats.direct_assessment.scores import (
+    Segments,
+    SystemScores,
+    system_scores_and_samples,
+)
 from analytics.stats.direct_assessment.worker_splice import (
     WorkerChanges,
     reliability_spliced,
@@ -186,6 +190,10 @@ def analyse(
         # Workers whose rows changed status (rejected, excluded, re-admitted) since last.
         kept = min(unchanged_rows, last.scored.shape[0])
         moved = scored_rows[:kept] != last.scored[:kept]
+        # The scored rows before the first that changed status are the last run's first
+        # scored rows, in the same order (their z-scores are taken over where unchanged).
+        first_moved = int(np.argmax(moved)) if moved.any() else kept
+        same_scored_rows = int(np.count_nonzero(scored_rows[:first_moved]))
         if moved.any():
             changed_workers = np.union1d(changed_workers, judgments.worker[:kept][moved])
     n_rejected = np.bincount(
@@ -203,7 +211,7 @@ def analyse(
     else:
         changes = WorkerChanges.of(scored, last.scored_workers, changed_workers)
         reliability = reliability_spliced(last.report.reliability, changes, **settings)
-        z = zscores_spliced(last.zscores, changes)
+        z = zscores_spliced(last.zscores, changes, same_scored_rows)
         del changes
     if carried is None:
         agreement_all, agreement_included = _agreements(scored, z, config, reliability.reliable)
@@ -214,7 +222,12 @@ def analyse(
         include: replace(config, include_unreliable=config.include_unreliable or include)
         for include in (False, True)
     }
-    scores = {include: _scores(scored, configs[include], reliability, z) for include in configs}
+    # The (system, segment) pairs are numbered once for both variants (the same results).
+    segments = Segments.of(scored)
+    scores = {
+        include: _scores(scored, configs[include], reliability, z, segments) for include in configs
+    }
+    del segments
     # Carried over only while every variant's systems are in the same order (one stamp).
     if significance is not None and not all(
         np.array_equal(significance.variants[include].systems, scores[include][1].system)
@@ -267,7 +280,11 @@ def carry_significance(analysis: CampaignAnalysis, as_of: dict) -> SignificanceC
 
 
 def _scores(
-    judgments: DAJudgments, cfg: DAConfig, reliability: WorkerReliability, z: ZScores
+    judgments: DAJudgments,
+    cfg: DAConfig,
+    reliability: WorkerReliability,
+    z: ZScores,
+    segments: Segments,
 ) -> tuple[NDArray[np.bool_], SystemScores, list[NDArray[np.float64]] | None]:
     """The included workers, system scores and significance samples, as ``analyse_campaign``
     computes them."""
@@ -277,7 +294,12 @@ def _scores(
         else reliability.reliable.copy()
     )
     systems, samples = system_scores_and_samples(
-        judgments, z, include_workers=included, averaging=cfg.averaging, unit=cfg.significance_unit
+        judgments,
+        z,
+        include_workers=included,
+        averaging=cfg.averaging,
+        unit=cfg.significance_unit,
+        segments=segments,
     )
     return included, systems, samples
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analytics.stats.direct_assessment import standardize, worker_reliability
+from analytics.stats.direct_assessment import DAJudgments, standardize, worker_reliability
 from analytics.stats.direct_assessment.effort import score_spread
 from analytics.stats.direct_assessment.worker_splice import (
     WorkerChanges,
@@ -83,3 +83,32 @@ def test_without_earlier_results_every_worker_is_computed(campaign):
     assert_same(
         reliability_spliced(worker_reliability(empty), changes), worker_reliability(judgments)
     )
+
+
+@pytest.mark.parametrize("same_rows", ["all", "half", "none"])
+def test_zscores_spliced_taking_the_earlier_rows_z_equal_every_row(campaign, same_rows):
+    """Rows appended after the earlier ones (whole assignments, some of new workers): the
+    earlier rows' z is taken over for the unchanged workers, the rest derived again; every
+    value equals standardize's over every row, to the last bit."""
+    judgments, _, _ = campaign
+    assignments = np.unique(judgments.assignment)
+    late = np.isin(judgments.assignment, assignments[-9:])
+    # The earlier rows first, then the late ones: the order of an incremental cache.
+    order = np.concatenate([np.flatnonzero(~late), np.flatnonzero(late)])
+    ordered = DAJudgments(
+        **{
+            name: getattr(judgments, name)[order]
+            for name in ("worker", "assignment", "slot", "role", "system", "item", "pair_slot")
+        },
+        score=judgments.score[order],
+        seconds=judgments.seconds[order],
+    )
+    earlier = ordered.subset(np.arange(len(ordered)) < np.count_nonzero(~late))
+    grown = np.unique(ordered.worker[np.count_nonzero(~late) :])
+    n_same = {"all": len(earlier), "half": len(earlier) // 2, "none": 0}[same_rows]
+    for exclude_references in (False, True):
+        settings = {"exclude_references": exclude_references, "ddof": 1}
+        previous = standardize(earlier, **settings)
+        changes = WorkerChanges.of(ordered, earlier.workers, grown)
+        assert changes.changed.any() and not changes.changed.all()
+        assert_same(zscores_spliced(previous, changes, n_same), standardize(ordered, **settings))

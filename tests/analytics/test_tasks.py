@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from analytics import actions, incremental, tasks
 from analytics.incremental.direct_assessment import CachedDACampaign
+from analytics.incremental.turns import turn_key
 from analytics.kinds.direct_assessment import actions as da_actions
 from analytics.models import CampaignResult, WorkerStat
 from campaigns.models import DirectAssessmentSettings, TaskKind
@@ -26,12 +27,20 @@ from tests.factories import AssignmentFactory, CampaignFactory, WorkerFactory
 pytestmark = pytest.mark.django_db
 
 
+def forget_runs(campaign_id):
+    """The cache outlives each test's database: a campaign id's notes from an earlier test go."""
+    actions.clear_recompute_flag(campaign_id)
+    cache_delete(actions.recompute_started_key(campaign_id))
+    cache_delete(actions.recompute_runs_key(campaign_id))
+    cache_delete(turn_key(campaign_id))
+
+
 @pytest.fixture
 def small():
     built = build_small_campaign()
+    forget_runs(built.campaign.pk)
     yield built
-    actions.clear_recompute_flag(built.campaign.pk)
-    cache_delete(actions.recompute_started_key(built.campaign.pk))
+    forget_runs(built.campaign.pk)
 
 
 @pytest.fixture
@@ -94,18 +103,31 @@ def test_a_submission_during_the_computation_schedules_another_run(
 def test_a_submission_during_an_incremental_read_schedules_another_run(
     small, broker, monkeypatch, settings
 ):
+    # The task that holds the campaign's turn runs again itself (analytics.incremental.turns);
+    # the task the submission sent finds its work done.
     settings.ANALYTICS_INCREMENTAL = True
+    settings.ANALYTICS_INCREMENTAL_SPACING_MS = 0
     incremental.clear_cache()
     announce(small.campaign.pk)
     real_read = CachedDACampaign._append_after
+    reads = []
 
     def read_while_a_judgment_arrives(self, after_id, **kwargs):
-        announce(self.campaign_id)  # committed after the flag was cleared
+        reads.append(after_id)
+        if len(reads) == 1:
+            announce(self.campaign_id)  # committed after the flag was cleared
         return real_read(self, after_id, **kwargs)
 
     monkeypatch.setattr(CachedDACampaign, "_append_after", read_while_a_judgment_arrives)
     assert tasks.recompute_campaign_results(small.campaign.pk) == 52
+    assert len(reads) == 2  # the second run read what came during the first
     assert broker.call_count == 2
+    sent = broker.call_args.kwargs["kwargs"]
+    assert sent == {"runs_before": 1}  # sent during the first run
+    assert actions.recompute_runs(small.campaign.pk) == 2
+    assert tasks.recompute_campaign_results(small.campaign.pk, **sent) is None
+    assert len(reads) == 2
+    assert not actions.recompute_pending(small.campaign.pk)
     incremental.clear_cache()
 
 

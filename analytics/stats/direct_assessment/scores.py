@@ -9,7 +9,7 @@ standardising each judge's scores removes judges' individual leniency before com
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AVERAGINGS",
     "Averaging",
+    "Segments",
     "SystemScores",
     "ZScores",
     "calibrated_gain",
@@ -141,8 +142,91 @@ class SystemScores:
 def _output_rows(
     judgments: DAJudgments, include_workers: NDArray[np.bool_] | None
 ) -> NDArray[np.bool_]:
-    rows = np.isin(judgments.role, OUTPUT_ROLES) & (judgments.system >= 0)
-    return rows & judgments.worker_mask_to_rows(include_workers)
+    rows = _every_output_row(judgments)
+    return (
+        rows if include_workers is None else rows & judgments.worker_mask_to_rows(include_workers)
+    )
+
+
+def _every_output_row(judgments: DAJudgments) -> NDArray[np.bool_]:
+    """Per row: a system output or repeat of a known system (two comparisons, the result of
+    ``np.isin(role, OUTPUT_ROLES)``, which sorts at a million rows)."""
+    role = judgments.role
+    rows = role == OUTPUT_ROLES[0]
+    for other in OUTPUT_ROLES[1:]:
+        rows |= role == other
+    rows &= judgments.system >= 0
+    return rows
+
+
+@dataclass(frozen=True, eq=False)
+class Segments:
+    """The (system, segment) pairs of every output row of some judgments, numbered once for
+    any choice of included workers (:func:`system_scores_and_samples` takes it for each
+    variant of one analysis instead of numbering the pairs again).
+
+    ``rows``: per row, an output row (:data:`OUTPUT_ROLES`, a known system); ``code``: per
+    output row (in row order), its pair, pairs numbered in (system, item) order as
+    :func:`_segment_means` numbers them; ``pair_system``: each pair's system;
+    ``worker_index``: each output row's worker (position in ``judgments.workers``).
+
+    A variant's pairs are the pairs of its rows, and each of its sums adds the same rows in
+    the same (row) order as :func:`_segment_means` over those rows, so the results are the
+    same to the last bit (tests/analytics/stats/test_da_segments.py)."""
+
+    rows: NDArray[np.bool_]
+    code: NDArray[np.intp]
+    pair_system: NDArray[np.int64]
+    worker_index: NDArray[np.integer]
+    n_workers: int
+    # Per array of values (by identity), its output rows: taken once for every variant.
+    _taken: dict[int, tuple[NDArray[np.float64], NDArray[np.float64]]] = field(
+        default_factory=dict, repr=False
+    )
+
+    @classmethod
+    def of(cls, judgments: DAJudgments) -> Segments:
+        rows = _every_output_row(judgments)
+        pair_system, code = _segment_codes(judgments, rows)
+        return cls(
+            rows=rows,
+            code=code,
+            pair_system=pair_system,
+            worker_index=judgments.worker_index[rows],
+            n_workers=judgments.n_workers,
+        )
+
+    def means(
+        self,
+        include_workers: NDArray[np.bool_] | None,
+        values: list[NDArray[np.float64]],
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], list[NDArray[np.float64]]]:
+        """:func:`_segment_means` over the output rows of the included workers (``values``
+        per row of the judgments)."""
+        k = self.pair_system.shape[0]
+        mask = None if include_workers is None else np.asarray(include_workers, dtype=bool)
+        if mask is not None and mask.shape != (self.n_workers,):
+            raise ValueError(
+                f"include_workers must have shape ({self.n_workers},) aligned to .workers"
+            )
+        taken = [self._output_values(v) for v in values]
+        code = self.code
+        if mask is not None and not mask.all():
+            included = mask[self.worker_index]
+            code, taken = code[included], [v[included] for v in taken]
+        n = np.bincount(code, minlength=k)
+        present = n > 0
+        n = n[present]
+        means = [np.bincount(code, weights=v, minlength=k)[present] / n for v in taken]
+        return self.pair_system[present], n.astype(np.int64), means
+
+    def _output_values(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        kept = self._taken.get(id(values))
+        if kept is not None and kept[0] is values:
+            return kept[1]
+        taken = values[self.rows]
+        self._taken[id(values)] = (values, taken)
+        return taken
 
 
 def _check_averaging(averaging: str) -> None:
@@ -165,6 +249,18 @@ def _segment_means(
     Either way the pairs' numbering is that of sorted (system, item) and each mean sums its
     judgments in row order, so the results are those of ``np.unique`` over the pairs.
     """
+    pair_system, code = _segment_codes(judgments, rows)
+    k = pair_system.shape[0]
+    n = np.bincount(code, minlength=k)
+    means = [np.bincount(code, weights=v[rows], minlength=k) / n for v in values]
+    return pair_system, n.astype(np.int64), means
+
+
+def _segment_codes(
+    judgments: DAJudgments, rows: NDArray[np.bool_]
+) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+    """The (system, segment) pairs among ``rows``, sorted: each pair's system id, and per row
+    of ``rows`` (in row order) its pair (see :func:`_segment_means`)."""
     systems, system_code = factorise(judgments.system[rows])
     items, item_code = factorise(judgments.item[rows])
     n_items = items.shape[0]
@@ -183,10 +279,7 @@ def _segment_means(
         width = np.int64(max(n_items, 1))
         pair_keys, code = factorise(system_code.astype(np.int64) * width + item_code)
         pair_system = systems[pair_keys // width]
-    k = pair_system.shape[0]
-    n = np.bincount(code, minlength=k)
-    means = [np.bincount(code, weights=v[rows], minlength=k) / n for v in values]
-    return pair_system.astype(np.int64), n.astype(np.int64), means
+    return pair_system.astype(np.int64), code
 
 
 def system_scores(
@@ -217,17 +310,29 @@ def system_scores_and_samples(
     include_workers: NDArray[np.bool_] | None = None,
     averaging: Averaging = "segments",
     unit: Averaging | None = "segments",
+    segments: Segments | None = None,
 ) -> tuple[SystemScores, list[NDArray[np.float64]] | None]:
     """:func:`system_scores` and, unless ``unit`` is None, :func:`system_samples` of the
-    z-scores for its systems, with the segment means computed once for both."""
+    z-scores for its systems, with the segment means computed once for both. ``segments``:
+    the pairs of ``judgments`` numbered already (:meth:`Segments.of`, shared by the variants
+    of one analysis); the results are the same."""
     _check_averaging(averaging)
     if unit is not None:
         _check_averaging(unit)
     zz = z.z if isinstance(z, ZScores) else np.asarray(z, dtype=np.float64)
     if zz.shape != (len(judgments),):
         raise ValueError("z must have one value per judgment")
-    rows = _output_rows(judgments, include_workers)
-    seg_system, seg_n, (seg_score, seg_z) = _segment_means(judgments, rows, [judgments.score, zz])
+    if segments is not None:
+        if segments.rows.shape != (len(judgments),):
+            raise ValueError("segments are of other judgments")
+        seg_system, seg_n, (seg_score, seg_z) = segments.means(
+            include_workers, [judgments.score, zz]
+        )
+    else:
+        rows = _output_rows(judgments, include_workers)
+        seg_system, seg_n, (seg_score, seg_z) = _segment_means(
+            judgments, rows, [judgments.score, zz]
+        )
     systems, seg_code = factorise(seg_system)
     m = systems.shape[0]
     n_segments = np.bincount(seg_code, minlength=m)
@@ -253,6 +358,8 @@ def system_scores_and_samples(
         return scores, None
     if unit == "segments":
         return scores, _split_by_system(seg_system, seg_z, scores.system)
+    if segments is not None:
+        rows = _output_rows(judgments, include_workers)
     return scores, _split_by_system(judgments.system[rows], zz[rows], scores.system)
 
 

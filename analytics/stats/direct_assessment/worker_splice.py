@@ -123,11 +123,16 @@ def spread_spliced(previous: ScoreSpread, changes: WorkerChanges) -> ScoreSpread
     )
 
 
-def zscores_spliced(previous: ZScores, changes: WorkerChanges) -> ZScores:
+def zscores_spliced(previous: ZScores, changes: WorkerChanges, same_rows: int = 0) -> ZScores:
     """``standardize(changes.judgments)`` with ``previous``'s settings, the unchanged workers'
     means and sds taken from ``previous``; every row's z is then derived from its worker's
     mean and sd as :func:`~.scores.standardize` derives it (an element-wise formula, so the
-    same mean and sd give the same z)."""
+    same mean and sd give the same z).
+
+    ``same_rows``: how many rows, from the first, are the rows ``previous`` was computed on
+    (the same judgments in the same order): their z is ``previous``'s where the worker is
+    unchanged (the same mean and sd, so the same z) and is derived again only for the changed
+    workers' rows and the rows after them (at a million judgments, a fraction of the rows)."""
     settings = {"exclude_references": previous.exclude_references, "ddof": previous.ddof}
     if changes.subset is None:
         mean, sd = previous.mean[changes.at], previous.sd[changes.at]
@@ -135,11 +140,30 @@ def zscores_spliced(previous: ZScores, changes: WorkerChanges) -> ZScores:
         fresh = standardize(changes.subset, **settings)
         mean, sd = changes.merge(previous.mean, fresh.mean), changes.merge(previous.sd, fresh.sd)
     judgments = changes.judgments
+    same_rows = min(max(same_rows, 0), len(judgments), previous.z.shape[0])
     w = judgments.worker_index
-    given = judgments.has_given_z
     usable = np.isfinite(sd) & (sd > 0)
-    z = np.zeros(len(judgments))
-    rows = usable[w] & ~given
-    z[rows] = (judgments.score[rows] - mean[w[rows]]) / sd[w[rows]]
-    z[given] = judgments.given_z[given]
+    if same_rows == 0:
+        given = judgments.has_given_z
+        z = np.zeros(len(judgments))
+        rows = usable[w] & ~given
+        z[rows] = (judgments.score[rows] - mean[w[rows]]) / sd[w[rows]]
+        z[given] = judgments.given_z[given]
+        return ZScores(z=z, mean=mean, sd=sd, **settings)
+    z = np.empty(len(judgments))
+    z[:same_rows] = previous.z[:same_rows]
+    # The rows derived again: the changed workers' and every row past the previous ones.
+    again = changes.changed[w]
+    again[same_rows:] = True
+    at = np.flatnonzero(again)
+    del again
+    wa = w[at]
+    given = ~np.isnan(judgments.given_z[at])
+    standardised = usable[wa] & ~given
+    fresh = np.zeros(at.shape[0])
+    fresh[standardised] = (judgments.score[at][standardised] - mean[wa[standardised]]) / sd[
+        wa[standardised]
+    ]
+    fresh[given] = judgments.given_z[at][given]
+    z[at] = fresh
     return ZScores(z=z, mean=mean, sd=sd, **settings)

@@ -1,0 +1,108 @@
+"""One worker process at a time recomputes a campaign incrementally, and keeps the turn while
+submissions keep coming (issue 16 item 3).
+
+Each worker process keeps its own cache (:mod:`analytics.incremental`). Celery's prefork pool
+runs one process per core by default and hands a task to whichever process is free, so
+without this module the runs of one busy campaign alternate between the processes: each
+process reads the whole campaign once (2.5 CPU s and its own ~150 MiB at a million
+judgments), and a run enqueued while another is still going starts at once in the other
+process, so two runs of the same campaign compete for the same cores.
+
+Here a run first takes the campaign's *turn*, a cache key added atomically (Redis
+``SET NX``) holding the process's name, refreshed after every run and expiring after
+``TURN_TIMEOUT`` seconds if its process dies. Then:
+
+- A task that finds its work done already returns at once: the task carries the campaign's
+  run count read when it was enqueued (:func:`analytics.actions.recompute_runs`, one counter
+  in the cache that every run increments as it starts, before reading); a higher count now
+  means a run started after the submission that enqueued it had committed, and read its
+  judgment. (A count, not a time: the web and worker machines' clocks may differ.)
+- A task that finds the turn taken by another process enqueues itself again, with the same
+  count, after the spacing (:func:`analytics.actions.incremental_spacing`, at least
+  ``BOUNCE_MIN_SECONDS``): by then the holder has usually covered it and it returns at once; if
+  the holder died, it runs once the turn expires.
+- The holder, after a run, runs again while the campaign's recompute flag says a submission
+  arrived since the run started (:func:`analytics.actions.recompute_pending`), waiting out the
+  rest of the spacing first, for at most ``HOLD_SECONDS`` in one task; then it gives the turn
+  back (the pending task, when it comes, takes it, in whichever process is free).
+
+So under a steady load one process recomputes the campaign, run after run, with one cache and
+one first read. Without a cache (Redis down) every task runs, as before.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+
+from analytics import actions
+from analytics.incremental import recompute
+from analytics.models import CampaignResult
+from campaigns.models import Campaign
+from evalsite.cachesafe import cache_add, cache_delete, cache_get, cache_set
+
+__all__ = ["BOUNCE_MIN_SECONDS", "HOLD_SECONDS", "TURN_TIMEOUT", "recompute_in_turn", "turn_key"]
+
+logger = logging.getLogger(__name__)
+
+# A turn not refreshed for this long belongs to a dead process (a first read of a million
+# judgments on a loaded machine takes under a minute; a run longer than this lets another
+# process take a turn too, which costs CPU, not correctness).
+TURN_TIMEOUT = 90.0
+# The longest one task keeps the turn, run after run: the process then takes other tasks (and
+# a warm shutdown does not wait longer than this for it).
+HOLD_SECONDS = 120.0
+# A task that found the turn taken comes back after at least this long.
+BOUNCE_MIN_SECONDS = 0.5
+
+
+def turn_key(campaign_id: int) -> str:
+    return f"evalsite:recompute-turn:{campaign_id}"
+
+
+def _holder_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def recompute_in_turn(campaign: Campaign, runs_before: int | None = None) -> CampaignResult | None:
+    """Recompute the campaign incrementally in this process if it is this task's turn (see
+    the module docstring); the last stored result, or None when this task had nothing to do
+    (its work was done by another run, or it comes back later)."""
+    if runs_before is not None and actions.recompute_runs(campaign.pk) > runs_before:
+        logger.info("Campaign %s was recomputed since this task was sent", campaign.pk)
+        return None
+    me = _holder_name()
+    taken = cache_add(turn_key(campaign.pk), me, TURN_TIMEOUT)
+    if taken is False:
+        later = max(actions.incremental_spacing(), BOUNCE_MIN_SECONDS)
+        actions.enqueue_recompute(campaign.pk, later, runs_before=runs_before)
+        logger.info(
+            "Campaign %s is being recomputed by %s; this task comes back in %.1f s",
+            campaign.pk,
+            cache_get(turn_key(campaign.pk)),
+            later,
+        )
+        return None
+    try:
+        return _hold(campaign, me)
+    finally:
+        if taken and cache_get(turn_key(campaign.pk)) == me:
+            cache_delete(turn_key(campaign.pk))
+
+
+def _hold(campaign: Campaign, me: str) -> CampaignResult:
+    """Run, and run again while submissions keep arriving (for at most HOLD_SECONDS)."""
+    held_since = time.monotonic()
+    while True:
+        started = time.monotonic()
+        actions.clear_recompute_flag(campaign.pk)  # before reading: see analytics.actions
+        actions.note_recompute_started(campaign.pk)  # the next run keeps its distance
+        result = recompute(campaign)
+        cache_set(turn_key(campaign.pk), me, TURN_TIMEOUT)
+        if not actions.recompute_pending(campaign.pk):
+            return result
+        if time.monotonic() - held_since >= HOLD_SECONDS:
+            return result  # the pending task takes over
+        time.sleep(max(actions.incremental_spacing() - (time.monotonic() - started), 0.0))

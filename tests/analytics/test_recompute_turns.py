@@ -1,0 +1,183 @@
+"""One process at a time recomputes a campaign incrementally (analytics.incremental.turns):
+tasks whose work a later run did return at once, a task that finds the turn taken comes back,
+the holder runs again while submissions arrive, for a bounded time."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+
+from analytics import actions, incremental, tasks
+from analytics.incremental import turns
+from analytics.incremental.direct_assessment import CachedDACampaign
+from analytics.models import CampaignResult
+from evalsite.cachesafe import cache_get, cache_set
+from evalsite.celery import app as celery_app
+from judgments.models import Judgment
+from judgments.signals import judgments_recorded
+from tests.analytics.kinds.direct_assessment.test_actions import build_small_campaign
+from tests.analytics.test_tasks import forget_runs
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def small(settings):
+    settings.ANALYTICS_INCREMENTAL = True
+    settings.ANALYTICS_INCREMENTAL_COUNTDOWN = 0
+    settings.ANALYTICS_INCREMENTAL_SPACING_MS = 0
+    incremental.clear_cache()
+    built = build_small_campaign()
+    forget_runs(built.campaign.pk)
+    yield built
+    forget_runs(built.campaign.pk)
+    incremental.clear_cache()
+
+
+@pytest.fixture
+def broker(monkeypatch):
+    saved = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = False
+    sent = mock.Mock(name="apply_async")
+    monkeypatch.setattr(tasks.recompute_campaign_results, "apply_async", sent)
+    yield sent
+    celery_app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The judgment reads of the incremental cache, by the id they read after."""
+    real_read = CachedDACampaign._append_after
+    seen: list[int] = []
+
+    def counted(self, after_id, **kwargs):
+        seen.append(after_id)
+        return real_read(self, after_id, **kwargs)
+
+    monkeypatch.setattr(CachedDACampaign, "_append_after", counted)
+    return seen
+
+
+def announce(campaign_id):
+    judgments_recorded.send(sender=Judgment, campaign_id=campaign_id, worker_id=1, judgment_ids=[1])
+
+
+def test_a_submission_sends_the_run_count_of_its_time(small, broker):
+    pk = small.campaign.pk
+    announce(pk)  # no run yet: no count known, the task runs whatever the count
+    assert broker.call_args.kwargs == {"args": [pk], "countdown": 0.0}
+    assert tasks.recompute_campaign_results(pk) == 52
+    assert actions.recompute_runs(pk) == 1
+    announce(pk)
+    assert broker.call_args.kwargs == {"args": [pk], "countdown": 0.0, "kwargs": {"runs_before": 1}}
+
+
+def test_a_task_whose_work_a_later_run_did_returns_at_once(small, broker, reads):
+    pk = small.campaign.pk
+    assert tasks.recompute_campaign_results(pk, runs_before=None) == 52
+    assert tasks.recompute_campaign_results(pk, runs_before=0) is None  # run 1 started after
+    assert reads == [0]
+    assert tasks.recompute_campaign_results(pk, runs_before=1) == 52  # nothing since: runs
+    assert len(reads) == 2
+    assert actions.recompute_runs(pk) == 2
+    assert broker.call_count == 0
+
+
+def test_a_task_that_finds_the_turn_taken_comes_back_later(small, broker, reads, settings):
+    pk = small.campaign.pk
+    settings.ANALYTICS_INCREMENTAL_SPACING_MS = 1500
+    cache_set(turns.turn_key(pk), "elsewhere:1", turns.TURN_TIMEOUT)
+    assert tasks.recompute_campaign_results(pk, runs_before=0) is None
+    assert reads == []
+    assert not CampaignResult.objects.filter(campaign=small.campaign).exists()
+    broker.assert_called_once_with(args=[pk], countdown=1.5, kwargs={"runs_before": 0})
+    # Never sooner than BOUNCE_MIN_SECONDS, with no spacing either.
+    settings.ANALYTICS_INCREMENTAL_SPACING_MS = 0
+    assert tasks.recompute_campaign_results(pk) is None
+    assert broker.call_args.kwargs == {
+        "args": [pk],
+        "countdown": turns.BOUNCE_MIN_SECONDS,
+        "kwargs": {"runs_before": None},
+    }
+    assert cache_get(turns.turn_key(pk)) == "elsewhere:1"  # another's turn is left alone
+    # The holder gone (its turn expired): the task runs.
+    forget_runs(pk)
+    assert tasks.recompute_campaign_results(pk, runs_before=0) == 52
+
+
+def test_the_holder_runs_again_while_submissions_arrive_then_gives_the_turn_back(
+    small, broker, reads, monkeypatch
+):
+    pk = small.campaign.pk
+    real_recompute = turns.recompute
+    holders = []
+
+    def recompute(campaign):
+        holders.append(cache_get(turns.turn_key(pk)))
+        if len(holders) <= 2:
+            announce(pk)  # a submission during each of the first two runs
+        return real_recompute(campaign)
+
+    monkeypatch.setattr(turns, "recompute", recompute)
+    assert tasks.recompute_campaign_results(pk) == 52
+    assert len(reads) == 3  # three runs in one task
+    assert holders == [turns._holder_name()] * 3
+    assert cache_get(turns.turn_key(pk)) is None  # given back
+    assert not actions.recompute_pending(pk)
+    # The tasks the two submissions sent have nothing left to do.
+    assert [call.kwargs["kwargs"] for call in broker.call_args_list] == [
+        {"runs_before": 1},
+        {"runs_before": 2},
+    ]
+    for call in broker.call_args_list:
+        assert tasks.recompute_campaign_results(pk, **call.kwargs["kwargs"]) is None
+    assert len(reads) == 3
+
+
+def test_the_holder_keeps_the_turn_for_a_bounded_time(small, broker, reads, monkeypatch):
+    pk = small.campaign.pk
+    monkeypatch.setattr(turns, "HOLD_SECONDS", 0.0)
+    real_recompute = turns.recompute
+
+    def recompute(campaign):
+        announce(pk)  # submissions never stop
+        return real_recompute(campaign)
+
+    monkeypatch.setattr(turns, "recompute", recompute)
+    assert tasks.recompute_campaign_results(pk) == 52
+    assert len(reads) == 1  # gave the turn back after one run...
+    assert actions.recompute_pending(pk)  # ...to the task the submission sent
+    assert cache_get(turns.turn_key(pk)) is None
+    assert tasks.recompute_campaign_results(pk, **broker.call_args.kwargs["kwargs"]) == 52
+    assert len(reads) == 2
+
+
+def test_the_holder_waits_out_the_spacing_between_its_runs(small, broker, monkeypatch, settings):
+    pk = small.campaign.pk
+    settings.ANALYTICS_INCREMENTAL_SPACING_MS = 400
+    real_recompute = turns.recompute
+    calls = []
+
+    def recompute(campaign):
+        calls.append(campaign.pk)
+        if len(calls) == 1:
+            announce(pk)
+        return real_recompute(campaign)
+
+    slept = []
+    monkeypatch.setattr(turns, "recompute", recompute)
+    monkeypatch.setattr(turns.time, "sleep", slept.append)
+    assert tasks.recompute_campaign_results(pk) == 52
+    assert len(calls) == 2
+    assert len(slept) == 1 and 0.0 < slept[0] <= 0.4
+
+
+def test_without_the_cache_every_task_runs(small, broker, reads, monkeypatch):
+    pk = small.campaign.pk
+    monkeypatch.setattr(turns, "cache_add", lambda *args: None)  # Redis down
+    monkeypatch.setattr(actions, "recompute_runs", lambda campaign_id: 0)
+    assert tasks.recompute_campaign_results(pk, runs_before=0) == 52
+    assert tasks.recompute_campaign_results(pk, runs_before=0) == 52
+    assert len(reads) == 2
+    assert broker.call_count == 0
