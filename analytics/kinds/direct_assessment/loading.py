@@ -29,8 +29,15 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, IntegerField, Q, Value, When
 from django.db.models.functions import Coalesce
 
-from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
+from analytics.loading import (
+    held_back_assignment_ids,
+    id_array,
+    load_columns,
+    lookup,
+    return_freed_memory,
+)
 from analytics.stats.direct_assessment import DAJudgments, Role
+from analytics.stats.direct_assessment._heap import share_one_heap
 from analytics.stats.direct_assessment.judgments import freeze
 from campaigns.models import HitSlot, Output
 from judgments.models import CampaignWorker, Judgment
@@ -190,6 +197,7 @@ class _SideTables:
         self.thread: threading.Thread | None = None
         connection = connections[DEFAULT_DB_ALIAS]
         if connection.vendor == "postgresql" and not connection.in_atomic_block:
+            share_one_heap()
             self.thread = threading.Thread(
                 target=self._read, name=f"da-side-tables-{campaign_id}", daemon=True
             )
@@ -286,6 +294,10 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     del scored_output, slots, outputs, slot_id, slot_role, slot_output, slot_control
     del output_system
 
+    # What the joins above let go (the slots', outputs' and 64-bit id columns) went back to
+    # glibc's heap, which keeps the pages: given back now, before the pair links are derived
+    # (the load's peak), and the statistics start from what is held.
+    return_freed_memory()
     judgments = DAJudgments(
         worker=freeze(worker),
         assignment=freeze(assignment),
