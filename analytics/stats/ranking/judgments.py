@@ -64,6 +64,17 @@ def _dense_codes(col: NDArray[np.int64]) -> tuple[int, NDArray[np.int64]]:
     return int(ids.shape[0]), code
 
 
+def _narrowed(
+    ids: NDArray[np.int64], codes: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(sorted distinct ids, codes) of a subset from its parent's ``ids`` and the subset's
+    parent ``codes``: the ids the subset has, and each code's position among them."""
+    present = np.zeros(ids.shape[0], dtype=bool)
+    present[codes] = True
+    position = np.cumsum(present, dtype=np.int64) - 1
+    return ids[present], position[codes]
+
+
 def tuple_codes(*columns: NDArray[np.int64]) -> tuple[NDArray[np.int64], int]:
     """Dense codes 0..k-1 for the distinct tuples of the given columns, in sorted tuple order.
 
@@ -274,17 +285,25 @@ class RankingJudgments(WorkerRows):
         return self.worker_index[self.ballot_first_row]
 
     def select(self, rows: NDArray[np.bool_] | NDArray[np.int64]) -> RankingJudgments:
-        """A new RankingJudgments with only the given rows (mask or indices)."""
-        return RankingJudgments(
-            worker=self.worker[rows],
-            assignment=self.assignment[rows],
-            ranking_set=self.ranking_set[rows],
-            segment=self.segment[rows],
-            system=self.system[rows],
-            rank=self.rank[rows],
-            expected_rank=self.expected_rank[rows],
-            order=self.order[rows],
-        )
+        """A new RankingJudgments with only the given rows (mask or indices).
+
+        Rows of consistent judgments are consistent, so the subset is not checked again,
+        and the worker, set and ballot codes it has already are narrowed to the subset
+        (what factorising the subset's columns gives, without its sorts; issue 16)."""
+        columns = ("worker", "assignment", "ranking_set", "segment", "system", "rank")
+        sub = object.__new__(RankingJudgments)
+        for name in (*columns, "expected_rank", "order"):
+            column = getattr(self, name)[rows]
+            column.setflags(write=False)
+            object.__setattr__(sub, name, column)
+        for factor in ("_worker_factor", "_set_factor", "_ballot_factor"):
+            if factor in self.__dict__:
+                ids, codes = self.__dict__[factor]
+                sub.__dict__[factor] = _narrowed(ids, codes[rows])
+        if "_ballot_factor" in sub.__dict__:  # ballots are numbered, not ids
+            kept, codes = sub.__dict__["_ballot_factor"]
+            sub.__dict__["_ballot_factor"] = (np.arange(kept.shape[0], dtype=np.int64), codes)
+        return sub
 
     def worker_mask_to_rows(self, include_workers: NDArray[np.bool_] | None) -> NDArray[np.bool_]:
         """Expand a boolean mask over :attr:`workers` to a mask over rows (None = everyone)."""

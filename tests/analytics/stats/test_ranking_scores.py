@@ -365,3 +365,31 @@ def test_pair_counts_are_counted_once_per_pairs_and_systems() -> None:
     assert counts.ties.tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0]]
     with pytest.raises(ValueError, match="read-only"):
         counts.wins[0, 0] = 1
+
+
+def test_a_selection_has_the_codes_its_own_columns_give() -> None:
+    # select() narrows the worker, set and ballot codes the judgments have already instead
+    # of factorising the subset again: the same ids and codes as judgments built afresh.
+    rng = np.random.default_rng(5)
+    ballots = [
+        {
+            "worker": int(rng.integers(10, 16)),
+            "ranking_set": int(rng.integers(100, 130)),
+            "ranks": {int(s): int(rng.integers(1, 4)) for s in rng.choice(6, 3, replace=False)},
+        }
+        for _ in range(60)
+    ]
+    j = RankingJudgments.from_ballots(ballots)
+    _ = j.worker_index, j.set_index, j.ballot  # computed on the whole first
+    rows = ~np.isin(j.worker, [11, 14]) & (j.ranking_set != 105)
+    for selection in (rows, np.flatnonzero(rows)):
+        sub = j.select(selection)
+        fresh = RankingJudgments(
+            **{name: getattr(j, name)[rows] for name in RankingJudgments.__dataclass_fields__}
+        )
+        for name in ("workers", "worker_index", "sets", "set_index", "ballot"):
+            np.testing.assert_array_equal(getattr(sub, name), getattr(fresh, name))
+        assert sub.n_ballots == fresh.n_ballots
+        np.testing.assert_array_equal(sub.pairs.key, fresh.pairs.key)
+        np.testing.assert_array_equal(sub.pairs.outcome, fresh.pairs.outcome)
+        assert not sub.rank.flags.writeable
