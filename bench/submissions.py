@@ -5,16 +5,20 @@ bare one-INSERT Django view under the same gunicorn settings.
     DATABASE_URL=postgres://evalsite:evalsite@127.0.0.1:5432/evalsite_perf_g \\
     REDIS_URL=redis://127.0.0.1:6379/15 \\
         .venv/bin/python bench/submissions.py [--rounds 3] [--workers 150] [--items 20] \\
-            [--clients 2x12]
+            [--clients 2x12] [--gunicorn 3x4] [--warmup 50]
 
 The parent (no Django) creates the database if missing, migrates it and builds a direct-
 assessment campaign (redundancy 1; ``rounds x workers`` HITs of ``items`` items, one
 pseudonymous worker each) in a child process, then starts the real stack: a Celery worker
 (deploy/worker.sh, so every judgment's recompute goes through Redis), evalsite under gunicorn
-with deploy/web.sh's settings (3 gthread workers x 4 threads, access log on) and the bare app
-(bench/bare_app, one view, one INSERT) under the same settings, both on loopback only.
+with deploy/web.sh's settings (3 gthread workers x 4 threads, access log on; ``--gunicorn``
+tries other counts) and the bare app (bench/bare_app, one view, one INSERT) under the same
+settings, both on loopback only.
 
-Each round runs, alternately, (a) ``workers`` simulated workers doing their DA HIT through
+First, not measured, ``--warmup`` HITs (50) and as many bare requests, so that the rounds
+measure the steady state: every gunicorn thread's connection open with its statements
+prepared, the Celery worker past its first full read of the campaign. Then each round runs,
+alternately, (a) ``workers`` simulated workers doing their DA HIT through
 the real endpoints (worker link -> redirect, item, one POST per item), at most
 ``clients`` (processes x threads) at a time, then (b) as many POSTs to the bare view as
 (a) stored judgments, with the same pool. It prints per round judgments/s (stored judgments
@@ -47,7 +51,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 CAMPAIGN_NAME = "bench-submissions"
-GUNICORN_ARGS = ["--workers", "3", "--worker-class", "gthread", "--threads", "4"]
+# deploy/web.sh's defaults (WEB_CONCURRENCY x WEB_THREADS); --gunicorn tries others.
+GUNICORN_DEFAULT = "3x4"
+
+
+def gunicorn_args(shape: str) -> list[str]:
+    """gunicorn's process and thread counts from "PROCESSESxTHREADS" (gthread, as deploy/web.sh)."""
+    processes, threads = (int(n) for n in shape.split("x"))
+    return ["--workers", str(processes), "--worker-class", "gthread", "--threads", str(threads)]
 
 
 # --- the child: database set-up and counts (Django) ------------------------------------------
@@ -412,6 +423,17 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=150, help="simulated workers per round")
     parser.add_argument("--items", type=int, default=20, help="items per DA HIT")
     parser.add_argument("--clients", default="2x12", help="processes x threads")
+    parser.add_argument(
+        "--gunicorn",
+        default=GUNICORN_DEFAULT,
+        help="gunicorn's processes x threads for both apps (default: deploy/web.sh's)",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=50,
+        help="HITs done (and as many bare requests) before the measured rounds; 0: none",
+    )
     parser.add_argument("--step", help=argparse.SUPPRESS)
     parser.add_argument("--hits", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--campaign", type=int, help=argparse.SUPPRESS)
@@ -437,7 +459,8 @@ def main() -> None:
             "PYTHONPATH": str(ROOT),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
-        hits = args.rounds * args.workers
+        hits = args.rounds * args.workers + args.warmup
+        server_args = gunicorn_args(args.gunicorn)
         bare_env = {**env, "DJANGO_SETTINGS_MODULE": "bare_app.settings"}
         bare_env["PYTHONPATH"] = f"{ROOT / 'bench'}{os.pathsep}{ROOT}"
         subprocess.run(
@@ -463,7 +486,7 @@ def main() -> None:
                 "evalsite.wsgi:application",
                 "--bind",
                 f"127.0.0.1:{port}",
-                *GUNICORN_ARGS,
+                *server_args,
                 *access,
             ],
             env,
@@ -475,7 +498,7 @@ def main() -> None:
                 "bare_app.wsgi:application",
                 "--bind",
                 f"127.0.0.1:{bare_port}",
-                *GUNICORN_ARGS,
+                *server_args,
                 *access,
             ],
             bare_env,
@@ -488,7 +511,7 @@ def main() -> None:
             time.sleep(2)
             print(
                 f"DA HITs of {args.items} items, {args.workers} simulated workers a round, "
-                f"{processes}x{threads} clients, gunicorn {' '.join(GUNICORN_ARGS)}"
+                f"{processes}x{threads} clients, gunicorn {' '.join(server_args)}"
             )
             print(
                 "round  evalsite j/s  p50 ms  p99 ms  CPU ms/j |  bare req/s  p50 ms  p99 ms  "
@@ -499,8 +522,43 @@ def main() -> None:
             database = urllib.parse.urlsplit(url).path.lstrip("/")
             bare_value = 0
             with ProcessPoolExecutor(processes) as executor:
-                # Warm-up: a few requests to each so both have their connections open.
-                run_load(executor, "bare", bare_port, [range(10**9, 10**9 + 20)], 1, 1)
+                # Warm-up, not measured: both apps serve the same load first, so that the
+                # rounds measure the steady state (each gunicorn thread's database connection
+                # open and its statements prepared, the Celery worker's first full read of the
+                # campaign done) rather than the first minute after a deploy.
+                warm_links = links[hits - args.warmup :]
+                if warm_links:
+                    warm = run_load(
+                        executor,
+                        "evalsite",
+                        port,
+                        [(hits - args.warmup + i, link) for i, link in enumerate(warm_links)],
+                        processes,
+                        threads,
+                    )
+                    warm_total = warm["stored"]
+                    warm_step = max(warm_total // (processes * threads * 4), 1)
+                    run_load(
+                        executor,
+                        "bare",
+                        bare_port,
+                        [
+                            range(10**9 + start_, 10**9 + min(start_ + warm_step, warm_total))
+                            for start_ in range(0, warm_total, warm_step)
+                        ],
+                        processes,
+                        threads,
+                    )
+                    print(
+                        f"warm-up (not measured): {warm_total:,} judgments, as many bare requests",
+                        flush=True,
+                    )
+                    if warm["errors"]:
+                        failed = True
+                        print(f"  {len(warm['errors'])} errors, first: {warm['errors'][0]}")
+                else:
+                    # A few requests to each so both have their connections open.
+                    run_load(executor, "bare", bare_port, [range(10**9, 10**9 + 20)], 1, 1)
                 bare_value = 0
                 for number in range(args.rounds):
                     share = links[number * args.workers : (number + 1) * args.workers]
