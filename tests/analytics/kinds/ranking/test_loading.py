@@ -423,3 +423,39 @@ def test_loading_runs_a_fixed_number_of_queries(django_assert_num_queries, n_wor
     with django_assert_num_queries(LOAD_QUERIES):
         loaded = load_ranking_judgments(built.campaign.pk)
     assert loaded.judgments.n_workers == n_workers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outputs_read_on_a_second_connection_load_the_same_judgments(monkeypatch):
+    # A large campaign on PostgreSQL reads its outputs on a second connection while the
+    # slots are read; outside PostgreSQL, or inside a transaction (which another connection
+    # would not see), in turn. Either way the very same arrays.
+    import threading
+
+    from django.db import connection, transaction
+
+    from analytics.kinds.ranking import loading
+
+    built = build_ranking_campaign()
+    in_turn = load_ranking_judgments(built.campaign.pk)
+    monkeypatch.setattr(loading, "OUTPUTS_ALONGSIDE_FROM_JUDGMENTS", 1)
+    threads: list[str] = []
+    load_outputs = loading._load_outputs
+
+    def recorded(campaign_id):
+        threads.append(threading.current_thread().name)
+        return load_outputs(campaign_id)
+
+    monkeypatch.setattr(loading, "_load_outputs", recorded)
+    alongside = load_ranking_judgments(built.campaign.pk)
+    with transaction.atomic():
+        in_transaction = load_ranking_judgments(built.campaign.pk)
+    on_postgresql = connection.vendor == "postgresql"
+    assert [name.startswith("ranking-outputs") for name in threads] == [on_postgresql, False]
+    for loaded in (alongside, in_transaction):
+        for name in RankingJudgments.__dataclass_fields__:
+            np.testing.assert_array_equal(
+                getattr(loaded.judgments, name), getattr(in_turn.judgments, name)
+            )
+        np.testing.assert_array_equal(loaded.slot, in_turn.slot)
+    actions.clear_recompute_flag(built.campaign.pk)
