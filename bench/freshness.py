@@ -45,6 +45,8 @@ import argparse
 import json
 import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -59,8 +61,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.submissions import (  # noqa: E402 (the path above first)
-    GUNICORN_ARGS,
+from bench import submissions  # noqa: E402 (the path above first)
+from bench.submissions import (  # noqa: E402
     Client,
     cpu_seconds,
     ensure_database,
@@ -68,6 +70,13 @@ from bench.submissions import (  # noqa: E402 (the path above first)
     start,
     stop,
     wait_port,
+)
+
+# deploy/web.sh's gunicorn settings, as the submissions bench runs them.
+GUNICORN_ARGS = (
+    submissions.gunicorn_args(submissions.GUNICORN_DEFAULT)
+    if hasattr(submissions, "gunicorn_args")
+    else submissions.GUNICORN_ARGS
 )
 
 POLL_SECONDS = 0.02
@@ -274,6 +283,58 @@ def peak_rss_mib(pid: int) -> float:
     return peak
 
 
+RUN_LINE = re.compile(
+    r"(?P<at>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}).*?(?P<process>ForkPoolWorker-\d+|MainProcess)"
+    r".*Recomputed campaign \d+ from (?P<source>a full read|the cached arrays).*? in "
+    r"(?P<wall>[\d.]+)s \(reading [\d.]+s\), (?P<cpu>[\d.]+) CPU s"
+)
+
+
+def worker_runs(log: Path, since: float, until: float) -> dict:
+    """The incremental runs the Celery worker logged between ``since`` and ``until`` (wall
+    clock): CPU seconds and wall seconds of each run from the cached arrays, the full reads, and
+    how many pool processes ran recomputes (each keeps its own cache)."""
+    cached_cpu, cached_wall, full_reads, processes = [], [], 0, set()
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        match = RUN_LINE.search(line)
+        if match is None:
+            continue
+        at = datetime.strptime(match["at"], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+        processes.add(match["process"])
+        if not since <= at <= until:
+            continue
+        if match["source"] == "a full read":
+            full_reads += 1
+        else:
+            cached_cpu.append(float(match["cpu"]))
+            cached_wall.append(float(match["wall"]))
+    return {
+        "cpu": cached_cpu,
+        "wall": cached_wall,
+        "full_reads": full_reads,
+        "processes": len(processes),
+    }
+
+
+def print_row(number: int, row: dict, judgments: int) -> None:
+    d, runs = row["delays"], row["runs"]
+    print(
+        f"{number + 1:>5}  {row['mode']:<19}  {judgments:>9,}  "
+        f"{row['rate']:>6.0f}  {percentile(d, 0.5):>5.2f}  {percentile(d, 0.95):>5.2f}"
+        f"  {max(d, default=float('nan')):>5.2f}  {row['missing']:>7}  "
+        f"{row['recomputes']:>10}  {row['worker_cpu']:>12.2f}  {row['web_cpu']:>9.2f}"
+        f"  {row['worker_peak']:>15.0f}  {os.getloadavg()[0]:.2f}\n"
+        f"         runs: CPU {percentile(runs['cpu'], 0.5):.3f}/{percentile(runs['cpu'], 0.95):.3f}"
+        f" s, wall {percentile(runs['wall'], 0.5):.2f}/{percentile(runs['wall'], 0.95):.2f} s, "
+        f"{runs['full_reads']} full reads, {runs['processes']} process(es)",
+        flush=True,
+    )
+
+
 def warm(port: int) -> None:
     """A few requests, so that every gunicorn worker has imported the app and connected."""
     deadline = time.time() + 120
@@ -286,22 +347,31 @@ def warm(port: int) -> None:
             time.sleep(0.5)
 
 
-def run_phase(args, env: dict, campaign: int, mode: str, window: int, links: list, tmp: Path):
+def run_phase(
+    args, env: dict, campaign: int, mode: str, window: int, links: list, tmp: Path, tree: Path
+):
+    """One phase: the stack of ``tree`` (ROOT, or the baseline commit's tree) under load."""
     phase_env = {
         **env,
+        "PYTHONPATH": str(tree),
         "ANALYTICS_INCREMENTAL": "1" if mode == "incremental" else "0",
         "ANALYTICS_RECOMPUTE_COUNTDOWN": str(window),
         "ANALYTICS_INCREMENTAL_COUNTDOWN": str(window),
     }
+    # Nothing left from the phase before in the bench's Redis database (its own: REDIS_URL):
+    # queued or countdown tasks, coalescing flags, the run counter and turns.
+    import redis
+
+    redis.Redis.from_url(env["REDIS_URL"]).flushdb()
     port = free_port()
-    logs = tmp / f"{mode}-{window}-{int(time.time())}"
+    logs = tmp / f"{mode}-{window}-{'base' if tree != ROOT else 'head'}-{int(time.time())}"
     logs.mkdir()
-    worker_args = [str(ROOT / "deploy" / "worker.sh"), "--without-gossip", "--without-mingle"]
+    worker_args = [str(tree / "deploy" / "worker.sh"), "--without-gossip", "--without-mingle"]
     if args.worker_concurrency:
         worker_args.append(f"--concurrency={args.worker_concurrency}")
     worker = start(worker_args, phase_env, logs / "worker.log")
     beat = start(
-        [str(ROOT / "deploy" / "beat.sh"), "--schedule", str(logs / "beat-schedule")],
+        [str(tree / "deploy" / "beat.sh"), "--schedule", str(logs / "beat-schedule")],
         phase_env,
         logs / "beat.log",
     )
@@ -311,6 +381,8 @@ def run_phase(args, env: dict, campaign: int, mode: str, window: int, links: lis
             "evalsite.wsgi:application",
             "--bind",
             f"127.0.0.1:{port}",
+            "--chdir",
+            str(tree),
             *GUNICORN_ARGS,
             "--access-logfile",
             "/dev/null",
@@ -373,6 +445,7 @@ def run_phase(args, env: dict, campaign: int, mode: str, window: int, links: lis
             "worker_peak": peak_rss_mib(worker.pid),
             "links_used": used,
             "logs": logs,
+            "runs": worker_runs(logs / "worker.log", sample_from, ended),
         }
     finally:
         poller.stopped.set()
@@ -393,6 +466,10 @@ def main() -> None:
     parser.add_argument("--clients", default="2x40", help="processes x threads")
     parser.add_argument("--worker-concurrency", type=int, help="default: deploy/worker.sh's")
     parser.add_argument("--logs", help="keep the servers' logs in this directory")
+    parser.add_argument(
+        "--baseline-commit",
+        help="alternate every mode with the stack (web, worker, beat) of this commit's tree",
+    )
     parser.add_argument("--step", help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -407,6 +484,37 @@ def main() -> None:
     if any(mode not in ("full", "incremental") for mode, _ in modes):
         parser.error("modes are full:W or incremental:W")
 
+    trees = [("head", ROOT)]
+    if args.baseline_commit:
+        trees.append(("base", baseline_tree(args.baseline_commit)))
+    try:
+        run_all(args, url, modes, trees)
+    finally:
+        for name, tree in trees:
+            if name == "base":
+                shutil.rmtree(tree, ignore_errors=True)
+
+
+def baseline_tree(commit: str) -> Path:
+    """The commit's tree as it was (git archive), its numba kernels compiled once (untimed)."""
+    tree = Path(tempfile.mkdtemp(prefix="freshness-baseline-"))
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    compile_kernels = tree / "deploy" / "compile_kernels.py"
+    if compile_kernels.exists():
+        subprocess.run(
+            [sys.executable, str(compile_kernels)],
+            cwd=tree,
+            env={**os.environ, "PYTHONPATH": str(tree)},
+            check=True,
+            capture_output=True,
+        )
+    return tree
+
+
+def run_all(args, url: str, modes: list, trees: list) -> None:
     with tempfile.TemporaryDirectory(prefix="evalsite-bench-freshness-") as tmp:
         env = {
             **os.environ,
@@ -419,6 +527,14 @@ def main() -> None:
             "PYTHONPATH": str(ROOT),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         }
+        # As deploy/web.sh does before gunicorn: with DEBUG=0 a page whose template names a
+        # static file (the message page of a link with no task left) fails without the manifest.
+        subprocess.run(
+            [sys.executable, "-m", "django", "collectstatic", "--noinput", "-v0"],
+            env=env,
+            cwd=ROOT,
+            check=True,
+        )
         campaign = args.campaign
         if campaign is None:
             built = run_child(env, "--step=build", f"--judgments={args.judgments}")
@@ -433,31 +549,33 @@ def main() -> None:
             f"{args.worker_concurrency or 'default'} process(es) + beat"
         )
         print(
-            "round  mode            judgments  rate/s  p50 s  p95 s  max s  missing  "
+            "round  mode/code            judgments  rate/s  p50 s  p95 s  max s  missing  "
             "recomputes  worker CPU/s  web CPU/s  worker peak MiB  load"
+        )
+        print(
+            "         incremental runs: CPU s per run p50/p95, wall s p50/p95, full reads, "
+            "pool processes that recomputed"
         )
         rows: dict[str, list[dict]] = {}
         failed = False
         for number in range(args.rounds):
             for mode, window in modes:
-                links = run_child(env, "--step=links", f"--campaign={campaign}", f"--n={per_phase}")
-                logs = Path(args.logs) if args.logs else Path(tmp)
-                logs.mkdir(parents=True, exist_ok=True)
-                row = run_phase(args, env, campaign, mode, window, links["links"], logs)
-                rows.setdefault(row["mode"], []).append(row)
-                d = row["delays"]
-                print(
-                    f"{number + 1:>5}  {row['mode']:<14}  {links['judgments']:>9,}  "
-                    f"{row['rate']:>6.0f}  {percentile(d, 0.5):>5.2f}  {percentile(d, 0.95):>5.2f}"
-                    f"  {max(d, default=float('nan')):>5.2f}  {row['missing']:>7}  "
-                    f"{row['recomputes']:>10}  {row['worker_cpu']:>12.2f}  {row['web_cpu']:>9.2f}"
-                    f"  {row['worker_peak']:>15.0f}  {os.getloadavg()[0]:.2f}",
-                    flush=True,
-                )
-                if row["errors"] or row["missing"]:
-                    failed = True
-                    first = row["errors"][0] if row["errors"] else "-"
-                    print(f"  {len(row['errors'])} errors (first: {first}); logs: {row['logs']}")
+                for code, tree in trees:
+                    links = run_child(
+                        env, "--step=links", f"--campaign={campaign}", f"--n={per_phase}"
+                    )
+                    logs = Path(args.logs) if args.logs else Path(tmp)
+                    logs.mkdir(parents=True, exist_ok=True)
+                    row = run_phase(args, env, campaign, mode, window, links["links"], logs, tree)
+                    row["mode"] = f"{row['mode']} {code}"
+                    rows.setdefault(row["mode"], []).append(row)
+                    print_row(number, row, links["judgments"])
+                    if row["errors"] or row["missing"]:
+                        failed = True
+                        first = row["errors"][0] if row["errors"] else "-"
+                        print(
+                            f"  {len(row['errors'])} errors (first: {first}); logs: {row['logs']}"
+                        )
         print("\nmedian over rounds (p50/p95/max of each phase), ratio of p95 to the first mode's")
         base = None
         for name, phases in rows.items():
@@ -466,10 +584,19 @@ def main() -> None:
             worst = statistics.median(max(r["delays"], default=float("nan")) for r in phases)
             cpu = statistics.median(r["worker_cpu"] for r in phases)
             per_min = statistics.median(r["recomputes"] / args.seconds * 60 for r in phases)
-            base = base or p95
+            run_cpu = (
+                statistics.median(
+                    percentile(r["runs"]["cpu"], 0.5) for r in phases if r["runs"]["cpu"]
+                )
+                if any(r["runs"]["cpu"] for r in phases)
+                else float("nan")
+            )
+            peak = max(r["worker_peak"] for r in phases)
+            base = base or (p95, run_cpu)
             print(
-                f"  {name:<14}  p50 {p50:5.2f} s  p95 {p95:5.2f} s  max {worst:5.2f} s  "
-                f"({p95 / base:.2f}x)  {per_min:4.1f} recomputes/min  worker CPU {cpu:.2f} s/s"
+                f"  {name:<19}  p50 {p50:5.2f} s  p95 {p95:5.2f} s  max {worst:5.2f} s  "
+                f"({p95 / base[0]:.2f}x)  {per_min:4.1f} recomputes/min  worker CPU {cpu:.2f} s/s"
+                f"  CPU per run {run_cpu:.3f} s ({run_cpu / base[1]:.2f}x)  peak {peak:.0f} MiB"
             )
         print(f"load average {os.getloadavg()}; {datetime.now().isoformat(timespec='seconds')}")
     if failed:

@@ -15,13 +15,16 @@ test_incremental.py compares them), except two statistics carried over between t
 compute them, each with its stamp:
 
 - inter-annotator agreement, computed at most every ``ANALYTICS_AGREEMENT_SECONDS`` (60): the
-  costliest statistic at a million judgments, and no decision waits on it;
+  costliest statistic at a million judgments (about 0.5 CPU s), and no decision waits on it.
+  The Celery task's runs (:mod:`analytics.incremental.turns`) defer it: a run where it is due
+  stores the fresh scores with the earlier agreement, then computes its own (in the wait
+  before the next run), which the next run shows;
 - significance (the pairwise rank-sum p-values and their marks, the clusters and rank
   ranges), computed at most every ``ANALYTICS_SIGNIFICANCE_SECONDS`` (10) while every
   variant's systems keep their order (a change of order computes it at once, so clusters and
   rank ranges never contradict the order shown); system scores themselves are fresh.
 
-Such a run costs about 0.4-0.5 CPU s at a million judgments (1.1-1.2 s before these changes;
+Such a run costs about 0.3 CPU s at a million judgments (1.1-1.2 s before these changes;
 a full recompute more, with its load), so these campaigns are scheduled with their own,
 shorter coalescing window, ``ANALYTICS_INCREMENTAL_COUNTDOWN`` (default 0 s:
 ``analytics.actions.recompute_countdown``).
@@ -33,6 +36,9 @@ whether only new rows were read, "rows_read", "workers_recomputed": workers whos
 statistics were computed again (every worker on a full read), "agreement" and
 "significance": {"judgment_id", "n_judgments", "read_at"} of the run that computed the
 agreement, resp. the significance, shown}``.
+
+One worker process at a time recomputes a campaign, run after run while submissions come
+(:mod:`analytics.incremental.turns`), so one process keeps its cache.
 
 Memory: the cache is per worker process and bounded by ``ANALYTICS_CACHE_MIB`` (least
 recently recomputed campaigns are dropped first; a campaign bigger than the budget is not
@@ -65,7 +71,14 @@ from analytics.kinds.direct_assessment.loading import LoadSummary
 from analytics.models import CampaignResult
 from campaigns.models import Campaign
 
-__all__ = ["cache_budget_bytes", "cached_campaigns", "clear_cache", "recompute", "supports"]
+__all__ = [
+    "cache_budget_bytes",
+    "cached_campaigns",
+    "clear_cache",
+    "compute_deferred_agreement",
+    "recompute",
+    "supports",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -104,9 +117,17 @@ def _evict(keep: int) -> None:
             logger.info("Dropped campaign %s's arrays from the recompute cache", campaign_id)
 
 
-def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResult:
+def recompute(
+    campaign: Campaign, *, full_reload: bool = False, defer_agreement: bool = False
+) -> CampaignResult:
     """Recompute and store a direct-assessment campaign's results from the cached arrays
-    brought up to date (``full_reload``: read everything again). Idempotent."""
+    brought up to date (``full_reload``: read everything again). Idempotent.
+
+    ``defer_agreement``: when the agreement is due and an earlier one can be shown meanwhile,
+    the results are stored with the earlier one and this run's agreement is left for
+    :func:`compute_deferred_agreement` (the caller calls it after this returns, before the
+    next run: ``analytics.incremental.turns``), so that the fresh scores do not wait for the
+    costliest statistic; the next run shows it."""
     if not supports(campaign):
         raise ValueError(f"campaign {campaign.pk} ({campaign.kind}) is not recomputed here")
     with _lock:
@@ -139,8 +160,12 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
             or (started - entry.significance_at >= settings.ANALYTICS_SIGNIFICANCE_SECONDS)
         ):
             significance = None  # significance is due
+        defer = False
+        if carried is None and defer_agreement and not refresh.full:
+            carried, defer = entry.carried, entry.carried is not None
+        entry.deferred = None  # a deferred agreement not computed in time is dropped
         changed_workers, unchanged_rows = entry.changed_since_analysis()
-        analysis, last, agreement_computed, significance_computed = analyse(
+        analysis, last, agreement_computed, significance_computed, deferred = analyse(
             loaded,
             da_config_for(campaign),
             carried,
@@ -148,9 +173,12 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
             changed_workers,
             unchanged_rows,
             significance,
+            defer_agreement=defer,
         )
         del loaded  # (its judgments were released while the scored ones were taken)
         entry.analysed(last)
+        if deferred is not None:
+            entry.deferred = (deferred, _stamp(as_of), started)
         if agreement_computed:
             entry.carried, entry.carried_at = carry(analysis, _stamp(as_of)), started
         if significance_computed:
@@ -181,6 +209,29 @@ def recompute(campaign: Campaign, *, full_reload: bool = False) -> CampaignResul
         "computed" if significance_computed else "carried over",
     )
     return result
+
+
+def compute_deferred_agreement(campaign_id: int) -> bool:
+    """Compute the agreement the campaign's last run deferred (``recompute`` with
+    ``defer_agreement``), for the next run to show; False when there was none."""
+    with _lock:
+        entry = _cache.get(campaign_id)
+        if entry is None or entry.deferred is None:
+            return False
+        deferred, stamp, started = entry.deferred
+        entry.deferred = None
+        started_cpu, started_wall = time.process_time(), time.perf_counter()
+        entry.carried, entry.carried_at = deferred.compute(stamp), started
+        del deferred  # the run's scored judgments go
+    logger.info(
+        "Computed campaign %s's agreement over %d judgments after storing its scores in "
+        "%.3fs, %.3f CPU s",
+        campaign_id,
+        stamp["n_judgments"],
+        time.perf_counter() - started_wall,
+        time.process_time() - started_cpu,
+    )
+    return True
 
 
 def _stamp(as_of: dict) -> dict:

@@ -68,7 +68,14 @@ from analytics.stats.significance import (
     wmt_clusters,
 )
 
-__all__ = ["AgreementCarried", "LastAnalysis", "SignificanceCarried", "analyse", "carry"]
+__all__ = [
+    "AgreementCarried",
+    "DeferredAgreement",
+    "LastAnalysis",
+    "SignificanceCarried",
+    "analyse",
+    "carry",
+]
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -150,7 +157,8 @@ def analyse(
     changed_workers: NDArray[np.integer],
     unchanged_rows: int,
     significance: SignificanceCarried | None = None,
-) -> tuple[CampaignAnalysis, LastAnalysis, bool, bool]:
+    defer_agreement: bool = False,
+) -> tuple[CampaignAnalysis, LastAnalysis, bool, bool, DeferredAgreement | None]:
     """The analysis of ``loaded``, as ``analyse_loaded`` computes it (bar a carried-over
     agreement or significance). Returns it, what the next run takes, whether agreement was
     computed and whether significance was computed (for both variants).
@@ -161,7 +169,10 @@ def analyse(
     a row read since ``last`` (new or re-read); ``unchanged_rows``: how many of the loaded rows,
     from the first, are the rows ``last`` was computed on. ``significance``: the significance
     to carry over, or None to compute it; a variant whose systems' order changed since (or
-    with other settings) computes it anyway. ``loaded.judgments`` is let go on the way
+    with other settings) computes it anyway. ``defer_agreement`` (with ``carried`` given):
+    the analysis shows ``carried`` and the agreement of these judgments is returned to be
+    computed after the results are stored (:class:`DeferredAgreement`), else None.
+    ``loaded.judgments`` is let go on the way
     (:meth:`DAJudgments.subset` with ``release``); the caller keeps ``loaded.summary()`` for
     storing.
     """
@@ -213,11 +224,13 @@ def analyse(
         reliability = reliability_spliced(last.report.reliability, changes, **settings)
         z = zscores_spliced(last.zscores, changes, same_scored_rows)
         del changes
+    deferred = None
     if carried is None:
-        agreement_all, agreement_included = _agreements(scored, z, config, reliability.reliable)
-        agreements = {False: (agreement_all, agreement_included), True: (agreement_all,) * 2}
+        agreements = _agreements(scored, z, config, reliability.reliable)
     else:
         agreements = carried.agreements
+        if defer_agreement:
+            deferred = DeferredAgreement(scored, z, config, reliability.reliable)
     configs = {
         include: replace(config, include_unreliable=config.include_unreliable or include)
         for include in (False, True)
@@ -257,7 +270,26 @@ def analyse(
     kept_for_next = LastAnalysis(
         config=config, workers=workers, spread=spread, report=reports[False], scored=scored_rows
     )
-    return analysis, kept_for_next, carried is None, significance is None
+    return analysis, kept_for_next, carried is None, significance is None, deferred
+
+
+@dataclass(frozen=True, eq=False)
+class DeferredAgreement:
+    """What a run needs to compute its agreement after storing its results: its scored
+    judgments, z-scores, settings and reliable workers (held until :meth:`compute`)."""
+
+    judgments: DAJudgments
+    z: ZScores
+    config: DAConfig
+    reliable: NDArray[np.bool_]
+
+    def compute(self, as_of: dict) -> AgreementCarried:
+        """The agreement ``analyse`` would have computed in that run, for the runs after it."""
+        return AgreementCarried(
+            config=self.config,
+            agreements=_agreements(self.judgments, self.z, self.config, self.reliable),
+            as_of=as_of,
+        )
 
 
 def carry_significance(analysis: CampaignAnalysis, as_of: dict) -> SignificanceCarried:
@@ -350,11 +382,14 @@ def _report(
 
 def _agreements(
     judgments: DAJudgments, z: ZScores, config: DAConfig, reliable: NDArray[np.bool_]
-) -> tuple[Agreement, Agreement]:
-    """(all, included) agreement of the first variant, as ``analyse_campaign`` computes them
-    when it computes the z-scores itself."""
+) -> dict[bool, tuple[Agreement, Agreement]]:
+    """Per variant (``include_unreliable``), the (all, included) agreement, as
+    ``analyse_campaign`` computes them when it computes the z-scores itself (the second
+    variant includes everyone)."""
 
     everyone = configured_agreement(judgments, z, config, None)
     if config.include_unreliable or reliable.all():
-        return everyone, everyone
-    return everyone, configured_agreement(judgments, z, config, reliable)
+        included = everyone
+    else:
+        included = configured_agreement(judgments, z, config, reliable)
+    return {False: (everyone, included), True: (everyone, everyone)}

@@ -38,7 +38,12 @@ from django.db.models import Case, IntegerField, Q, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from analytics.incremental.analysis import AgreementCarried, LastAnalysis, SignificanceCarried
+from analytics.incremental.analysis import (
+    AgreementCarried,
+    DeferredAgreement,
+    LastAnalysis,
+    SignificanceCarried,
+)
 from analytics.incremental.columns import Column, narrow_ids
 from analytics.incremental.links import LinkedDAJudgments, PairLinks
 from analytics.kinds.direct_assessment.loading import LoadedCampaign
@@ -130,6 +135,8 @@ class CachedDACampaign:
         # The agreement of the last full analysis (analytics.incremental.analysis) and when.
         self.carried: AgreementCarried | None = None
         self.carried_at: float | None = None
+        # A run's agreement left for after its store: (inputs, its stamp, its start).
+        self.deferred: tuple[DeferredAgreement, dict, float] | None = None
         # The significance of the last run that computed it (analytics.incremental.analysis)
         # and when.
         self.significance: SignificanceCarried | None = None

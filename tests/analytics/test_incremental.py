@@ -362,6 +362,44 @@ def test_between_agreement_runs_everything_else_is_fresh_and_agreement_says_its_
     assert as_of["agreement"]["n_judgments"] == 300
 
 
+def test_a_deferred_agreement_is_computed_after_the_store_and_shown_by_the_next_run(settings):
+    """``defer_agreement`` (the turn holder's runs): a due agreement does not hold up the
+    fresh scores; it is computed after the store, over that run's judgments, and the next
+    run shows it, equal to a full recompute's over the same judgments."""
+    settings.ANALYTICS_AGREEMENT_SECONDS = 0
+    built = Campaign3()
+    campaign = built.campaign
+    a, b = built.assign(0, "careful"), built.assign(0, "other")
+    built.answer(a, 60)
+    built.answer(b, 60)
+    # The first run has no agreement to show meanwhile: computed at once, nothing deferred.
+    incremental.recompute(campaign, defer_agreement=True)
+    first = CampaignResult.objects.get(campaign=campaign).details["as_of"]
+    assert first["agreement"]["n_judgments"] == 120
+    assert incremental.compute_deferred_agreement(campaign.pk) is False
+
+    built.answer(a, 40)
+    built.answer(b, 40)
+    incremental.recompute(campaign, defer_agreement=True)
+    second = CampaignResult.objects.get(campaign=campaign).details["as_of"]
+    assert second["n_judgments"] == 200
+    assert second["agreement"] == first["agreement"]  # the earlier one, said so
+    fresh_but_agreement = stored(campaign, agreement=False)
+    actions.recompute_campaign(campaign)
+    assert stored(campaign, agreement=False) == fresh_but_agreement
+    full_agreements = agreements(campaign)
+
+    assert incremental.compute_deferred_agreement(campaign.pk) is True
+    assert incremental.compute_deferred_agreement(campaign.pk) is False  # once
+    settings.ANALYTICS_AGREEMENT_SECONDS = 3600  # the next run shows the one computed
+    incremental.recompute(campaign, defer_agreement=True)
+    third = CampaignResult.objects.get(campaign=campaign).details["as_of"]
+    assert third["agreement"] == {
+        key: second[key] for key in ("judgment_id", "n_judgments", "read_at")
+    }
+    assert agreements(campaign) == full_agreements  # over the same 200 judgments
+
+
 def test_the_stamp_is_not_written_over_newer_results():
     built = Campaign3()
     a = built.assign(0, "w1")

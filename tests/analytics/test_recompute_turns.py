@@ -113,11 +113,11 @@ def test_the_holder_runs_again_while_submissions_arrive_then_gives_the_turn_back
     real_recompute = turns.recompute
     holders = []
 
-    def recompute(campaign):
+    def recompute(campaign, **options):
         holders.append(cache_get(turns.turn_key(pk)))
         if len(holders) <= 2:
             announce(pk)  # a submission during each of the first two runs
-        return real_recompute(campaign)
+        return real_recompute(campaign, **options)
 
     monkeypatch.setattr(turns, "recompute", recompute)
     assert tasks.recompute_campaign_results(pk) == 52
@@ -140,9 +140,9 @@ def test_the_holder_keeps_the_turn_for_a_bounded_time(small, broker, reads, monk
     monkeypatch.setattr(turns, "HOLD_SECONDS", 0.0)
     real_recompute = turns.recompute
 
-    def recompute(campaign):
+    def recompute(campaign, **options):
         announce(pk)  # submissions never stop
-        return real_recompute(campaign)
+        return real_recompute(campaign, **options)
 
     monkeypatch.setattr(turns, "recompute", recompute)
     assert tasks.recompute_campaign_results(pk) == 52
@@ -159,11 +159,11 @@ def test_the_holder_waits_out_the_spacing_between_its_runs(small, broker, monkey
     real_recompute = turns.recompute
     calls = []
 
-    def recompute(campaign):
+    def recompute(campaign, **options):
         calls.append(campaign.pk)
         if len(calls) == 1:
             announce(pk)
-        return real_recompute(campaign)
+        return real_recompute(campaign, **options)
 
     slept = []
     monkeypatch.setattr(turns, "recompute", recompute)
@@ -181,3 +181,18 @@ def test_without_the_cache_every_task_runs(small, broker, reads, monkeypatch):
     assert tasks.recompute_campaign_results(pk, runs_before=0) == 52
     assert len(reads) == 2
     assert broker.call_count == 0
+
+
+def test_the_holder_computes_a_due_agreement_after_storing_the_scores(small, broker, settings):
+    pk = small.campaign.pk
+    settings.ANALYTICS_AGREEMENT_SECONDS = 0
+    assert tasks.recompute_campaign_results(pk) == 52  # the first run: computed at once
+    first = CampaignResult.objects.get(campaign=small.campaign).details["as_of"]
+    assert tasks.recompute_campaign_results(pk, runs_before=1) == 52
+    second = CampaignResult.objects.get(campaign=small.campaign).details["as_of"]
+    assert second["agreement"] == first["agreement"]  # stored before its own agreement...
+    entry = incremental._cache[pk]
+    assert entry.deferred is None  # ...which the holder then computed
+    assert entry.carried.as_of == {
+        key: second[key] for key in ("judgment_id", "n_judgments", "read_at")
+    }
