@@ -24,7 +24,7 @@ per output in closed form from sorted values (O(n log n) in judgments, not quadr
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Literal
@@ -49,6 +49,7 @@ __all__ = [
     "kappa_coefficient",
     "percentile_categories",
     "prepare_agreement",
+    "z_percentile_edges",
 ]
 
 ChanceModel = Literal["uniform", "pooled"]
@@ -367,6 +368,7 @@ def agreement(
     categories: Sequence[int] = (5, 4, 2),
     z_categories: Sequence[int] = (5,),
     chance: ChanceModel = "uniform",
+    z_edges: Mapping[int, NDArray[np.float64] | None] | None = None,
 ) -> Agreement:
     """Intra- and inter-annotator agreement as in 2013 Tables 1-3.
 
@@ -375,23 +377,19 @@ def agreement(
     given, kappa is also reported for ``z_categories`` percentile bins of the z-scores of all
     included judgments.  Mean/sd of |difference| are on the raw scale, as in Table 1 (NaN,
     with the equal-width kappas, when some of the compared judgments have only a given z).
+    ``z_edges``: :func:`z_percentile_edges` of the same arguments, computed earlier (e.g. in
+    another thread), instead of here.
     """
     if chance not in ("uniform", "pooled"):
         raise ValueError("chance must be 'uniform' or 'pooled'")
     rows_ok = judgments.worker_mask_to_rows(include_workers)
     zz = None
-    z_edges = None
-    if z is not None:
+    if z is None:
+        z_edges = None
+    else:
         zz = z.z if isinstance(z, ZScores) else np.asarray(z, dtype=np.float64)
-        # The percentile edges over every included judgment, once for both kinds of pair.
-        z_reference = zz if include_workers is None else zz[rows_ok]
-        # A subset's z-scores are a copy of its own: its quantiles partition it in place
-        # (the same order statistics in any order of the values) instead of a second copy.
-        z_edges = {
-            k: _percentile_edges(z_reference, k, overwrite=include_workers is not None)
-            for k in z_categories
-        }
-        del z_reference
+        if z_edges is None:
+            z_edges = z_percentile_edges(judgments, zz, include_workers, z_categories)
 
     # Same judge: repeat pairs, as groups of two (original row, repeat row).
     rep = judgments.control_pairs(Role.REPEAT)
@@ -423,6 +421,24 @@ def agreement(
         same_judge=measure(same_groups, members),
         distinct_judges=measure(distinct_groups, distinct_rows),
     )
+
+
+def z_percentile_edges(
+    judgments: DAJudgments,
+    z: NDArray[np.float64] | ZScores,
+    include_workers: NDArray[np.bool_] | None,
+    z_categories: Sequence[int],
+) -> dict[int, NDArray[np.float64] | None]:
+    """Per number of categories k, the percentile edges :func:`agreement` bins z-scores by:
+    the 1/k, 2/k, ... quantiles of the z-scores of every judgment of the included workers
+    (the same edges for both kinds of pair)."""
+    zz = z.z if isinstance(z, ZScores) else np.asarray(z, dtype=np.float64)
+    if include_workers is None:
+        return {k: _percentile_edges(zz, k) for k in z_categories}
+    # A subset's z-scores are a copy of its own: its quantiles partition it in place (the
+    # same order statistics in any order of the values) instead of a second copy.
+    reference = zz[judgments.worker_mask_to_rows(include_workers)]
+    return {k: _percentile_edges(reference, k, overwrite=True) for k in z_categories}
 
 
 class _DistinctJudges:

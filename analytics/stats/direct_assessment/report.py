@@ -19,6 +19,7 @@ from analytics.stats.direct_assessment.agreement import (
     ChanceModel,
     agreement,
     prepare_agreement,
+    z_percentile_edges,
 )
 from analytics.stats.direct_assessment.judgments import DAJudgments
 from analytics.stats.direct_assessment.reliability import (
@@ -145,18 +146,21 @@ def analyse_campaign(
                 assumption_a_test=cfg.assumption_a_test,
             )
         z = standardize(judgments, exclude_references=cfg.exclude_references_from_z, ddof=cfg.ddof)
-    # The distinct-judge pairs the agreements compare (sorting every judged output's
-    # judgments) need neither the z-scores nor the included workers: made in a second thread
-    # while this one computes the system scores and their significance (numpy's sorts and
-    # array loops let go of the GIL). Not beside the z-scores: both at once held 20 MB more
-    # at a million judgments than either (the recompute's peak).
-    prepared = (
-        _InThread(prepare_agreement, judgments) if agreements is None and reuse is None else None
-    )
     included = (
         np.ones(judgments.n_workers, dtype=bool)
         if cfg.include_unreliable
         else reliability.reliable.copy()
+    )
+    # What the agreements need besides the included workers and the z-scores (the
+    # distinct-judge pairs sorted by score, the z-scores' percentile edges: sorts and
+    # partitions of every judgment) is made in a second thread while this one computes the
+    # system scores and their significance (numpy's sorts and array loops let go of the GIL).
+    # Not beside the z-scores: both at once held 20 MB more at a million judgments than
+    # either (the recompute's peak).
+    prepared = (
+        _InThread(_prepare_agreements, judgments, z, cfg, included)
+        if agreements is None and reuse is None
+        else None
     )
     # The segment means are computed once for the scores and the significance samples.
     systems, samples = system_scores_and_samples(
@@ -174,8 +178,7 @@ def analyse_campaign(
         systems.mean_z, p, clusters, alpha=cfg.significance_alpha, method=cfg.cluster_method
     )
 
-    if prepared is not None:
-        prepared.result()
+    edges_all, edges_included = prepared.result() if prepared is not None else (None, None)
     if agreements is not None:
         agreement_all, agreement_included = agreements
     else:
@@ -184,10 +187,12 @@ def analyse_campaign(
         agreement_all = (
             reuse.agreement_all
             if reuse is not None
-            else configured_agreement(judgments, z, cfg, None)
+            else configured_agreement(judgments, z, cfg, None, z_edges=edges_all)
         )
         agreement_included = (
-            agreement_all if included.all() else configured_agreement(judgments, z, cfg, included)
+            agreement_all
+            if included.all()
+            else configured_agreement(judgments, z, cfg, included, z_edges=edges_included)
         )
     return DAReport(
         config=cfg,
@@ -232,10 +237,17 @@ class _InThread:
 
 
 def configured_agreement(
-    judgments: DAJudgments, z: ZScores, cfg: DAConfig, mask: NDArray[np.bool_] | None
+    judgments: DAJudgments,
+    z: ZScores,
+    cfg: DAConfig,
+    mask: NDArray[np.bool_] | None,
+    *,
+    z_edges: dict[int, NDArray[np.float64] | None] | None = None,
 ) -> Agreement:
     """Inter-annotator agreement with the config's kappa categories, over the workers of
-    ``mask`` (None: everyone): what a report stores as agreement_all / agreement_included."""
+    ``mask`` (None: everyone): what a report stores as agreement_all / agreement_included.
+    ``z_edges``: the z-scores' percentile edges for these workers, computed earlier
+    (:func:`_prepare_agreements`)."""
     return agreement(
         judgments,
         z,
@@ -243,4 +255,18 @@ def configured_agreement(
         categories=cfg.kappa_categories,
         z_categories=cfg.kappa_z_categories,
         chance=cfg.kappa_chance,
+        z_edges=z_edges,
     )
+
+
+def _prepare_agreements(
+    judgments: DAJudgments, z: ZScores, cfg: DAConfig, included: NDArray[np.bool_]
+) -> tuple[dict, dict | None]:
+    """The distinct-judge pairs (:func:`prepare_agreement`) and the z-scores' percentile
+    edges of the agreement over every worker and, unless that is everyone, over the
+    ``included`` ones."""
+    prepare_agreement(judgments)
+    everyone = z_percentile_edges(judgments, z, None, cfg.kappa_z_categories)
+    if included.all():
+        return everyone, None
+    return everyone, z_percentile_edges(judgments, z, included, cfg.kappa_z_categories)

@@ -8,7 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analytics.stats.direct_assessment import DAConfig, DAJudgments, Role, analyse_campaign
+from analytics.stats.direct_assessment import (
+    DAConfig,
+    DAJudgments,
+    Role,
+    agreement,
+    analyse_campaign,
+)
 from analytics.stats.direct_assessment._heap import share_one_heap
 from analytics.stats.direct_assessment.agreement import (
     _categories_by_edges,
@@ -17,6 +23,7 @@ from analytics.stats.direct_assessment.agreement import (
     _Groups,
     _small_integer_codes,
     prepare_agreement,
+    z_percentile_edges,
 )
 from analytics.stats.direct_assessment.report import _InThread, configured_agreement
 
@@ -134,3 +141,19 @@ def test_in_thread_gives_the_result_or_the_error() -> None:
 
     with pytest.raises(KeyError, match="in the thread"):
         _InThread(fail).result()
+
+
+def test_agreement_with_edges_given_equals_computed() -> None:
+    config = DAConfig(min_pairs=2)
+    judgments = _judgments(5)
+    report = analyse_campaign(judgments, config)
+    mask = np.array([True, False, True])
+    edges = z_percentile_edges(judgments, report.zscores, mask, (5, 3))
+    # Hand check of what the edges are: the quantiles of the z-scores of workers 0 and 2.
+    rows = np.isin(judgments.worker, [0, 2])
+    np.testing.assert_array_equal(edges[3], np.quantile(report.zscores.z[rows], [1 / 3, 2 / 3]))
+    given = agreement(
+        judgments, report.zscores, include_workers=mask, z_categories=(5, 3), z_edges=edges
+    )
+    computed = agreement(judgments, report.zscores, include_workers=mask, z_categories=(5, 3))
+    assert repr(given) == repr(computed)
