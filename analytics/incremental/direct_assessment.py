@@ -145,6 +145,9 @@ class CachedDACampaign:
         # from the first, are still those it was computed on (rows past it were read since).
         self.last: LastAnalysis | None = None
         self.analysed_rows = 0
+        # The last run's row masks (rejected assignments, excluded workers): per name, the ids
+        # they were computed for, the mask, and how many rows, from the first, it still fits.
+        self.masks: dict[str, tuple[NDArray[np.integer], NDArray[np.bool_], int]] = {}
 
     # --- sizes -----------------------------------------------------------------------------
 
@@ -199,6 +202,9 @@ class CachedDACampaign:
         for column in self.columns.values():
             column.truncate(keep)
         self.analysed_rows = min(self.analysed_rows, keep)
+        self.masks = {
+            name: (ids, mask, min(fits, keep)) for name, (ids, mask, fits) in self.masks.items()
+        }
         self.links.truncate(keep)
         if self.given_z is not None:
             self.given_z.truncate(keep)
@@ -327,6 +333,26 @@ class CachedDACampaign:
 
     # --- what the statistics take ------------------------------------------------------------
 
+    def _member_rows(
+        self, name: str, values: NDArray[np.integer], ids: NDArray[np.integer]
+    ) -> NDArray[np.bool_]:
+        """``np.isin(values, ids)`` over the cached rows (read-only): while ``ids`` are those
+        of the last run, its mask is taken for the rows it still fits (rows are only appended,
+        or cut and read again) and only the rows after them are tested (a million rows against
+        the rejected assignments took 10-25 ms a run)."""
+        n = values.shape[0]
+        kept = self.masks.get(name)
+        fits = 0
+        if kept is not None and np.array_equal(kept[0], ids):
+            fits = min(kept[2], n)
+        mask = np.empty(n, dtype=bool)
+        if fits:
+            mask[:fits] = kept[1][:fits]
+        mask[fits:] = np.isin(values[fits:], ids)
+        mask.setflags(write=False)
+        self.masks[name] = (ids, mask, n)
+        return mask
+
     def changed_since_analysis(self) -> tuple[NDArray[np.integer], int]:
         """The ids of the workers with a row read since the last analysis, and how many of
         :meth:`loaded`'s rows, from the first, that analysis had (rows of other task kinds
@@ -358,7 +384,7 @@ class CachedDACampaign:
         c = {name: column.view() for name, column in self.columns.items()}
         given_z = self.given_z.view() if self.given_z is not None else None
         n_read = len(self)
-        rejected = np.isin(c["assignment"], rejected_assignments)
+        rejected = self._member_rows("rejected", c["assignment"], rejected_assignments)
         n_rejected_read = int(np.count_nonzero(rejected))
         keep: NDArray[np.bool_] | slice = c["role"] != _NO_ROLE
         n_skipped = int(np.count_nonzero(~keep))
@@ -376,7 +402,11 @@ class CachedDACampaign:
             campaign_id=self.campaign_id,
             judgments=judgments,
             rejected=rejected[keep],
-            excluded=np.isin(judgments.worker, excluded_workers),
+            excluded=(
+                self._member_rows("excluded", c["worker"], excluded_workers)
+                if n_skipped == 0
+                else np.isin(judgments.worker, excluded_workers)
+            ),
             excluded_workers=excluded_workers,
             n_read=n_read,
             n_rejected_read=n_rejected_read,

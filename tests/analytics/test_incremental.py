@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from decimal import Decimal
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -633,3 +634,23 @@ def test_significance_is_computed_again_when_the_systems_order_changes(settings)
         campaign=campaign, include_unreliable=True, system=worst.system
     ).position
     assert moved < worst.position
+
+
+def test_row_masks_are_taken_over_while_their_ids_stay_and_tested_again_when_they_change():
+    cache = cached_da.CachedDACampaign(0)
+    values = np.array([5, 7, 5, 9, 7], dtype=np.int32)
+    first = cache._member_rows("rejected", values, np.array([7]))
+    assert first.tolist() == [False, True, False, False, True]
+    assert not first.flags.writeable
+    grown = np.array([5, 7, 5, 9, 7, 7, 3], dtype=np.int32)
+    with mock.patch.object(cached_da.np, "isin", wraps=np.isin) as isin:
+        again = cache._member_rows("rejected", grown, np.array([7]))
+    assert again.tolist() == [False, True, False, False, True, True, False]
+    assert isin.call_args.args[0].tolist() == [7, 3]  # the new rows alone
+    # Other ids (an assignment rejected since): every row tested again.
+    changed = cache._member_rows("rejected", grown, np.array([5, 7]))
+    assert changed.tolist() == [True, True, True, False, True, True, False]
+    # Rows cut and read again (unsettled) are tested again, also with the same ids.
+    cache.masks["rejected"] = (np.array([5, 7]), changed, 2)
+    cut = cache._member_rows("rejected", np.array([5, 7, 9, 9], dtype=np.int32), np.array([5, 7]))
+    assert cut.tolist() == [True, True, False, False]
