@@ -265,7 +265,10 @@ def _first_per_worker_key(pairs: Pairs) -> NDArray[np.int64]:
     earliest = ballot_rank.reshape(-1).astype(np.int64)[pairs.ballot] * n + np.arange(n)
     first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, codes, earliest)
-    return np.sort(first % n)
+    # Distinct indices below n, ascending: a mask over the pairs, no sort.
+    chosen = np.zeros(n, dtype=bool)
+    chosen[first % n] = True
+    return np.flatnonzero(chosen)
 
 
 def inter_annotator_agreement(
