@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings as django_settings
 from django.db import connections, models, router
 
 from campaigns.models import Campaign, Hit, HitSlot, Segment
@@ -86,6 +87,127 @@ def _columns(model: type[models.Model], alias: str, start: int, connection) -> _
     )
 
 
+# Field types whose values JSON carries exactly as psycopg2 returns them: text, whole numbers
+# (keys included), booleans, decimals (written as text, made Decimal by the field's
+# to_python: every digit kept), JSON documents (already decoded: what JSONField.from_db_value
+# makes of psycopg2's text, floats included), and aware datetimes, which PostgreSQL writes in
+# ISO 8601 with microseconds in the connection's time zone (UTC, as Django sets it with
+# USE_TZ).
+_JSON_EXACT = (
+    models.CharField,
+    models.TextField,
+    models.IntegerField,
+    models.BooleanField,
+    models.DecimalField,
+)
+
+
+def _json_decoder(field: models.Field) -> Callable[[Any], Any] | None | bool:
+    """How a value of ``field`` read from JSON becomes psycopg2's: None (as it is), a function,
+    or False when JSON cannot give it back exactly."""
+    if isinstance(field, models.DecimalField):
+        return field.to_python
+    if isinstance(field, _JSON_EXACT):
+        return None
+    if isinstance(field, models.ForeignKey):
+        return None if isinstance(field.target_field, models.IntegerField) else False
+    if isinstance(field, models.DateTimeField) and django_settings.USE_TZ:
+        return _datetime_from_json
+    if isinstance(field, models.JSONField) and field.decoder is None:
+        return None
+    return False
+
+
+def _datetime_from_json(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+@dataclass(frozen=True)
+class _JsonColumns:
+    """PostgreSQL: one model's columns packed into one JSON array column of the statement.
+
+    The assignment's statement reads the assignment, its HIT, its campaign and every kind's
+    settings (a campaign has one kind): about 125 columns, of which psycopg2 describes and
+    converts every one on every request (~1.4 us each; issue 16). As one text column per
+    model, a kind without settings is one NULL."""
+
+    model: type[models.Model]
+    start: int
+    attnames: tuple[str, ...]
+    decoders: tuple[tuple[int, Callable[[Any], Any]], ...]  # (index, decoder) where needed
+    select: str
+
+    @property
+    def end(self) -> int:
+        return self.start + 1
+
+    def instance(self, row: Sequence[Any], db: str) -> models.Model | None:
+        document = row[self.start]
+        if document is None:
+            return None
+        values = json.loads(document)
+        for index, decode in self.decoders:
+            values[index] = decode(values[index])
+        return self.model.from_db(db, self.attnames, values)
+
+
+def _json_columns(
+    model: type[models.Model], alias: str, start: int, connection
+) -> _JsonColumns | None:
+    """``model``'s columns as one JSON column (:class:`_JsonColumns`), or None where that
+    would not give back the values exactly (another vendor, a field type JSON changes, a
+    field with a converter of its own)."""
+    if connection.vendor != "postgresql":
+        return None
+    fields = model._meta.concrete_fields
+    if len(fields) > 100:  # json_build_array's limit of arguments
+        return None
+    decoders = []
+    for index, field in enumerate(fields):
+        decode = _json_decoder(field)
+        expression = field.get_col(alias)
+        converters = connection.ops.get_db_converters(expression) + expression.get_db_converters(
+            connection
+        )
+        own_converters = [c for c in converters if not _is_json_field_converter(field, c)]
+        if decode is False or own_converters:
+            return None
+        if decode is not None:
+            decoders.append((index, decode))
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    packed = ", ".join(
+        f"{alias}.{quote(f.column)}::text"
+        if isinstance(f, models.DecimalField)
+        else f"{alias}.{quote(f.column)}"
+        for f in fields
+    )
+    return _JsonColumns(
+        model,
+        start,
+        tuple(f.attname for f in fields),
+        tuple(decoders),
+        f"CASE WHEN {alias}.{quote(pk.column)} IS NULL THEN NULL "
+        f"ELSE json_build_array({packed})::text END",
+    )
+
+
+def _is_json_field_converter(field: models.Field, converter: Converter) -> bool:
+    """JSONField's own from_db_value decodes psycopg2's text; inside the packed JSON the
+    document is decoded already."""
+    return isinstance(field, models.JSONField) and getattr(converter, "__func__", None) is (
+        models.JSONField.from_db_value
+    )
+
+
+def _packed_or_columns(
+    model: type[models.Model], alias: str, start: int, connection
+) -> _JsonColumns | _Columns:
+    return _json_columns(model, alias, start, connection) or _columns(
+        model, alias, start, connection
+    )
+
+
 def _kind_settings() -> list[tuple[str, type[models.Model]]]:
     """(accessor on Campaign, model) of every kind's settings (campaigns.kinds)."""
     from campaigns.kinds import registry
@@ -105,10 +227,10 @@ class _AssignmentSelect:
     sql: str
     locking_sql: str
     started_sql: str
-    assignment: _Columns
-    hit: _Columns
-    campaign: _Columns
-    settings: tuple[tuple[str, _Columns], ...]
+    assignment: _Columns | _JsonColumns
+    hit: _Columns | _JsonColumns
+    campaign: _Columns | _JsonColumns
+    settings: tuple[tuple[str, _Columns | _JsonColumns], ...]
     # PostgreSQL: the row's index of the HIT's slots as JSON (:func:`_slots_json`); None
     # elsewhere (the slots are a query of their own: :func:`load_slots`).
     slots_index: int | None = None
@@ -122,13 +244,13 @@ def _assignment_select(connection) -> _AssignmentSelect:
     if built is not None:
         return built
     quote = connection.ops.quote_name
-    assignment = _columns(Assignment, "a", 0, connection)
-    hit = _columns(Hit, "h", assignment.end, connection)
-    campaign = _columns(Campaign, "c", hit.end, connection)
+    assignment = _packed_or_columns(Assignment, "a", 0, connection)
+    hit = _packed_or_columns(Hit, "h", assignment.end, connection)
+    campaign = _packed_or_columns(Campaign, "c", hit.end, connection)
     settings, joins, start = [], [], campaign.end
     for number, (accessor, model) in enumerate(_kind_settings()):
         alias = f"k{number}"
-        columns = _columns(model, alias, start, connection)
+        columns = _packed_or_columns(model, alias, start, connection)
         start = columns.end
         settings.append((accessor, columns))
         pk = model._meta.pk.column
