@@ -175,6 +175,7 @@ def recompute(
             unchanged_rows,
             significance,
             defer_agreement=defer,
+            segment_items=entry.segment_items(),
         )
         del loaded  # (its judgments were released while the scored ones were taken)
         _give_back_freed_memory()

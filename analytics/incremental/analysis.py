@@ -158,6 +158,7 @@ def analyse(
     unchanged_rows: int,
     significance: SignificanceCarried | None = None,
     defer_agreement: bool = False,
+    segment_items: tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int64]] | None = None,
 ) -> tuple[CampaignAnalysis, LastAnalysis, bool, bool, DeferredAgreement | None]:
     """The analysis of ``loaded``, as ``analyse_loaded`` computes it (bar a carried-over
     agreement or significance). Returns it, what the next run takes, whether agreement was
@@ -172,6 +173,8 @@ def analyse(
     with other settings) computes it anyway. ``defer_agreement`` (with ``carried`` given):
     the analysis shows ``carried`` and the agreement of these judgments is returned to be
     computed after the results are stored (:class:`DeferredAgreement`), else None.
+    ``segment_items``: the cache's item numbering (``CachedDACampaign.segment_items``, per
+    loaded row), for the system scores' segments (``Segments.of_items``).
     ``loaded.judgments`` is let go on the way
     (:meth:`DAJudgments.subset` with ``release``); the caller keeps ``loaded.summary()`` for
     storing.
@@ -236,7 +239,13 @@ def analyse(
         for include in (False, True)
     }
     # The (system, segment) pairs are numbered once for both variants (the same results).
-    segments = Segments.of(scored)
+    segments = None
+    if segment_items is not None and segment_items[0].shape == scored_rows.shape:
+        item_code, pair_of_item, pair_system = segment_items
+        segments = Segments.of_items(scored, item_code[scored_rows], pair_of_item, pair_system)
+        del item_code, pair_of_item, pair_system
+    if segments is None:
+        segments = Segments.of(scored)
     scores = {
         include: _scores(scored, configs[include], reliability, z, segments) for include in configs
     }

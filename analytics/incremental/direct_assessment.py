@@ -145,6 +145,18 @@ class CachedDACampaign:
         # from the first, are still those it was computed on (rows past it were read since).
         self.last: LastAnalysis | None = None
         self.analysed_rows = 0
+        # Each row's item numbered among the cache's items (first seen, first numbered; -1:
+        # none), each item's system (-1: no output row yet), the items sorted with their
+        # numbers, whether every item's output rows have one system, and the items' (system,
+        # item) pair numbers once computed: the system scores' segments without numbering a
+        # million rows on every run (analytics.stats.direct_assessment.scores.Segments).
+        self.item_code = Column(np.int32)
+        self.item_ids = np.empty(0, dtype=np.int64)
+        self.item_system = np.empty(0, dtype=np.int64)
+        self.items_sorted = np.empty(0, dtype=np.int64)
+        self.items_sorted_code = np.empty(0, dtype=np.int32)
+        self.items_one_system = True
+        self.pairs: tuple[NDArray[np.int32], NDArray[np.int64]] | None = None
         # The last run's row masks (rejected assignments, excluded workers): per name, the ids
         # they were computed for, the mask, and how many rows, from the first, it still fits.
         self.masks: dict[str, tuple[NDArray[np.integer], NDArray[np.bool_], int]] = {}
@@ -167,8 +179,11 @@ class CachedDACampaign:
         given_z = self.given_z.nbytes if self.given_z is not None else 0
         # The last run's z-scores and scored mask (its per-worker arrays are small).
         last = self.last.zscores.z.nbytes + self.last.scored.nbytes if self.last else 0
+        items = (self.item_ids, self.item_system, self.items_sorted, self.items_sorted_code)
         return (
             sum(c.nbytes for c in self.columns.values())
+            + self.item_code.nbytes
+            + sum(a.nbytes for a in items)
             + given_z
             + self.links.nbytes
             + sum(a.nbytes for a in tables)
@@ -201,6 +216,7 @@ class CachedDACampaign:
         keep = int(np.searchsorted(self.columns["id"].view(), self.settled_id, side="right"))
         for column in self.columns.values():
             column.truncate(keep)
+        self.item_code.truncate(keep)
         self.analysed_rows = min(self.analysed_rows, keep)
         self.masks = {
             name: (ids, mask, min(fits, keep)) for name, (ids, mask, fits) in self.masks.items()
@@ -285,6 +301,7 @@ class CachedDACampaign:
             system[scored_output] = self.output_system[
                 lookup(self.output_id, wanted, "judged output(s)")
             ]
+        self.item_code.append(self._number_items(item, system))
         seconds = rows["duration_ms"]
         seconds /= 1000.0
         values = {
@@ -310,6 +327,59 @@ class CachedDACampaign:
         if self.given_z is not None:
             self.given_z.append(given_z)
         return n
+
+    def _number_items(
+        self, item: NDArray[np.integer], system: NDArray[np.integer]
+    ) -> NDArray[np.int32]:
+        """The numbers of new rows' items (new items numbered next), noting the system of
+        each item's output rows (``system >= 0``)."""
+        codes = np.full(item.shape[0], -1, dtype=np.int32)
+        has = item >= 0
+        wanted = item[has].astype(np.int64)
+        at = np.searchsorted(self.items_sorted, wanted)
+        known = np.zeros(wanted.shape[0], dtype=bool)
+        inside = at < self.items_sorted.shape[0]
+        known[inside] = self.items_sorted[at[inside]] == wanted[inside]
+        if not known.all():
+            new_items = np.unique(wanted[~known])
+            first = self.item_ids.shape[0]
+            new_codes = np.arange(first, first + new_items.shape[0], dtype=np.int32)
+            self.item_ids = np.concatenate([self.item_ids, new_items])
+            self.item_system = np.concatenate(
+                [self.item_system, np.full(new_items.shape[0], -1, dtype=np.int64)]
+            )
+            every_item = np.concatenate([self.items_sorted, new_items])
+            order = np.argsort(every_item, kind="stable")
+            self.items_sorted = every_item[order]
+            self.items_sorted_code = np.concatenate([self.items_sorted_code, new_codes])[order]
+            self.pairs = None
+            at = np.searchsorted(self.items_sorted, wanted)
+        codes[has] = self.items_sorted_code[at]
+        output = system >= 0
+        if output.any():
+            output_codes, output_system = codes[output], system[output].astype(np.int64)
+            unset = self.item_system[output_codes] < 0
+            if unset.any():
+                self.item_system[output_codes[unset]] = output_system[unset]
+                self.pairs = None
+            if not np.array_equal(self.item_system[output_codes], output_system):
+                self.items_one_system = False
+        return codes
+
+    def segment_items(
+        self,
+    ) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.int64]] | None:
+        """Per cached row its item's number, each item's (system, item) pair number and
+        each pair's system (``Segments.of_items``); None when they cannot stand for the
+        segments (an item judged under two systems, rows of another task kind)."""
+        if not self.items_one_system or self.other_roles:
+            return None
+        if self.pairs is None:
+            order = np.lexsort((self.item_ids, self.item_system))
+            pair_of_item = np.empty(order.shape[0], dtype=np.int32)
+            pair_of_item[order] = np.arange(order.shape[0], dtype=np.int32)
+            self.pairs = (pair_of_item, self.item_system[order])
+        return (self.item_code.view(), *self.pairs)
 
     def _load_slots(self) -> None:
         slots = load_columns(

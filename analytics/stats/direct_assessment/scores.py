@@ -193,6 +193,36 @@ class Segments:
             n_workers=judgments.n_workers,
         )
 
+    @classmethod
+    def of_items(
+        cls,
+        judgments: DAJudgments,
+        item_code: NDArray[np.integer],
+        pair_of_item: NDArray[np.integer],
+        pair_system: NDArray[np.int64],
+    ) -> Segments | None:
+        """:meth:`of` from items numbered already (an incremental recompute keeps them between
+        runs): ``item_code`` per row (-1: none), ``pair_of_item`` each item's pair and
+        ``pair_system`` each pair's system, pairs numbered in (system, item) order. Pairs
+        without a row here stay as empty pairs (:meth:`means` leaves them out), so the numbers
+        of the others keep :meth:`of`'s order and the results are the same. None when an
+        output row has no item or a system other than its item's (then :meth:`of`)."""
+        rows = _every_output_row(judgments)
+        items = item_code[rows]
+        if items.size and items.min() < 0:
+            return None
+        code = pair_of_item[items]
+        del items
+        if not np.array_equal(pair_system[code], judgments.system[rows]):
+            return None
+        return cls(
+            rows=rows,
+            code=code,
+            pair_system=np.asarray(pair_system, dtype=np.int64),
+            worker_index=judgments.worker_index[rows],
+            n_workers=judgments.n_workers,
+        )
+
     def means(
         self,
         include_workers: NDArray[np.bool_] | None,

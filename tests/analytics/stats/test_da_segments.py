@@ -121,3 +121,42 @@ def test_segments_of_other_judgments_or_workers_are_refused():
         system_scores_and_samples(
             j, z, include_workers=np.ones(j.n_workers + 1, dtype=bool), segments=own
         )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_segments_from_items_numbered_elsewhere_give_the_same_results(seed):
+    """Items numbered in first-seen order, with extra items that have no row here (an
+    incremental cache's items: rows cut, other subsets): pair numbers in (system, item) order
+    give ``Segments.of``'s results, bit for bit."""
+    judgments = random_judgments(seed)
+    rng = np.random.default_rng(seed + 7)
+    z = rng.normal(0, 1, len(judgments))
+    extra_items = np.array([10**6 + 3, 50, 999_999])  # no row here
+    extra_systems = np.array([100, -1, 103])
+    seen, first = np.unique(judgments.item, return_index=True)
+    item_ids = np.concatenate([extra_items, seen[np.argsort(first)]])
+    item_system = np.full(item_ids.shape[0], -1, dtype=np.int64)
+    item_system[: extra_items.shape[0]] = extra_systems
+    outputs = judgments.system >= 0
+    code_of = {int(item): code for code, item in enumerate(item_ids)}
+    item_code = np.array([code_of[int(item)] for item in judgments.item], dtype=np.int32)
+    item_system[item_code[outputs]] = judgments.system[outputs]
+    order = np.lexsort((item_ids, item_system))
+    pair_of_item = np.empty(order.shape[0], dtype=np.int32)
+    pair_of_item[order] = np.arange(order.shape[0])
+    segments = Segments.of_items(judgments, item_code, pair_of_item, item_system[order])
+    assert segments is not None
+    for include in (None, rng.random(judgments.n_workers) < 0.5):
+        want = system_scores_and_samples(judgments, z, include_workers=include)
+        got = system_scores_and_samples(judgments, z, include_workers=include, segments=segments)
+        for name in ("system", "n", "mean_score", "mean_z", "n_segments"):
+            np.testing.assert_array_equal(getattr(got[0], name), getattr(want[0], name))
+        for a, b in zip(got[1], want[1], strict=True):
+            np.testing.assert_array_equal(a, b)
+    # An output row under another system than its item's, or without an item: not usable.
+    wrong = item_system[order].copy()
+    wrong[pair_of_item[item_code[outputs][0]]] += 1
+    assert Segments.of_items(judgments, item_code, pair_of_item, wrong) is None
+    missing = item_code.copy()
+    missing[np.flatnonzero(outputs)[0]] = -1
+    assert Segments.of_items(judgments, missing, pair_of_item, item_system[order]) is None
