@@ -174,7 +174,9 @@ class RankingJudgments(WorkerRows):
         self._check_constant(self.ranking_set, self.segment, "ranking set", "segment")
 
     def _check_unique(self) -> None:
-        key = tuple_codes(self.ballot, self.system)[0]
+        key, n_distinct = tuple_codes(self.ballot, self.system)
+        if n_distinct == key.shape[0]:  # as many distinct (ballot, system) as rows
+            return
         order = np.argsort(key, kind="stable")
         ks = key[order]
         dup = ks[1:] == ks[:-1]
@@ -189,11 +191,14 @@ class RankingJudgments(WorkerRows):
     def _check_constant(
         group: NDArray[np.int64], value: NDArray[np.int64], gname: str, vname: str
     ) -> None:
-        order = np.argsort(group, kind="stable")
-        g, v = group[order], value[order]
-        bad = (g[1:] == g[:-1]) & (v[1:] != v[:-1])
+        # Without a sort: each group keeps one of its values (the last written); a row with
+        # another value is in a group with more than one. The smallest such group is named.
+        n_groups, code = _dense_codes(group)
+        kept = np.empty(n_groups, dtype=value.dtype)
+        kept[code] = value
+        bad = kept[code] != value
         if bad.any():
-            raise ValueError(f"{gname} {g[1:][bad][0]} has more than one {vname}")
+            raise ValueError(f"{gname} {group[bad].min()} has more than one {vname}")
 
     @classmethod
     def from_ballots(cls, ballots: Iterable[Mapping[str, Any]]) -> RankingJudgments:

@@ -53,6 +53,12 @@ def test_input_validation() -> None:
         RankingJudgments(**{**ok, "segment": [7, 8]}, system=[3, 4], rank=[1, 2])
     with pytest.raises(ValueError, match="length"):
         RankingJudgments(**ok, system=[3, 4], rank=[1])
+    # Several inconsistent groups: the smallest id is named (assignments 9 and 4 here).
+    many = dict(assignment=[9, 9, 4, 4, 2], ranking_set=[5] * 5, segment=[7] * 5)
+    with pytest.raises(ValueError, match="assignment 4 has more than one worker"):
+        RankingJudgments(**many, worker=[1, 2, 3, 1, 1], system=[1, 2, 3, 4, 5], rank=[1] * 5)
+    with pytest.raises(ValueError, match="duplicate output: assignment 9, ranking set 5, system 2"):
+        RankingJudgments(**many, worker=[1, 1, 3, 3, 1], system=[2, 2, 3, 4, 5], rank=[1] * 5)
     j = RankingJudgments(**ok, system=[3, 4], rank=[1, 2])
     assert not j.rank.flags.writeable  # cached derived data can never go stale
     assert j.expected_rank.tolist() == [0, 0] and j.order.tolist() == [0.0, 1.0]
