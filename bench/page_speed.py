@@ -216,6 +216,14 @@ def main() -> None:
             cwd=ROOT / "bench",
             check=True,
         )
+        # As deploy/web.sh does: with DEBUG off, a page that links a static file (the message
+        # page a worker gets when no task is left) needs the collected manifest.
+        subprocess.run(
+            [sys.executable, "-m", "django", "collectstatic", "--noinput", "--verbosity", "0"],
+            env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings"},
+            cwd=ROOT,
+            check=True,
+        )
         started = time.perf_counter()
         built = run_child(env, "--step=build")
         links = built["links"]

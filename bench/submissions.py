@@ -469,6 +469,14 @@ def main() -> None:
             cwd=ROOT / "bench",
             check=True,
         )
+        # As deploy/web.sh does: with DEBUG off, a page that links a static file (the message
+        # page a worker gets when no task is left) needs the collected manifest.
+        subprocess.run(
+            [sys.executable, "-m", "django", "collectstatic", "--noinput", "--verbosity", "0"],
+            env={**env, "DJANGO_SETTINGS_MODULE": "evalsite.settings"},
+            cwd=ROOT,
+            check=True,
+        )
         built = run_child(env, "--step=build", f"--hits={hits}", f"--items={args.items}")
         campaign, links = built["campaign"], built["links"]
         port, bare_port = free_port(), free_port()
