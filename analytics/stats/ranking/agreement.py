@@ -214,8 +214,10 @@ def _group_agreement(
         return _result(0, 0, np.full(N_LABELS, np.nan), np.full(N_LABELS, np.nan), chance)
     size = np.bincount(g, minlength=n_groups)
     per_label = np.bincount(g * N_LABELS + cats, minlength=n_groups * N_LABELS)
-    agree = int(np.sum(per_label * (per_label - 1) // 2))
-    n = int(np.sum(size * (size - 1) // 2))
+    # Each c (c - 1) is even, so the sum of the halves is half the sum: one pass each,
+    # no integer division per group (the same integers).
+    agree = int(np.dot(per_label, per_label - 1)) // 2
+    n = int(np.dot(size, size - 1)) // 2
     # Pooled label distribution, each label weighted by the number of pairs it is in.
     p = _shares(cats, (size - 1)[g].astype(np.float64))
     return _result(n, agree, p, p, "pooled" if chance == "cohen" else chance)

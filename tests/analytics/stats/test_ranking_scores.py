@@ -399,3 +399,53 @@ def test_a_selection_has_the_codes_its_own_columns_give() -> None:
         np.testing.assert_array_equal(sub.pairs.key, fresh.pairs.key)
         np.testing.assert_array_equal(sub.pairs.outcome, fresh.pairs.outcome)
         assert not sub.rank.flags.writeable
+
+
+def test_set_codes_without_a_sort_equal_factorising() -> None:
+    # Set ids split in their high and low 16 bits give the sorted distinct ids and codes a
+    # sort gives, for any int64 (negative, beyond 2**32, 16-bit boundaries).
+    from analytics.stats.ranking.judgments import _factor
+    from analytics.stats.rows import factorise
+
+    rng = np.random.default_rng(2)
+    for col in (
+        np.array([5]),
+        np.zeros(0, dtype=np.int64),
+        np.array([-3, 7, -3, 2**40, -(2**40), 0, 65535, 65536, 65536]),
+        (rng.integers(1000, 1300, 5000) << 16) | rng.integers(0, 3, 5000),
+        rng.integers(-(2**62), 2**62, 1000),
+    ):
+        ids, codes = _factor(col.astype(np.int64))
+        expected_ids, expected_codes = factorise(col.astype(np.int64))
+        np.testing.assert_array_equal(ids, expected_ids)
+        np.testing.assert_array_equal(codes, expected_codes)
+        assert codes.dtype == np.int64
+
+
+def test_pairs_of_rows_out_of_ballot_order_are_the_same_comparisons() -> None:
+    # Rows grouped by ballot skip the sort; shuffled rows take it: the same comparisons.
+    rng = np.random.default_rng(8)
+    j = RankingJudgments.from_ballots(
+        {
+            "worker": b % 4,
+            "ranking_set": b // 2,
+            "ranks": {int(s): int(rng.integers(1, 4)) for s in rng.choice(6, 4, replace=False)},
+        }
+        for b in range(30)
+    )
+    shuffled = j.select(rng.permutation(len(j)))
+    assert np.any(np.diff(shuffled.ballot) < 0)
+
+    def comparisons(judgments: RankingJudgments) -> list[tuple[int, ...]]:
+        p = judgments.pairs
+        rows = zip(
+            judgments.assignment[p.row_a].tolist(),
+            p.system_a.tolist(),
+            p.system_b.tolist(),
+            p.outcome.tolist(),
+            strict=True,
+        )
+        return sorted(rows)
+
+    assert comparisons(shuffled) == comparisons(j)
+    assert len(j.pairs) == 30 * 6
