@@ -7,7 +7,8 @@ submission the stored results reflect it, on a campaign of a million DA judgment
     REDIS_URL=redis://127.0.0.1:6379/11 \\
         .venv/bin/python bench/freshness.py [--judgments 1000000] [--campaign ID] \\
             [--rate 200] [--warmup 90] [--seconds 40] [--rounds 2] \\
-            [--modes full:5,incremental:1,incremental:0] [--clients 2x40]
+            [--modes full:5,incremental:1,incremental:0] [--clients 2x40] \\
+            [--baseline-commit SHA]
 
 The parent (no Django) creates the database if missing; a child migrates it and builds the
 campaign (bench/freshness_build.py: HITs as production builds them, the judgments by COPY;
@@ -32,10 +33,19 @@ Submissions of the first ``--warmup`` seconds of each phase are not sampled (the
 first recompute reads everything: about 50 s at 1M on a loaded machine); after
 ``--seconds`` of sampling the load stops and the bench waits for the results to catch up.
 
+``--baseline-commit SHA``: every mode runs twice a round, with the stack of the current tree
+("head") and, alternately, with that commit's (``git archive``: its web, worker and beat; its
+numba kernels compiled first, untimed), so that a session's change is measured against its
+start in the same sitting. Before each phase the bench empties its Redis database (tasks,
+flags, counters of the phase before) and, once, collects the static files as deploy/web.sh
+does (DEBUG=0 pages with static files fail without the manifest).
+
 Printed per phase: submissions a second reached, delay p50/p95/max, recomputes stored, the
 Celery worker's CPU seconds per second of load (the window vs CPU trade-off) and its process's
-peak RSS; then medians per mode over the rounds and their ratios to the first mode, with the
-load average. The exit status is 1 if an answer was an error or a sampled submission was never
+peak RSS; from the worker's log, the CPU and wall seconds of each incremental run from the
+cached arrays (p50/p95: CPU per run is what a loaded machine changes least), the full reads in
+the sampled window and how many pool processes recomputed (each keeps its own cache); then
+medians per mode over the rounds and their ratios to the first mode, with the load average. The exit status is 1 if an answer was an error or a sampled submission was never
 reflected.
 """
 
