@@ -45,8 +45,8 @@ Celery worker's CPU seconds per second of load (the window vs CPU trade-off) and
 peak RSS; from the worker's log, the CPU and wall seconds of each incremental run from the
 cached arrays (p50/p95: CPU per run is what a loaded machine changes least), the full reads in
 the sampled window and how many pool processes recomputed (each keeps its own cache); then
-medians per mode over the rounds and their ratios to the first mode, with the load average. The exit status is 1 if an answer was an error or a sampled submission was never
-reflected.
+medians per mode over the rounds and their ratios to the first mode, with the load average.
+The exit status is 1 if an answer was an error or a sampled submission was never reflected.
 """
 
 from __future__ import annotations
