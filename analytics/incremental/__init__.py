@@ -124,7 +124,8 @@ def recompute(
     brought up to date (``full_reload``: read everything again). Idempotent.
 
     ``defer_agreement``: when the agreement is due and an earlier one can be shown meanwhile,
-    the results are stored with the earlier one and this run's agreement is left for
+    (``ANALYTICS_AGREEMENT_SECONDS`` above 0: with 0 every run shows its own), the results
+    are stored with the earlier one and this run's agreement is left for
     :func:`compute_deferred_agreement` (the caller calls it after this returns, before the
     next run: ``analytics.incremental.turns``), so that the fresh scores do not wait for the
     costliest statistic; the next run shows it."""
@@ -162,7 +163,13 @@ def recompute(
         ):
             significance = None  # significance is due
         defer = False
-        if carried is None and defer_agreement and not refresh.full:
+        # Deferred only where carrying it over is allowed (not with agreement on every run).
+        if (
+            carried is None
+            and defer_agreement
+            and not refresh.full
+            and settings.ANALYTICS_AGREEMENT_SECONDS > 0
+        ):
             carried, defer = entry.carried, entry.carried is not None
         entry.deferred = None  # a deferred agreement not computed in time is dropped
         changed_workers, unchanged_rows = entry.changed_since_analysis()

@@ -367,7 +367,7 @@ def test_a_deferred_agreement_is_computed_after_the_store_and_shown_by_the_next_
     """``defer_agreement`` (the turn holder's runs): a due agreement does not hold up the
     fresh scores; it is computed after the store, over that run's judgments, and the next
     run shows it, equal to a full recompute's over the same judgments."""
-    settings.ANALYTICS_AGREEMENT_SECONDS = 0
+    settings.ANALYTICS_AGREEMENT_SECONDS = 60
     built = Campaign3()
     campaign = built.campaign
     a, b = built.assign(0, "careful"), built.assign(0, "other")
@@ -381,6 +381,7 @@ def test_a_deferred_agreement_is_computed_after_the_store_and_shown_by_the_next_
 
     built.answer(a, 40)
     built.answer(b, 40)
+    incremental._cache[campaign.pk].carried_at -= 61  # the agreement is due
     incremental.recompute(campaign, defer_agreement=True)
     second = CampaignResult.objects.get(campaign=campaign).details["as_of"]
     assert second["n_judgments"] == 200
@@ -392,13 +393,22 @@ def test_a_deferred_agreement_is_computed_after_the_store_and_shown_by_the_next_
 
     assert incremental.compute_deferred_agreement(campaign.pk) is True
     assert incremental.compute_deferred_agreement(campaign.pk) is False  # once
-    settings.ANALYTICS_AGREEMENT_SECONDS = 3600  # the next run shows the one computed
-    incremental.recompute(campaign, defer_agreement=True)
+    incremental.recompute(campaign, defer_agreement=True)  # shows the one computed
     third = CampaignResult.objects.get(campaign=campaign).details["as_of"]
     assert third["agreement"] == {
         key: second[key] for key in ("judgment_id", "n_judgments", "read_at")
     }
     assert agreements(campaign) == full_agreements  # over the same 200 judgments
+
+    # Agreement on every run (0 s): each run shows its own, nothing is deferred.
+    settings.ANALYTICS_AGREEMENT_SECONDS = 0
+    built.answer(built.assign(1, "third"), 30)
+    incremental.recompute(campaign, defer_agreement=True)
+    assert (
+        CampaignResult.objects.get(campaign=campaign).details["as_of"]["agreement"]["n_judgments"]
+        == 230
+    )
+    assert incremental.compute_deferred_agreement(campaign.pk) is False
 
 
 def test_the_stamp_is_not_written_over_newer_results():
