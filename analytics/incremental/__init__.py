@@ -232,7 +232,8 @@ def compute_deferred_agreement(campaign_id: int) -> bool:
         entry.deferred = None
         _give_back_freed_memory()
         started_cpu, started_wall = time.process_time(), time.perf_counter()
-        entry.carried, entry.carried_at = deferred.compute(stamp), started
+        # The cache holds the rows that run read (any later run drops what is deferred).
+        entry.carried, entry.carried_at = deferred.compute(entry.judgments(), stamp), started
         del deferred  # the run's scored judgments go
     logger.info(
         "Computed campaign %s's agreement over %d judgments after storing its scores in "

@@ -233,7 +233,7 @@ def analyse(
     else:
         agreements = carried.agreements
         if defer_agreement:
-            deferred = DeferredAgreement(scored, z, config, reliability.reliable)
+            deferred = DeferredAgreement(scored_rows, z, config, reliability.reliable)
     configs = {
         include: replace(config, include_unreliable=config.include_unreliable or include)
         for include in (False, True)
@@ -284,19 +284,25 @@ def analyse(
 
 @dataclass(frozen=True, eq=False)
 class DeferredAgreement:
-    """What a run needs to compute its agreement after storing its results: its scored
-    judgments, z-scores, settings and reliable workers (held until :meth:`compute`)."""
+    """What a run needs to compute its agreement after storing its results: which of its
+    loaded rows were scored, its z-scores, settings and reliable workers (held until
+    :meth:`compute`; not the scored judgments themselves, 45 MB at a million judgments that
+    would stay through the store: they are taken again from the same rows)."""
 
-    judgments: DAJudgments
+    scored_rows: NDArray[np.bool_]
     z: ZScores
     config: DAConfig
     reliable: NDArray[np.bool_]
 
-    def compute(self, as_of: dict) -> AgreementCarried:
-        """The agreement ``analyse`` would have computed in that run, for the runs after it."""
+    def compute(self, loaded: DAJudgments, as_of: dict) -> AgreementCarried:
+        """The agreement ``analyse`` would have computed in that run, for the runs after it;
+        ``loaded``: the judgments that run loaded (the same rows, let go on the way)."""
+        if len(loaded) != self.scored_rows.shape[0]:
+            raise ValueError("the judgments are not those the run loaded")
+        scored = loaded.subset(self.scored_rows, release=True)
         return AgreementCarried(
             config=self.config,
-            agreements=_agreements(self.judgments, self.z, self.config, self.reliable),
+            agreements=_agreements(scored, self.z, self.config, self.reliable),
             as_of=as_of,
         )
 

@@ -68,6 +68,8 @@ _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
 _ID_COLUMNS = ("id", "worker", "assignment", "slot", "system", "item", "pair_slot")
 _FLOAT_COLUMNS = ("score", "seconds")
+# Rows whose items are numbered at once (analytics.incremental.direct_assessment._number_items).
+_NUMBERING_CHUNK = 1 << 17
 # The columns DAJudgments takes (besides given_z, passed on its own).
 _DA_COLUMNS = tuple(name for name in DA_JUDGMENT_COLUMNS if name != "given_z")
 
@@ -301,7 +303,6 @@ class CachedDACampaign:
             system[scored_output] = self.output_system[
                 lookup(self.output_id, wanted, "judged output(s)")
             ]
-        self.item_code.append(self._number_items(item, system))
         seconds = rows["duration_ms"]
         seconds /= 1000.0
         values = {
@@ -326,6 +327,12 @@ class CachedDACampaign:
             self.given_z.append(np.full(n_before, np.nan))
         if self.given_z is not None:
             self.given_z.append(given_z)
+        # Items numbered once the read arrays are let go, a chunk at a time: a first read's
+        # temporaries stay a few MB, not 35 MB on top of its peak.
+        item, system = self.columns["item"].view(), self.columns["system"].view()
+        for start in range(n_before, n_before + n, _NUMBERING_CHUNK):
+            end = min(start + _NUMBERING_CHUNK, n_before + n)
+            self.item_code.append(self._number_items(item[start:end], system[start:end]))
         return n
 
     def _number_items(
@@ -335,7 +342,7 @@ class CachedDACampaign:
         each item's output rows (``system >= 0``)."""
         codes = np.full(item.shape[0], -1, dtype=np.int32)
         has = item >= 0
-        wanted = item[has].astype(np.int64)
+        wanted = item[has]
         at = np.searchsorted(self.items_sorted, wanted)
         known = np.zeros(wanted.shape[0], dtype=bool)
         inside = at < self.items_sorted.shape[0]
@@ -437,6 +444,30 @@ class CachedDACampaign:
         self.last = last
         self.analysed_rows = len(self)
 
+    def judgments(self) -> DAJudgments:
+        """The cached rows' judgments, as :meth:`loaded` gives them (views of the cache)."""
+        c = {name: column.view() for name, column in self.columns.items()}
+        return self._judgments(c, self.given_z.view() if self.given_z is not None else None)[0]
+
+    def _judgments(
+        self, c: dict[str, NDArray], given_z: NDArray[np.float64] | None
+    ) -> tuple[DAJudgments, NDArray[np.bool_] | slice, int]:
+        """The judgments of the cached columns ``c``, the rows kept (rows of other task
+        kinds are not) and how many were not."""
+        keep: NDArray[np.bool_] | slice = c["role"] != _NO_ROLE
+        n_skipped = int(np.count_nonzero(~keep))
+        if not n_skipped:
+            keep = slice(None)
+        # None when no row has a given z (the usual case), as the full loader: no array of NaN.
+        given = None if given_z is None or np.isnan(given_z).all() else given_z[keep]
+        if n_skipped or self.other_roles or self.links.partner.n != len(self):
+            judgments = DAJudgments(**{name: c[name][keep] for name in _DA_COLUMNS}, given_z=given)
+        else:
+            judgments = LinkedDAJudgments(
+                **{name: c[name] for name in _DA_COLUMNS}, given_z=given, links=self.links.view()
+            )
+        return judgments, keep, n_skipped
+
     def loaded(self) -> LoadedCampaign:
         """The cached rows as ``load_da_judgments`` returns them, with the rejected
         assignments and excluded workers read now (two queries). Its judgments are views of
@@ -456,18 +487,7 @@ class CachedDACampaign:
         n_read = len(self)
         rejected = self._member_rows("rejected", c["assignment"], rejected_assignments)
         n_rejected_read = int(np.count_nonzero(rejected))
-        keep: NDArray[np.bool_] | slice = c["role"] != _NO_ROLE
-        n_skipped = int(np.count_nonzero(~keep))
-        if not n_skipped:
-            keep = slice(None)
-        # None when no row has a given z (the usual case), as the full loader: no array of NaN.
-        given = None if given_z is None or np.isnan(given_z).all() else given_z[keep]
-        if n_skipped or self.other_roles or self.links.partner.n != n_read:
-            judgments = DAJudgments(**{name: c[name][keep] for name in _DA_COLUMNS}, given_z=given)
-        else:
-            judgments = LinkedDAJudgments(
-                **{name: c[name] for name in _DA_COLUMNS}, given_z=given, links=self.links.view()
-            )
+        judgments, keep, n_skipped = self._judgments(c, given_z)
         return LoadedCampaign(
             campaign_id=self.campaign_id,
             judgments=judgments,

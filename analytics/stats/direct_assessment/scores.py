@@ -236,18 +236,23 @@ class Segments:
             raise ValueError(
                 f"include_workers must have shape ({self.n_workers},) aligned to .workers"
             )
-        # Rows taken per variant, not kept between them: at a million judgments the memory
-        # counts (a recompute's peak) more than the few ms of taking them again.
+        # Each array's rows taken in turn, per variant, and let go once summed: at a million
+        # judgments the memory counts (this is a recompute's peak) more than the few ms of
+        # taking them again.
         if mask is None or mask.all():
-            code, taken = self.code, [v[self.rows] for v in values]
+            code, rows = self.code, self.rows
         else:
             rows = self.rows.copy()
             rows[rows] = mask[self.worker_index]
-            code, taken = self.code[rows[self.rows]], [v[rows] for v in values]
+            code = self.code[rows[self.rows]]
         n = np.bincount(code, minlength=k)
         present = n > 0
         n = n[present]
-        means = [np.bincount(code, weights=v, minlength=k)[present] / n for v in taken]
+        means = []
+        for v in values:
+            taken = v[rows]
+            means.append(np.bincount(code, weights=taken, minlength=k)[present] / n)
+            del taken
         return self.pair_system[present], n.astype(np.int64), means
 
 
