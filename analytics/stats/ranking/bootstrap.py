@@ -31,9 +31,13 @@ its interval and rank range are over the replicates that have it, and a p-value 
 systems over the replicates that have both (:func:`_summarise`). Nothing changes when every
 replicate has every system, as in any campaign of useful size.
 
-Speed: per-unit outcome counts are stored once as a sparse (2m^2 x units) matrix; a chunk of
-replicates is one integer draw, one bincount (unit multiplicities) and one sparse-dense
-product, so the cost does not grow with the number of pairs per replicate. The replicates
+Speed: from :data:`COMPILED_FROM_DRAWS` draws (or once numba is loaded) the draws, their
+counting per unit and the replicates' totals per cell are one compiled pass
+(:mod:`~analytics.stats.ranking.bootstrap_kernel`: the same draws from the same PCG64 stream,
+integer totals); otherwise per-unit outcome counts are stored once as a sparse
+(2m^2 x units) matrix and a chunk of replicates is one integer draw, one bincount (unit
+multiplicities) and one sparse-dense product. Either way the cost does not grow with the
+number of pairs per replicate. The replicates
 are drawn once per (pairs, systems, samples, seed, unit) and shared by every method
 (:func:`replicates`). Win ratios and Expected Wins then score all replicates in one
 vectorised call; Bradley-Terry fits all replicates at once (:func:`ilsr_dense_batch`: choix's
