@@ -45,7 +45,9 @@ the growth.
     .venv/bin/python bench/ranking_stats.py --campaign 11,12,13 --rounds 3 --baseline-commit 5896221
 
 ``--baseline-commit`` alternates with that commit's tree as it was (its own current code, run
-from a ``git archive`` of it) instead of the code issue 16 replaced.
+from a ``git archive`` of it) instead of the code issue 16 replaced, timed by this bench's
+measurement (the tree first on the path), so that both codes' steps are printed: the second
+run's load, analysis and the rest (storing), each in wall and CPU seconds (all threads).
 """
 
 from __future__ import annotations
