@@ -9,8 +9,9 @@ judgments), and a run enqueued while another is still going starts at once in th
 process, so two runs of the same campaign compete for the same cores.
 
 Here a run first takes the campaign's *turn*, a cache key added atomically (Redis
-``SET NX``) holding the process's name, refreshed after every run and expiring after
-``TURN_TIMEOUT`` seconds if its process dies. Then:
+``SET NX``) holding the process's name (host and pid), refreshed after every run and
+expiring after ``TURN_TIMEOUT`` seconds if its process dies (a task on the same machine finds
+a dead holder's pid gone and takes the turn at once). Then:
 
 - A task that finds its work done already returns at once: the task carries the campaign's
   run count read when it was enqueued (:func:`analytics.actions.recompute_runs`, one counter
@@ -71,6 +72,32 @@ def _holder_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+def _let_go_of_a_dead_holder(campaign_id: int) -> bool:
+    """If the campaign's turn is held by a process of this machine that no longer runs (a
+    worker killed mid-run), let the turn go and say so: it is taken over at once instead of
+    after TURN_TIMEOUT. A holder on another machine is waited for."""
+    holder = cache_get(turn_key(campaign_id))
+    if not isinstance(holder, str):
+        return False
+    host, _, pid = holder.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        pass  # gone
+    except OSError:
+        return False  # it runs (as another user)
+    else:
+        return False
+    logger.warning(
+        "Campaign %s's recompute turn was held by %s, which is gone", campaign_id, holder
+    )
+    if cache_get(turn_key(campaign_id)) == holder:
+        cache_delete(turn_key(campaign_id))
+    return True
+
+
 def recompute_in_turn(campaign: Campaign, runs_before: int | None = None) -> CampaignResult | None:
     """Recompute the campaign incrementally in this process if it is this task's turn (see
     the module docstring); the last stored result, or None when this task had nothing to do
@@ -80,6 +107,8 @@ def recompute_in_turn(campaign: Campaign, runs_before: int | None = None) -> Cam
         return None
     me = _holder_name()
     taken = cache_add(turn_key(campaign.pk), me, TURN_TIMEOUT)
+    if taken is False and _let_go_of_a_dead_holder(campaign.pk):
+        taken = cache_add(turn_key(campaign.pk), me, TURN_TIMEOUT)
     if taken is False:
         later = max(actions.incremental_spacing(), BOUNCE_MIN_SECONDS)
         actions.enqueue_recompute(campaign.pk, later, runs_before=runs_before)

@@ -197,3 +197,27 @@ def test_the_holder_computes_a_due_agreement_after_storing_the_scores(small, bro
     assert entry.carried.as_of == {
         key: second[key] for key in ("judgment_id", "n_judgments", "read_at")
     }
+
+
+def test_a_turn_held_by_a_process_of_this_machine_that_is_gone_is_taken_over(small, broker, reads):
+    import socket
+    import subprocess
+    import sys
+
+    pk = small.campaign.pk
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    gone = f"{socket.gethostname()}:{done.stdout.strip()}"  # a worker killed mid-run
+    cache_set(turns.turn_key(pk), gone, turns.TURN_TIMEOUT)
+    assert tasks.recompute_campaign_results(pk) == 52
+    assert reads == [0] and broker.call_count == 0
+    # A holder that runs (this process, say), or one of another machine, is waited for.
+    for holder in (turns._holder_name(), "elsewhere:1"):
+        cache_set(turns.turn_key(pk), holder, turns.TURN_TIMEOUT)
+        assert tasks.recompute_campaign_results(pk) is None
+        assert cache_get(turns.turn_key(pk)) == holder
+    assert len(reads) == 1
