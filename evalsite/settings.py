@@ -413,6 +413,10 @@ ANALYTICS_INCREMENTAL_SPACING_MS = env_int("ANALYTICS_INCREMENTAL_SPACING_MS", 1
 # An incremental recompute's significance (pairwise tests, clusters, rank ranges) is computed
 # at most this often while the systems' order stays; the runs in between carry it over.
 ANALYTICS_SIGNIFICANCE_SECONDS = env_int("ANALYTICS_SIGNIFICANCE_SECONDS", 10, minimum=0)
+# One worker process recomputes a busy campaign run after run for at most this long, then
+# gives its turn back (analytics.incremental.turns): the longest other tasks wait when every
+# worker process holds a busy campaign.
+ANALYTICS_TURN_HOLD_SECONDS = env_int("ANALYTICS_TURN_HOLD_SECONDS", 60, minimum=0)
 # An assignment nobody has touched for this long is expired and its HIT returns to the pool.
 ASSIGNMENT_TIMEOUT_SECONDS = env_int("ASSIGNMENT_TIMEOUT_SECONDS", 2 * 60 * 60, minimum=60)
 

@@ -25,9 +25,9 @@ a dead holder's pid gone and takes the turn at once). Then:
 - The holder, after a run, runs again while the campaign's recompute flag says a submission
   arrived since the run started (:func:`analytics.actions.recompute_pending`), waiting out the
   rest of the spacing first (and computes a due agreement in that wait, after the fresh
-  scores are stored: ``recompute(defer_agreement=True)``), for at most ``HOLD_SECONDS`` in one
-  task; then it gives the turn back (the pending task, when it comes, takes it, in whichever
-  process is free).
+  scores are stored: ``recompute(defer_agreement=True)``), for at most
+  ``ANALYTICS_TURN_HOLD_SECONDS`` in one task; then it gives the turn back (the pending task,
+  when it comes, takes it, in whichever process is free).
 
 So under a steady load one process recomputes the campaign, run after run, with one cache and
 one first read. Without a cache (Redis down) every task runs, as before.
@@ -40,13 +40,15 @@ import os
 import socket
 import time
 
+from django.conf import settings
+
 from analytics import actions
 from analytics.incremental import compute_deferred_agreement, recompute
 from analytics.models import CampaignResult
 from campaigns.models import Campaign
 from evalsite.cachesafe import cache_add, cache_delete, cache_get, cache_set
 
-__all__ = ["BOUNCE_MIN_SECONDS", "HOLD_SECONDS", "TURN_TIMEOUT", "recompute_in_turn", "turn_key"]
+__all__ = ["BOUNCE_MIN_SECONDS", "TURN_TIMEOUT", "hold_seconds", "recompute_in_turn", "turn_key"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,12 +56,19 @@ logger = logging.getLogger(__name__)
 # judgments on a loaded machine takes under a minute; a run longer than this lets another
 # process take a turn too, which costs CPU, not correctness).
 TURN_TIMEOUT = 90.0
-# The longest one task keeps the turn, run after run: the process then takes other tasks (with
-# ``--concurrency 1`` a busy campaign holds the only process this long at most). Giving the
-# turn back lets the next run go to any process, which may read the campaign in full (2.5 CPU s
-# at a million judgments; measured: a 120 s hold put an 11 s first read into the freshness
-# bench's p95), so this is long.
-HOLD_SECONDS = 600.0
+# The longest one task keeps the turn, run after run, is settings.ANALYTICS_TURN_HOLD_SECONDS
+# (60): meanwhile its worker process takes no other task, so with more busy campaigns than
+# worker processes the others' recomputes (and imports, the sweep) wait this long at most.
+# Giving the turn back lets the next run go to any process; one that never recomputed the
+# campaign reads it in full once (2.5 CPU s at a million judgments; measured: such a first
+# read put 11 s into the freshness bench's p95), later ones read what is new since their own
+# last run.
+
+
+def hold_seconds() -> float:
+    return float(settings.ANALYTICS_TURN_HOLD_SECONDS)
+
+
 # A task that found the turn taken comes back after at least this long.
 BOUNCE_MIN_SECONDS = 0.5
 
@@ -127,7 +136,7 @@ def recompute_in_turn(campaign: Campaign, runs_before: int | None = None) -> Cam
 
 
 def _hold(campaign: Campaign, me: str) -> CampaignResult:
-    """Run, and run again while submissions keep arriving (for at most HOLD_SECONDS)."""
+    """Run, and run again while submissions keep arriving (for at most :func:`hold_seconds`)."""
     held_since = time.monotonic()
     while True:
         started = time.monotonic()
@@ -140,6 +149,6 @@ def _hold(campaign: Campaign, me: str) -> CampaignResult:
         cache_set(turn_key(campaign.pk), me, TURN_TIMEOUT)
         if not actions.recompute_pending(campaign.pk):
             return result
-        if time.monotonic() - held_since >= HOLD_SECONDS:
+        if time.monotonic() - held_since >= hold_seconds():
             return result  # the pending task takes over
         time.sleep(max(actions.incremental_spacing() - (time.monotonic() - started), 0.0))

@@ -135,9 +135,9 @@ def test_the_holder_runs_again_while_submissions_arrive_then_gives_the_turn_back
     assert len(reads) == 3
 
 
-def test_the_holder_keeps_the_turn_for_a_bounded_time(small, broker, reads, monkeypatch):
+def test_the_holder_keeps_the_turn_for_a_bounded_time(small, broker, reads, monkeypatch, settings):
     pk = small.campaign.pk
-    monkeypatch.setattr(turns, "HOLD_SECONDS", 0.0)
+    settings.ANALYTICS_TURN_HOLD_SECONDS = 0
     real_recompute = turns.recompute
 
     def recompute(campaign, **options):
