@@ -4,8 +4,6 @@ the holder runs again while submissions arrive, for a bounded time."""
 
 from __future__ import annotations
 
-from unittest import mock
-
 import pytest
 
 from analytics import actions, incremental, tasks
@@ -13,7 +11,6 @@ from analytics.incremental import turns
 from analytics.incremental.direct_assessment import CachedDACampaign
 from analytics.models import CampaignResult
 from evalsite.cachesafe import cache_get, cache_set
-from evalsite.celery import app as celery_app
 from judgments.models import Judgment
 from judgments.signals import judgments_recorded
 from tests.analytics.kinds.direct_assessment.test_actions import build_small_campaign
@@ -33,16 +30,6 @@ def small(settings):
     yield built
     forget_runs(built.campaign.pk)
     incremental.clear_cache()
-
-
-@pytest.fixture
-def broker(monkeypatch):
-    saved = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = False
-    sent = mock.Mock(name="apply_async")
-    monkeypatch.setattr(tasks.recompute_campaign_results, "apply_async", sent)
-    yield sent
-    celery_app.conf.task_always_eager = saved
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from analytics.kinds.direct_assessment import actions as da_actions
 from analytics.models import CampaignResult, WorkerStat
 from campaigns.models import DirectAssessmentSettings, TaskKind
 from evalsite.cachesafe import cache_delete, cache_get
-from evalsite.celery import app as celery_app
 from judgments.actions import record_judgment
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
 from judgments.signals import judgments_recorded
@@ -41,17 +40,6 @@ def small():
     forget_runs(built.campaign.pk)
     yield built
     forget_runs(built.campaign.pk)
-
-
-@pytest.fixture
-def broker(monkeypatch):
-    """As in production: tasks are sent, not run inline; apply_async is the network edge."""
-    saved = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = False
-    sent = mock.Mock(name="apply_async")
-    monkeypatch.setattr(tasks.recompute_campaign_results, "apply_async", sent)
-    yield sent
-    celery_app.conf.task_always_eager = saved
 
 
 def announce(campaign_id, judgment_ids=(1,)):
