@@ -16,6 +16,7 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection, models
+from django.test.utils import isolate_apps
 
 from campaigns.kinds import registry
 from campaigns.models import Campaign, Hit
@@ -110,6 +111,7 @@ def test_on_postgresql_each_model_is_one_json_column(postgres_required):
     assert select.slots_index == len(packed)
 
 
+@isolate_apps("judgments")  # a model of the test's own, not in the app registry
 def test_a_field_json_would_change_keeps_its_own_columns(postgres_required):
     class Dated(models.Model):
         day = models.DateField()  # JSON would give the text "2026-11-27"

@@ -15,7 +15,7 @@ from analytics.models import RankingReference, RankingResult
 from campaigns.models import Campaign, RankingSettings
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
 from tests.analytics.kinds.ranking.test_loading import build_ranking_campaign
-from tests.analytics.test_tasks import announce, broker  # noqa: F401 (fixture)
+from tests.analytics.test_tasks import announce
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +40,7 @@ def test_the_task_recomputes_a_ranking_campaign_and_returns_its_judgments():
     actions.clear_recompute_flag(built.campaign.pk)
 
 
-def test_a_burst_of_ranking_submissions_enqueues_one_recompute(broker):  # noqa: F811
+def test_a_burst_of_ranking_submissions_enqueues_one_recompute(broker):
     built = build_ranking_campaign()
     for i in range(30):
         announce(built.campaign.pk, [i])
