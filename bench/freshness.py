@@ -83,11 +83,7 @@ from bench.submissions import (  # noqa: E402
 )
 
 # deploy/web.sh's gunicorn settings, as the submissions bench runs them.
-GUNICORN_ARGS = (
-    submissions.gunicorn_args(submissions.GUNICORN_DEFAULT)
-    if hasattr(submissions, "gunicorn_args")
-    else submissions.GUNICORN_ARGS
-)
+GUNICORN_ARGS = submissions.GUNICORN_ARGS
 
 POLL_SECONDS = 0.02
 ITEMS_PER_HIT = 100

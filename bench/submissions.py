@@ -61,6 +61,10 @@ def gunicorn_args(shape: str) -> list[str]:
     return ["--workers", str(processes), "--worker-class", "gthread", "--threads", str(threads)]
 
 
+# What the other benches start gunicorn with: deploy/web.sh's settings.
+GUNICORN_ARGS = gunicorn_args(GUNICORN_DEFAULT)
+
+
 # --- the child: database set-up and counts (Django) ------------------------------------------
 
 
