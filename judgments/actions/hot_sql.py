@@ -64,15 +64,21 @@ class _Columns:
         return self.model.from_db(db, self.attnames, values)
 
 
+def _db_converters(field: models.Field, alias: str, connection) -> tuple[Any, list[Converter]]:
+    """The column expression of ``field`` and the converters the ORM applies to its values
+    (the backend's, then the field's own ``from_db_value``)."""
+    expression = field.get_col(alias)
+    return expression, (
+        connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
+    )
+
+
 def _columns(model: type[models.Model], alias: str, start: int, connection) -> _Columns:
     fields = model._meta.concrete_fields
     quote = connection.ops.quote_name
     converters = []
     for index, field in enumerate(fields):
-        expression = field.get_col(alias)
-        found = connection.ops.get_db_converters(expression) + expression.get_db_converters(
-            connection
-        )
+        expression, found = _db_converters(field, alias, connection)
         if found:
             converters.append((index, tuple(found), expression))
     attnames = tuple(f.attname for f in fields)
@@ -165,10 +171,7 @@ def _json_columns(
     decoders = []
     for index, field in enumerate(fields):
         decode = _json_decoder(field)
-        expression = field.get_col(alias)
-        converters = connection.ops.get_db_converters(expression) + expression.get_db_converters(
-            connection
-        )
+        _, converters = _db_converters(field, alias, connection)
         own_converters = [c for c in converters if not _is_json_field_converter(field, c)]
         if decode is False or own_converters:
             return None

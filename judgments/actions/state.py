@@ -130,11 +130,7 @@ class _Progress:
 
     @property
     def next_index(self) -> int | None:
-        answered = self.answered
-        for index, unit in enumerate(self.units):
-            if not unit.slots or unit.slots[0][0] not in answered:
-                return index
-        return None
+        return next((i for i, unit in enumerate(self.units) if not self.is_answered(unit)), None)
 
     @property
     def next(self) -> Unit | None:
@@ -143,8 +139,7 @@ class _Progress:
 
     @property
     def done(self) -> int:
-        answered = self.answered
-        return sum(1 for unit in self.units if unit.slots and unit.slots[0][0] in answered)
+        return sum(1 for unit in self.units if self.is_answered(unit))
 
     @property
     def pages(self) -> int:
