@@ -88,8 +88,12 @@ class WorkerQC:
     assumption_a_holds: bool | None
 
 
-def _none_if_nan(x: float) -> float | None:
-    return None if np.isnan(x) else float(x)
+def _nullable(values: NDArray[np.floating]) -> list[float | None]:
+    """The values as Python floats, None where NaN."""
+    out = values.tolist()
+    for i in np.flatnonzero(np.isnan(values)).tolist():
+        out[i] = None
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,25 +151,59 @@ class WorkerReliability:
         return self.reliable[judgments.worker_index]
 
     def records(self) -> list[WorkerQC]:
-        """One :class:`WorkerQC` per worker, for storage (a Python step per worker, not row)."""
-        n_pairs = self.n_pairs
+        """One :class:`WorkerQC` per worker, for storage (a Python step per worker, not row).
+
+        Each column becomes a Python list at once (``tolist``: the same ints, floats and bools
+        as converting element by element, NaN then replaced by None) and the records are zipped
+        from them: an incremental recompute builds these for every worker twice a run, and at
+        a few thousand workers converting numpy scalars one by one took tens of ms."""
         tested = self.assumption_a_tested
+        holds = self.assumption_a_holds.tolist()
+        columns = (
+            self.workers.tolist(),
+            _nullable(self.p_value),
+            self.reliable.tolist(),
+            [str(reason) for reason in self.reason.tolist()],
+            self.n_pairs.tolist(),
+            self.n_bad_ref_pairs.tolist(),
+            self.n_repeat_pairs.tolist(),
+            self.n_judgments.tolist(),
+            _nullable(self.mean_seconds),
+            _nullable(self.assumption_a_p),
+            [
+                held if was_tested else None
+                for held, was_tested in zip(holds, tested.tolist(), strict=True)
+            ],
+        )
+        test = self.test
         return [
             WorkerQC(
-                worker=int(self.workers[i]),
-                test=self.test,
-                p_value=_none_if_nan(self.p_value[i]),
-                reliable=bool(self.reliable[i]),
-                reason=str(self.reason[i]),
-                n_pairs=int(n_pairs[i]),
-                n_bad_ref_pairs=int(self.n_bad_ref_pairs[i]),
-                n_repeat_pairs=int(self.n_repeat_pairs[i]),
-                n_judgments=int(self.n_judgments[i]),
-                mean_seconds=_none_if_nan(self.mean_seconds[i]),
-                assumption_a_p=_none_if_nan(self.assumption_a_p[i]),
-                assumption_a_holds=bool(self.assumption_a_holds[i]) if tested[i] else None,
+                worker=worker,
+                test=test,
+                p_value=p_value,
+                reliable=reliable,
+                reason=reason,
+                n_pairs=n_pairs,
+                n_bad_ref_pairs=n_bad_ref_pairs,
+                n_repeat_pairs=n_repeat_pairs,
+                n_judgments=n_judgments,
+                mean_seconds=mean_seconds,
+                assumption_a_p=assumption_a_p,
+                assumption_a_holds=assumption_a_holds,
             )
-            for i in range(self.workers.shape[0])
+            for (
+                worker,
+                p_value,
+                reliable,
+                reason,
+                n_pairs,
+                n_bad_ref_pairs,
+                n_repeat_pairs,
+                n_judgments,
+                mean_seconds,
+                assumption_a_p,
+                assumption_a_holds,
+            ) in zip(*columns, strict=True)
         ]
 
     def take(self, positions: NDArray[np.integer]) -> WorkerReliability:
