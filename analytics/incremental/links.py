@@ -20,19 +20,57 @@ import numpy as np
 
 from analytics.incremental.columns import Column
 from analytics.stats.direct_assessment import DAJudgments
+from analytics.stats.direct_assessment.judgments import COLUMNS as _DA_COLUMNS
+from analytics.stats.direct_assessment.judgments import _no_given_z
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = ["LinkedDAJudgments", "PairLinks"]
 
+# The columns a LinkedDAJudgments takes as they are (given_z is optional).
+_CHECKED_COLUMNS = tuple(name for name in _DA_COLUMNS if name != "given_z")
+_IDS = (np.dtype(np.int32), np.dtype(np.int64))
+_TYPES = {
+    **{name: _IDS for name in _CHECKED_COLUMNS},
+    "links": _IDS,
+    "role": (np.dtype(np.int8),),
+    "score": (np.dtype(np.float64),),
+    "seconds": (np.dtype(np.float64),),
+}
+
 
 @dataclass(frozen=True, eq=False)
 class LinkedDAJudgments(DAJudgments):
     """``DAJudgments`` whose pair links were derived already (``links``, the values
-    ``DAJudgments.partner`` derives): every other check and derivation is ``DAJudgments``'."""
+    ``DAJudgments.partner`` derives): every other derivation is ``DAJudgments``'.
+
+    With ``links``, the rows were also checked already: :meth:`PairLinks.update` built a
+    ``DAJudgments`` over every row it linked (the same checks, on the same values: cached rows
+    never change, they are only cut and read again, and then linked again), so the checks of
+    every row on every run (about 15 ms at a million judgments) are not made again; the columns
+    are taken as they are (read-only views of the cache). Without ``links``: ``DAJudgments``."""
 
     links: NDArray[np.integer] | None = field(default=None, repr=False, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.links is None:
+            super().__post_init__()
+            return
+        # What DAJudgments would take without a copy: read-only columns of its types.
+        n = self.worker.shape[0]
+        for name in (*_CHECKED_COLUMNS, "links"):
+            values = getattr(self, name)
+            if values.shape != (n,) or values.flags.writeable or values.dtype not in _TYPES[name]:
+                raise ValueError(f"{name} must be a read-only column of {n} rows")
+        if self.given_z is None or (n and np.size(self.given_z) == 0):
+            object.__setattr__(self, "given_z", _no_given_z(n))
+        elif (
+            self.given_z.shape != (n,)
+            or self.given_z.flags.writeable
+            or self.given_z.dtype != np.float64
+        ):
+            raise ValueError(f"given_z must be a read-only column of {n} rows")
 
     @cached_property
     def partner(self) -> NDArray[np.integer]:

@@ -7,7 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analytics.stats.direct_assessment import DAJudgments, standardize, worker_reliability
+from analytics.stats.direct_assessment import (
+    DAJudgments,
+    standardize,
+    worker_reliability,
+    worker_splice,
+)
 from analytics.stats.direct_assessment.effort import score_spread
 from analytics.stats.direct_assessment.worker_splice import (
     WorkerChanges,
@@ -112,3 +117,31 @@ def test_zscores_spliced_taking_the_earlier_rows_z_equal_every_row(campaign, sam
         changes = WorkerChanges.of(ordered, earlier.workers, grown)
         assert changes.changed.any() and not changes.changed.all()
         assert_same(zscores_spliced(previous, changes, n_same), standardize(ordered, **settings))
+
+
+@pytest.mark.parametrize("few_rows", [0.0, 1.0])
+def test_changed_workers_rows_by_position_equal_the_subset(campaign, monkeypatch, few_rows):
+    """The changed workers' judgments, built from their rows alone (a few workers: 1.0 takes
+    that path whatever their share) or by ``subset`` (0.0), are the subset's to the last value
+    (columns, pair links renumbered, workers), with or without given z-scores, and the spliced
+    statistics are those over every row."""
+    monkeypatch.setattr(worker_splice, "_FEW_ROWS", few_rows)
+    judgments, earlier, changed = campaign
+    given = judgments.given_z.copy()
+    given[judgments.worker == changed[0]] = 0.25  # one changed worker's rows: given z-scores
+    with_given = DAJudgments(
+        **{name: getattr(judgments, name) for name in worker_splice._TAKEN}, given_z=given
+    )
+    for every_row in (judgments, with_given):
+        changes = WorkerChanges.of(every_row, earlier.workers, changed)
+        expected = every_row.subset(every_row.worker_mask_to_rows(changes.changed))
+        assert type(changes.subset) is DAJudgments
+        for name in (*worker_splice._TAKEN, "given_z", "partner", "workers", "worker_index"):
+            np.testing.assert_array_equal(
+                getattr(changes.subset, name), getattr(expected, name), err_msg=name
+            )
+        assert changes.subset.has_given_z.any() == (every_row is with_given)
+        assert_same(
+            reliability_spliced(worker_reliability(earlier), changes),
+            worker_reliability(every_row),
+        )

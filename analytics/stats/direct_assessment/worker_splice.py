@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from analytics.stats.direct_assessment.effort import ScoreSpread, score_spread
-from analytics.stats.direct_assessment.judgments import DAJudgments
+from analytics.stats.direct_assessment.judgments import DAJudgments, freeze
 from analytics.stats.direct_assessment.reliability import (
     _PER_WORKER,
     WorkerReliability,
@@ -65,7 +65,7 @@ class WorkerChanges:
             else np.zeros(workers.shape[0], dtype=bool)
         )
         changed = ~known | np.isin(workers, changed_ids)
-        subset = judgments.subset(judgments.worker_mask_to_rows(changed)) if changed.any() else None
+        subset = _rows_of(judgments, changed) if changed.any() else None
         return cls(judgments=judgments, changed=changed, at=at, subset=subset)
 
     def merge(self, previous: NDArray, recomputed: NDArray) -> NDArray:
@@ -76,6 +76,35 @@ class WorkerChanges:
         out[unchanged] = previous[self.at[unchanged]]
         out[self.changed] = recomputed
         return out
+
+
+# Up to this share of the rows, the changed workers' judgments are built from their rows alone
+# (see _rows_of); more, and DAJudgments.subset is cheaper.
+_FEW_ROWS = 1 / 8
+
+
+def _rows_of(judgments: DAJudgments, workers: NDArray[np.bool_]) -> DAJudgments:
+    """The judgments of the ``workers`` (a mask over ``judgments.workers``): whole workers, so
+    whole assignments. An incremental run changes a few workers: their rows are taken by
+    position and their judgments built from those rows alone (pair links and workers derived
+    over them, the same as ``subset`` renumbers: a control's partner is in its assignment),
+    instead of ``subset``'s passes over every row (at a million rows, 12 ms against 2-3 ms)."""
+    rows = judgments.worker_mask_to_rows(workers)
+    at = np.flatnonzero(rows)
+    if at.shape[0] > _FEW_ROWS * len(judgments):
+        return judgments.subset(rows)
+    del rows
+    given_z = judgments.given_z[at]
+    return DAJudgments(
+        # Fresh arrays of ours, read-only: taken without another copy (int32 ids stay).
+        **{name: freeze(getattr(judgments, name)[at]) for name in _TAKEN},
+        scale_max=judgments.scale_max,
+        given_z=None if np.isnan(given_z).all() else freeze(given_z),
+    )
+
+
+# The columns _rows_of takes by position (given_z on its own: None when it has no value).
+_TAKEN = ("worker", "assignment", "slot", "role", "system", "item", "pair_slot", "score", "seconds")
 
 
 def reliability_spliced(
