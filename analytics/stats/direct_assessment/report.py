@@ -6,6 +6,7 @@ is also available on its own (see the package docstring).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -31,6 +32,7 @@ from analytics.stats.direct_assessment.reliability import (
 )
 from analytics.stats.direct_assessment.scores import (
     Averaging,
+    Segments,
     SystemScores,
     ZScores,
     standardize,
@@ -50,6 +52,10 @@ if TYPE_CHECKING:
 __all__ = ["DAConfig", "DAReport", "analyse_campaign", "configured_agreement"]
 
 _T = TypeVar("_T")
+
+# The (system, segment) numbering of a report's judgments (scores.Segments), from its
+# analysis to the other variant's (``reuse``), which takes it (and so lets it go).
+_SEGMENTS: weakref.WeakKeyDictionary[DAJudgments, Segments] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -162,14 +168,22 @@ def analyse_campaign(
         if agreements is None and reuse is None
         else None
     )
-    # The segment means are computed once for the scores and the significance samples.
+    # The segment means are computed once for the scores and the significance samples; the
+    # (system, segment) pairs are numbered once for both variants of the stored results (the
+    # same results: scores.Segments), by the first, taken by the second (``reuse``).
+    if reuse is None:
+        segments = _SEGMENTS[judgments] = Segments.of(judgments)
+    else:
+        segments = _SEGMENTS.pop(judgments, None) or Segments.of(judgments)
     systems, samples = system_scores_and_samples(
         judgments,
         z,
         include_workers=included,
         averaging=cfg.averaging,
         unit=cfg.significance_unit,
+        segments=segments,
     )
+    del segments
     p = pairwise_rank_sum(samples)
     clusters = wmt_clusters(
         systems.mean_z, p, alpha=cfg.significance_alpha, method=cfg.cluster_method

@@ -60,6 +60,20 @@ def test_stable_order_keeps_ties_in_input_order() -> None:
     assert stable_order(np.zeros(0, dtype=np.int64)).tolist() == []
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_stable_order_of_keys_in_order_is_the_identity(dtype) -> None:
+    # Non-decreasing keys (ties included, past 16 bits and negative) need no sort.
+    keys = np.array([-3, -3, 0, 7, 7, 7, 70_000, 2**30], dtype=dtype)
+    order = stable_order(keys)
+    assert order.dtype == np.intp
+    assert order.tolist() == list(range(8))
+    np.testing.assert_array_equal(order, np.argsort(keys, kind="stable"))
+    assert stable_order(np.array([4], dtype=dtype)).tolist() == [0]
+    # One key out of order: sorted as before.
+    keys[3] = -4
+    np.testing.assert_array_equal(stable_order(keys), np.argsort(keys, kind="stable"))
+
+
 def campaign(seed: int = 3) -> DAJudgments:
     """Three workers, two HITs each of (system, bad reference, repeat, reference) sets over two
     systems; the same outputs met by several workers (distinct-judge pairs)."""
