@@ -300,15 +300,26 @@ def measure_one(campaign_id: int, code: str) -> None:
             load_s.append(time.perf_counter() - started)
 
     da_actions.load_da_judgments = timed_load
-    # The load reads its side tables on a second connection in a thread (PostgreSQL outside
-    # a transaction): that server process's CPU is read in the thread before it closes.
+    # The load reads its side tables (and half of the judgments) on connections of their own
+    # in threads (PostgreSQL outside a transaction): those server processes' CPU is read in
+    # each thread before its connection closes.
     import threading
 
     from analytics.kinds.direct_assessment import loading as da_loading
 
     side_db_cpu = []
+    close_thread = getattr(da_loading, "_close_thread_connections", None)
     side_tables = getattr(da_loading, "_side_tables", None)
-    if side_tables is not None:
+    if close_thread is not None:
+        # Every thread of the load (side tables, the judgments' second COPY stream) reads on
+        # a connection of its own and closes it through this function: its server process's
+        # CPU is read just before.
+        def measured_close():
+            side_db_cpu.append(_database_cpu_seconds())
+            close_thread()
+
+        da_loading._close_thread_connections = measured_close
+    elif side_tables is not None:
 
         def measured_side_tables(pk):
             try:

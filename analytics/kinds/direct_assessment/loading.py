@@ -21,12 +21,13 @@ Seconds per judgment: the browser's ``client_duration_ms`` when present, else th
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Case, IntegerField, Q, Value, When
+from django.db.models import Case, IntegerField, Max, Min, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 
 from analytics.loading import (
@@ -60,6 +61,7 @@ _JUDGMENT_COLUMNS = (
 )
 _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
+_T = TypeVar("_T")
 # int32's range, written out: numpy is not run when a web worker loads this module
 # (evalsite.deferred_imports).
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -181,44 +183,111 @@ def _side_tables(campaign_id: int) -> tuple[dict, dict, NDArray[np.int64], NDArr
     return slots, outputs, rejected_assignments, excluded_workers
 
 
-class _SideTables:
-    """:func:`_side_tables`, read while the judgments are: on PostgreSQL outside a
-    transaction, in a thread of its own on a connection of its own (closed after), so that
-    the server reads slots and outputs (~0.3 s at a million judgments, mostly the outputs'
-    wide rows) in a second process while the first streams the judgments, instead of after
-    them. Elsewhere (SQLite; inside a transaction, whose rows another connection would not
-    see) it reads them when asked, on the caller's connection. Calling the instance gives the
-    four results (or raises what reading them raised)."""
+class _OnOwnConnection:
+    """``function(*args)``, read while the caller reads something else: on PostgreSQL outside
+    a transaction, in a thread of its own on a connection of its own (closed after), so that
+    a second server process reads it meanwhile instead of after. Elsewhere (SQLite; inside a
+    transaction, whose rows another connection would not see) it is read when asked, on the
+    caller's connection. Calling the instance gives what ``function`` returned (or raises
+    what it raised)."""
 
-    def __init__(self, campaign_id: int) -> None:
-        self.campaign_id = campaign_id
-        self.result: tuple | None = None
+    def __init__(self, name: str, function: Callable[..., _T], *args: object) -> None:
+        self.function = function
+        self.args = args
+        self.result: _T | None = None
         self.error: BaseException | None = None
         self.thread: threading.Thread | None = None
-        connection = connections[DEFAULT_DB_ALIAS]
-        if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        if _reads_alongside():
             share_one_heap()
-            self.thread = threading.Thread(
-                target=self._read, name=f"da-side-tables-{campaign_id}", daemon=True
-            )
+            self.thread = threading.Thread(target=self._read, name=name, daemon=True)
             self.thread.start()
 
     def _read(self) -> None:
         try:
-            self.result = _side_tables(self.campaign_id)
+            self.result = self.function(*self.args)
         except BaseException as error:  # handed to the caller
             self.error = error
         finally:
-            connections.close_all()  # this thread's connections only
+            _close_thread_connections()
 
-    def __call__(self) -> tuple[dict, dict, NDArray[np.int64], NDArray[np.int64]]:
+    def __call__(self) -> _T:
         if self.thread is None:
-            return _side_tables(self.campaign_id)
+            return self.function(*self.args)
         self.thread.join()
         if self.error is not None:
             raise self.error
-        assert self.result is not None
-        return self.result
+        return self.result  # type: ignore[return-value]
+
+
+def _reads_alongside() -> bool:
+    """Can a second connection read beside the caller's (PostgreSQL, outside a
+    transaction)?"""
+    connection = connections[DEFAULT_DB_ALIAS]
+    return connection.vendor == "postgresql" and not connection.in_atomic_block
+
+
+def _close_thread_connections() -> None:
+    """The end of a thread of :class:`_OnOwnConnection`: its connections are closed (this
+    thread's only). bench/da_stats.py wraps it to read the server's CPU for them first."""
+    connections.close_all()
+
+
+class _SideTables(_OnOwnConnection):
+    """:func:`_side_tables` read while the judgments are (the server reads slots and outputs,
+    ~0.3 s at a million judgments, mostly the outputs' wide rows, in a second process)."""
+
+    def __init__(self, campaign_id: int) -> None:
+        # Looked up when run, so that a test can replace it.
+        super().__init__(f"da-side-tables-{campaign_id}", lambda: _side_tables(campaign_id))
+
+
+# Judgment columns as load_columns reads them (duration_ms is annotated by the loader).
+_JUDGMENT_COPY_COLUMNS = (
+    ("worker_id", "id"),
+    ("assignment_id", "id"),
+    ("slot_id", "id"),
+    ("score", "float"),
+    ("duration_ms", "float"),
+    ("given_z", "float"),
+)
+# A campaign whose judgment ids span at least this many is read as two COPY streams.
+SPLIT_JUDGMENT_IDS = 200_000
+
+
+def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDArray]:
+    """The judgments' columns, in id order. Where a second connection can read beside this
+    one (:func:`_reads_alongside`) and the campaign's judgment ids span at least
+    ``SPLIT_JUDGMENT_IDS``, the ids above the middle of their range are read on a connection
+    of their own, in a thread, while this one reads those below: PostgreSQL's work on the
+    COPY (the index scan, each value's send function, a message per row: at a million
+    judgments most of the load's wall time) is done by two server processes at once, and
+    the client's parsing of one stream overlaps the other's (psycopg2 lets go of the GIL
+    while it waits for a row). The halves are joined column by column (each half a
+    contiguous range of ids, so the order by id is kept). One more query (the ids' range,
+    from the (campaign, id) index)."""
+    if not _reads_alongside():
+        return load_columns(judgments_qs, _JUDGMENT_COPY_COLUMNS)
+    bounds = (
+        Judgment.objects.filter(campaign_id=campaign_id)
+        .order_by()
+        .aggregate(lo=Min("id"), hi=Max("id"))
+    )
+    lo, hi = bounds["lo"], bounds["hi"]
+    if lo is None or hi - lo < SPLIT_JUDGMENT_IDS:
+        return load_columns(judgments_qs, _JUDGMENT_COPY_COLUMNS)
+    middle = lo + (hi - lo) // 2
+    upper = _OnOwnConnection(
+        f"da-judgments-{campaign_id}",
+        load_columns,
+        judgments_qs.filter(id__gt=middle),
+        _JUDGMENT_COPY_COLUMNS,
+    )
+    lower = load_columns(judgments_qs.filter(id__lte=middle), _JUDGMENT_COPY_COLUMNS)
+    upper_columns = upper()
+    joined = {}
+    for name, _ in _JUDGMENT_COPY_COLUMNS:
+        joined[name] = np.concatenate([lower.pop(name), upper_columns.pop(name)])
+    return joined
 
 
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:
@@ -236,17 +305,7 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     # The slots, outputs, rejected assignments and excluded workers are read meanwhile on a
     # second connection where that can be (_SideTables).
     side_tables = _SideTables(campaign_id)
-    columns = load_columns(
-        judgments_qs,
-        [
-            ("worker_id", "id"),
-            ("assignment_id", "id"),
-            ("slot_id", "id"),
-            ("score", "float"),
-            ("duration_ms", "float"),
-            ("given_z", "float"),
-        ],
-    )
+    columns = _judgment_columns(campaign_id, judgments_qs)
     slots, outputs, rejected_assignments, excluded_workers = side_tables()
 
     # Ids as int32 when they fit (any database short of two billion rows): half the memory

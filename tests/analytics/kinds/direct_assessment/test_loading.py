@@ -198,6 +198,90 @@ def test_an_error_reading_the_side_tables_reaches_the_caller(small, monkeypatch)
         load_da_judgments(small["campaign"].pk)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_judgments_read_as_two_streams_load_the_same(small, monkeypatch):
+    """On PostgreSQL outside a transaction, a campaign whose judgment ids span at least
+    SPLIT_JUDGMENT_IDS is read as two COPY streams (ids above the middle of their range in a
+    thread on a connection of its own): the same arrays, in id order, as one stream inside a
+    transaction."""
+    from django.db import connection, transaction
+
+    from analytics.kinds.direct_assessment import loading
+
+    campaign_id = small["campaign"].pk
+    streams = []
+    real_load_columns = loading.load_columns
+
+    def counted(queryset, columns, **kwargs):
+        if queryset.model is loading.Judgment:
+            streams.append(str(queryset.query))
+        return real_load_columns(queryset, columns, **kwargs)
+
+    monkeypatch.setattr(loading, "load_columns", counted)
+    monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", 1)
+    got = load_da_judgments(campaign_id)
+    assert len(streams) == (2 if connection.vendor == "postgresql" else 1)
+    streams.clear()
+    with transaction.atomic():
+        want = load_da_judgments(campaign_id)
+    assert len(streams) == 1
+    assert len(got) == len(want) > 0
+    for name in (
+        "worker",
+        "assignment",
+        "slot",
+        "role",
+        "system",
+        "item",
+        "pair_slot",
+        "score",
+        "seconds",
+        "partner",
+    ):
+        np.testing.assert_array_equal(
+            getattr(got.judgments, name), getattr(want.judgments, name), err_msg=name
+        )
+    np.testing.assert_array_equal(got.rejected, want.rejected)
+    np.testing.assert_array_equal(got.excluded, want.excluded)
+    assert (got.n_read, got.n_rejected_read, got.n_skipped) == (
+        want.n_read,
+        want.n_rejected_read,
+        want.n_skipped,
+    )
+    # Below the threshold: one stream.
+    monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", 10**12)
+    streams.clear()
+    load_da_judgments(campaign_id)
+    assert len(streams) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_error_reading_the_second_judgment_stream_reaches_the_caller(small, monkeypatch):
+    """The judgments read in the thread (PostgreSQL) fail: the caller gets the error.
+    Elsewhere there is no second stream, and the load succeeds."""
+    import threading
+
+    from django.db import connection
+
+    from analytics.kinds.direct_assessment import loading
+
+    real_load_columns = loading.load_columns
+
+    def broken_in_a_thread(queryset, columns, **kwargs):
+        in_thread = threading.current_thread() is not threading.main_thread()
+        if queryset.model is loading.Judgment and in_thread:
+            raise RuntimeError("second stream unreadable")
+        return real_load_columns(queryset, columns, **kwargs)
+
+    monkeypatch.setattr(loading, "load_columns", broken_in_a_thread)
+    monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", 1)
+    if connection.vendor == "postgresql":
+        with pytest.raises(RuntimeError, match="second stream unreadable"):
+            load_da_judgments(small["campaign"].pk)
+    else:
+        assert len(load_da_judgments(small["campaign"].pk)) == 9
+
+
 def test_by_id_sorts_only_when_needed():
     from analytics.kinds.direct_assessment.loading import _by_id
 
