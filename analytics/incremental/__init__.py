@@ -72,6 +72,7 @@ from analytics.models import CampaignResult
 from campaigns.models import Campaign
 
 __all__ = [
+    "agreement_age",
     "cache_budget_bytes",
     "cached_campaigns",
     "clear_cache",
@@ -219,6 +220,15 @@ def recompute(
         "computed" if significance_computed else "carried over",
     )
     return result
+
+
+def agreement_age(campaign_id: int) -> float | None:
+    """Seconds since the run that computed the agreement the campaign's results show started
+    (None: this process has no agreement of the campaign)."""
+    entry = _cache.get(campaign_id)
+    if entry is None or entry.carried_at is None:
+        return None
+    return time.perf_counter() - entry.carried_at
 
 
 def compute_deferred_agreement(campaign_id: int) -> bool:

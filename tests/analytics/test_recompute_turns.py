@@ -186,6 +186,70 @@ def test_the_holder_computes_a_due_agreement_after_storing_the_scores(small, bro
     }
 
 
+def test_while_submissions_keep_coming_a_due_agreement_waits_for_a_pause(
+    small, broker, settings, monkeypatch
+):
+    """A due agreement is left for later while a submission is pending after the run (the
+    run after it leaves its own again), and computed after the run that finds none pending:
+    over that run's judgments, once."""
+    pk = small.campaign.pk
+    settings.ANALYTICS_AGREEMENT_SECONDS = 60
+    assert tasks.recompute_campaign_results(pk) == 52
+    first = CampaignResult.objects.get(campaign=small.campaign).details["as_of"]
+    incremental._cache[pk].carried_at -= 61  # due, not overdue (under 5 x 60 s)
+    real_recompute, real_compute = turns.recompute, turns.compute_deferred_agreement
+    runs, computed = [], []
+
+    def recompute(campaign, **options):
+        runs.append(campaign.pk)
+        if len(runs) <= 2:
+            announce(pk)  # a submission during each of the first two runs
+        return real_recompute(campaign, **options)
+
+    def compute(campaign_id):
+        computed.append((len(runs), incremental._cache[campaign_id].deferred is not None))
+        return real_compute(campaign_id)
+
+    monkeypatch.setattr(turns, "recompute", recompute)
+    monkeypatch.setattr(turns, "compute_deferred_agreement", compute)
+    assert tasks.recompute_campaign_results(pk, runs_before=1) == 52
+    assert computed == [(3, True)]  # after the third run only, which left one
+    third = CampaignResult.objects.get(campaign=small.campaign).details["as_of"]
+    assert third["agreement"] == first["agreement"]  # every run showed the earlier one
+    entry = incremental._cache[pk]
+    assert entry.deferred is None
+    assert entry.carried.as_of == {
+        key: third[key] for key in ("judgment_id", "n_judgments", "read_at")
+    }
+
+
+def test_an_overdue_agreement_is_computed_though_submissions_keep_coming(
+    small, broker, settings, monkeypatch
+):
+    pk = small.campaign.pk
+    settings.ANALYTICS_AGREEMENT_SECONDS = 60
+    settings.ANALYTICS_TURN_HOLD_SECONDS = 0  # one run, a submission pending after it
+    assert tasks.recompute_campaign_results(pk) == 52
+    incremental._cache[pk].carried_at -= turns.AGREEMENT_PATIENCE * 60 + 1
+    real_recompute = turns.recompute
+
+    def recompute(campaign, **options):
+        announce(pk)
+        return real_recompute(campaign, **options)
+
+    monkeypatch.setattr(turns, "recompute", recompute)
+    assert tasks.recompute_campaign_results(pk, runs_before=1) == 52
+    assert actions.recompute_pending(pk)
+    second = CampaignResult.objects.get(campaign=small.campaign).details["as_of"]
+    entry = incremental._cache[pk]
+    assert entry.deferred is None
+    assert entry.carried.as_of == {
+        key: second[key] for key in ("judgment_id", "n_judgments", "read_at")
+    }
+    assert incremental.agreement_age(pk) < 60
+    assert incremental.agreement_age(pk + 1000) is None  # a campaign this process has not
+
+
 def test_a_turn_held_by_a_process_of_this_machine_that_is_gone_is_taken_over(small, broker, reads):
     import socket
     import subprocess
