@@ -4,21 +4,24 @@ bare one-INSERT Django view under the same gunicorn settings.
 
     DATABASE_URL=postgres://evalsite:evalsite@127.0.0.1:5432/evalsite_perf_g \\
     REDIS_URL=redis://127.0.0.1:6379/15 \\
-        .venv/bin/python bench/submissions.py [--rounds 3] [--workers 150] [--items 20] \\
-            [--clients 2x12] [--gunicorn 3x4] [--warmup 50]
+        .venv/bin/python bench/submissions.py [--rounds 3] [--workers 60] [--items 100] \\
+            [--clients 2x12] [--gunicorn 3x4] [--warmup 24]
 
 The parent (no Django) creates the database if missing, migrates it and builds a direct-
-assessment campaign (redundancy 1; ``rounds x workers`` HITs of ``items`` items, one
-pseudonymous worker each) in a child process, then starts the real stack: a Celery worker
-(deploy/worker.sh, so every judgment's recompute goes through Redis), evalsite under gunicorn
-with deploy/web.sh's settings (3 gthread workers x 4 threads, access log on; ``--gunicorn``
-tries other counts) and the bare app (bench/bare_app, one view, one INSERT) under the same
+assessment campaign in a child process (redundancy 1; ``rounds x workers`` HITs of ``items``
+items, one pseudonymous worker each). 100 items is the DA HIT of ../shared/METHODS.md and WMT,
+so a HIT's hand-out and first item weigh on its judgments as they do in a campaign (with
+``--items 20`` they were about a fifth of a HIT's CPU in one process, 10 ms of 50). Then it
+starts the real stack: a Celery worker (deploy/worker.sh, so every judgment's recompute goes
+through Redis), evalsite under gunicorn with deploy/web.sh's settings (3 gthread workers x 4
+threads, access log on; ``--gunicorn`` tries other counts) and the bare app (bench/bare_app,
+one view, one INSERT) under the same
 settings, both on loopback only.
 
-First, not measured, ``--warmup`` HITs (50) and as many bare requests, so that the rounds
-measure the steady state: every gunicorn thread's connection open with its statements
-prepared, the Celery worker past its first full read of the campaign. Then each round runs,
-alternately, (a) ``workers`` simulated workers doing their DA HIT through
+First, not measured, ``--warmup`` HITs (24) and as many bare requests as their judgments,
+so that the rounds measure the steady state: every gunicorn thread's connection open with
+its statements prepared, the Celery worker past its first full read of the campaign. Then
+each round runs, alternately, (a) ``workers`` simulated workers doing their DA HIT through
 the real endpoints (worker link -> redirect, item, one POST per item), at most
 ``clients`` (processes x threads) at a time, then (b) as many POSTs to the bare view as
 (a) stored judgments, with the same pool. It prints per round judgments/s (stored judgments
@@ -424,8 +427,10 @@ def ensure_database(url: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=150, help="simulated workers per round")
-    parser.add_argument("--items", type=int, default=20, help="items per DA HIT")
+    parser.add_argument("--workers", type=int, default=60, help="simulated workers per round")
+    parser.add_argument(
+        "--items", type=int, default=100, help="items per DA HIT (METHODS.md's DA HIT: 100)"
+    )
     parser.add_argument("--clients", default="2x12", help="processes x threads")
     parser.add_argument(
         "--gunicorn",
@@ -435,8 +440,8 @@ def main() -> None:
     parser.add_argument(
         "--warmup",
         type=int,
-        default=50,
-        help="HITs done (and as many bare requests) before the measured rounds; 0: none",
+        default=24,
+        help="HITs done (and as many bare requests as their judgments) before the rounds; 0: none",
     )
     parser.add_argument("--step", help=argparse.SUPPRESS)
     parser.add_argument("--hits", type=int, help=argparse.SUPPRESS)
