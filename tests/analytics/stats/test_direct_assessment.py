@@ -117,6 +117,10 @@ def test_roles_accept_names_or_codes() -> None:
         Role.codes(["system", "bad_ref"])
     with pytest.raises(ValueError, match="unknown slot role code"):
         Role.codes([0, 7])
+    # Negative codes too (looked up as bytes); the message names each unknown code once.
+    with pytest.raises(ValueError, match=r"unknown slot role code\(s\): \[-1, 4\]"):
+        Role.codes(np.array([4, 0, -1, 4, 3], dtype=np.int8))
+    assert Role.codes(np.array([], dtype=np.int64)).tolist() == []
 
 
 def test_pairs_resolve_within_the_same_assignment() -> None:
