@@ -122,7 +122,11 @@ def held_back_assignment_ids(campaign_id: int) -> NDArray[np.int64]:
 
 
 def load_columns(
-    queryset: QuerySet, columns: Sequence[tuple[str, str]], *, count_first: bool = False
+    queryset: QuerySet,
+    columns: Sequence[tuple[str, str]],
+    *,
+    count_first: bool = False,
+    into: Sequence[NDArray] | None = None,
 ) -> dict[str, NDArray]:
     """The rows of ``queryset`` as one numpy array per column, in the queryset's order.
 
@@ -135,12 +139,19 @@ def load_columns(
     is parsed into arrays of its own, joined column by column at the end (one column's pieces
     at a time held twice, a few MB). Elsewhere (SQLite) it is one ``values_list`` converted
     in C.
+
+    ``into``: one array per column (int64 for "id", float64 for "float"), all as long as the
+    most rows the queryset can have (e.g. the span of the ids it reads): the rows are parsed
+    straight into them and the result is their first rows (views, no copy); more rows than
+    that raise ValueError.
     """
     names = [name for name, _ in columns]
     kinds = [kind for _, kind in columns]
     if any(kind not in ("id", "float") for kind in kinds):
         raise ValueError(f"column kinds must be 'id' or 'float', got {kinds}")
     connection = connections[queryset.db]
+    if into is not None:
+        into = _checked_into(into, kinds)
     if connection.vendor != "postgresql":
         rows = list(queryset.values_list(*names))
         table = np.array(rows, dtype=np.float64).reshape(-1, len(names))
@@ -150,7 +161,14 @@ def load_columns(
                 out[name] = np.where(np.isnan(table[:, k]), -1, table[:, k]).astype(np.int64)
             else:
                 out[name] = table[:, k].copy()
-        return out
+        if into is None:
+            return out
+        n = table.shape[0]
+        if n > into[0].shape[0]:
+            raise ValueError(f"{n} rows read, more than the {into[0].shape[0]} given")
+        for k, name in enumerate(names):
+            into[k][:n] = out[name]
+        return {name: into[k][:n] for k, name in enumerate(names)}
     # Each column as its own expression, typed as the stream is parsed (a cast to the type a
     # column already has is no cast in PostgreSQL) and with NULL replaced only where the column
     # can hold one: no subquery around the ORM's SELECT, no expression per NOT NULL value
@@ -168,12 +186,27 @@ def load_columns(
     with connection.cursor() as cursor:
         # The ORM's SQL, parameters quoted by the driver.
         statement = f"COPY ({cursor.mogrify(sql, params).decode()}) TO STDOUT (FORMAT binary)"
-        sink = _BinaryCopySink(kinds, queryset.order_by().count() if count_first else 0)
+        capacity = 0 if into is not None or not count_first else queryset.order_by().count()
+        sink = _BinaryCopySink(kinds, capacity, into)
         writer = io.BufferedWriter(sink, buffer_size=COPY_CHUNK_BYTES)
         cursor.copy_expert(statement, writer)
         writer.flush()
     arrays = sink.finish()
     return dict(zip(names, arrays, strict=True))
+
+
+def _checked_into(into: Sequence[NDArray], kinds: Sequence[str]) -> list[NDArray]:
+    """``load_columns``'s ``into``: one writable 1-D array per column, of the column's type,
+    all of one length."""
+    if len(into) != len(kinds):
+        raise ValueError(f"into has {len(into)} arrays for {len(kinds)} columns")
+    for array, kind in zip(into, kinds, strict=True):
+        dtype = np.dtype(np.int64 if kind == "id" else np.float64)
+        if array.dtype != dtype or array.ndim != 1 or not array.flags.writeable:
+            raise ValueError(f"into: a writable 1-D {dtype} array per {kind} column")
+    if len({array.shape[0] for array in into}) > 1:
+        raise ValueError("into: arrays of one length")
+    return list(into)
 
 
 def _nullable(queryset: QuerySet, name: str) -> bool:
@@ -190,17 +223,25 @@ def _nullable(queryset: QuerySet, name: str) -> bool:
 class _BinaryCopySink(io.RawIOBase):
     """Receives PostgreSQL's binary COPY stream of fixed-width rows (every field 8 bytes, none
     NULL) in large pieces and fills one array per column: preallocated when the number of
-    rows is known (``capacity``), else one array per piece, joined by :meth:`finish`."""
+    rows is known (``capacity``) or arrays are given to fill (``into``: as many rows as
+    they hold, at most), else one array per piece, joined by :meth:`finish`."""
 
-    def __init__(self, kinds: Sequence[str], capacity: int) -> None:
+    def __init__(
+        self, kinds: Sequence[str], capacity: int, into: Sequence[NDArray] | None = None
+    ) -> None:
         self.kinds = list(kinds)
         fields: list[tuple[str, str]] = [("count", ">i2")]
         for k, kind in enumerate(kinds):
             fields += [(f"l{k}", ">i4"), (f"v{k}", ">i8" if kind == "id" else ">f8")]
         self.row = np.dtype(fields)
         self.dtypes = [np.dtype(np.int64 if kind == "id" else np.float64) for kind in kinds]
-        self.preallocated = capacity > 0
-        self.arrays = [np.empty(max(capacity, 0), dtype=dtype) for dtype in self.dtypes]
+        self.given = into is not None
+        self.preallocated = capacity > 0 or self.given
+        self.arrays = (
+            list(into)
+            if into is not None
+            else [np.empty(max(capacity, 0), dtype=dtype) for dtype in self.dtypes]
+        )
         self.pieces: list[list[NDArray]] = [[] for _ in kinds]
         self.n = 0
         self.pending = b""
@@ -250,6 +291,8 @@ class _BinaryCopySink(io.RawIOBase):
             self.n = end
             return
         if end > self.arrays[0].shape[0]:
+            if self.given:
+                raise ValueError(f"more rows than the {self.arrays[0].shape[0]} given")
             capacity = max(end, 2 * self.arrays[0].shape[0], 1024)
             self.arrays = [np.resize(a, capacity) for a in self.arrays]
         for k, array in enumerate(self.arrays):
@@ -274,4 +317,6 @@ class _BinaryCopySink(io.RawIOBase):
             return arrays
         if self.n == self.arrays[0].shape[0]:
             return self.arrays
+        if self.given:
+            return [a[: self.n] for a in self.arrays]
         return [a[: self.n].copy() for a in self.arrays]

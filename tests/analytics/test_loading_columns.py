@@ -90,3 +90,40 @@ def test_lookup_names_the_missing_ids(missing: int) -> None:
     wanted = np.array([100, missing, 101, 103, 104, 100], dtype=np.int64)
     with pytest.raises(ValueError, match=rf"slot\(s\) \[{missing}\] not found in the campaign"):
         lookup(ids, wanted, "slot(s)")
+
+
+@pytest.mark.parametrize("spare", [0, 3])
+@pytest.mark.parametrize("chunk_bytes", [37, 4 * 2**20])
+def test_load_columns_into_given_arrays(judgments, monkeypatch, spare, chunk_bytes) -> None:
+    """``into``: the rows parsed straight into the arrays given (as long as the rows, or
+    longer); the result is their first rows, views of them."""
+    monkeypatch.setattr(loading, "COPY_CHUNK_BYTES", chunk_bytes)
+    n = len(judgments)
+    into = [
+        np.full(n + spare, -7, dtype=np.int64 if kind == "id" else np.float64)
+        for _, kind in COLUMNS
+    ]
+    got = load_columns(Judgment.objects.order_by("id"), COLUMNS, into=into)
+    want = expected()
+    for k, (name, _) in enumerate(COLUMNS):
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+        assert got[name].dtype == want[name].dtype
+        assert np.shares_memory(got[name], into[k])
+        assert (into[k][n:] == -7).all()  # the spare rows untouched
+
+
+def test_load_columns_into_arrays_too_short(judgments) -> None:
+    into = [
+        np.empty(len(judgments) - 1, dtype=np.int64 if kind == "id" else np.float64)
+        for _, kind in COLUMNS
+    ]
+    with pytest.raises(ValueError, match="given"):
+        load_columns(Judgment.objects.order_by("id"), COLUMNS, into=into)
+
+
+def test_load_columns_into_arrays_of_the_wrong_type() -> None:
+    into = [np.empty(3, dtype=np.float64) for _ in COLUMNS]
+    with pytest.raises(ValueError, match="into: a writable 1-D int64 array per id column"):
+        load_columns(Judgment.objects.order_by("id"), COLUMNS, into=into)
+    with pytest.raises(ValueError, match="into has 1 arrays for 5 columns"):
+        load_columns(Judgment.objects.order_by("id"), COLUMNS, into=into[:1])

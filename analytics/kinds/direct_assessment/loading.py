@@ -184,16 +184,19 @@ def _side_tables(campaign_id: int) -> tuple[dict, dict, NDArray[np.int64], NDArr
 
 
 class _OnOwnConnection:
-    """``function(*args)``, read while the caller reads something else: on PostgreSQL outside
-    a transaction, in a thread of its own on a connection of its own (closed after), so that
-    a second server process reads it meanwhile instead of after. Elsewhere (SQLite; inside a
-    transaction, whose rows another connection would not see) it is read when asked, on the
-    caller's connection. Calling the instance gives what ``function`` returned (or raises
-    what it raised)."""
+    """``function(*args, **kwargs)``, read while the caller reads something else: on
+    PostgreSQL outside a transaction, in a thread of its own on a connection of its own
+    (closed after), so that a second server process reads it meanwhile instead of after.
+    Elsewhere (SQLite; inside a transaction, whose rows another connection would not see) it
+    is read when asked, on the caller's connection. Calling the instance gives what
+    ``function`` returned (or raises what it raised)."""
 
-    def __init__(self, name: str, function: Callable[..., _T], *args: object) -> None:
+    def __init__(
+        self, name: str, function: Callable[..., _T], *args: object, **kwargs: object
+    ) -> None:
         self.function = function
         self.args = args
+        self.kwargs = kwargs
         self.result: _T | None = None
         self.error: BaseException | None = None
         self.thread: threading.Thread | None = None
@@ -204,15 +207,21 @@ class _OnOwnConnection:
 
     def _read(self) -> None:
         try:
-            self.result = self.function(*self.args)
+            self.result = self.function(*self.args, **self.kwargs)
         except BaseException as error:  # handed to the caller
             self.error = error
         finally:
             _close_thread_connections()
 
+    def wait(self) -> None:
+        """Wait for the thread, if any, to end (the caller failed: nothing is left reading
+        after it)."""
+        if self.thread is not None:
+            self.thread.join()
+
     def __call__(self) -> _T:
         if self.thread is None:
-            return self.function(*self.args)
+            return self.function(*self.args, **self.kwargs)
         self.thread.join()
         if self.error is not None:
             raise self.error
@@ -252,19 +261,27 @@ _JUDGMENT_COPY_COLUMNS = (
 )
 # A campaign whose judgment ids span at least this many is read as two COPY streams.
 SPLIT_JUDGMENT_IDS = 200_000
+# The judgments are parsed straight into arrays as long as their ids' span when it is at most
+# this long (untouched pages of an array are never resident: sparse ids cost address space
+# only); a longer span is read in pieces, joined after.
+PREALLOCATED_SPAN = 1 << 24
 
 
 def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDArray]:
-    """The judgments' columns, in id order. Where a second connection can read beside this
-    one (:func:`_reads_alongside`) and the campaign's judgment ids span at least
-    ``SPLIT_JUDGMENT_IDS``, the ids above the middle of their range are read on a connection
-    of their own, in a thread, while this one reads those below: PostgreSQL's work on the
-    COPY (the index scan, each value's send function, a message per row: at a million
-    judgments most of the load's wall time) is done by two server processes at once, and
-    the client's parsing of one stream overlaps the other's (psycopg2 lets go of the GIL
-    while it waits for a row). The halves are joined column by column (each half a
-    contiguous range of ids, so the order by id is kept). One more query (the ids' range,
-    from the (campaign, id) index)."""
+    """The judgments' columns, in id order.
+
+    Where a second connection can read beside this one (:func:`_reads_alongside`), the ids'
+    range is read first (one query, from the (campaign, id) index). The rows are then parsed
+    straight into one array per column as long as the span of the ids (at most that many
+    rows: no pieces joined after, no copy when the ids are dense), and when the span is at
+    least ``SPLIT_JUDGMENT_IDS`` the ids above the middle of the range are read on a
+    connection of their own, in a thread, into the arrays' second part, while this one reads
+    those below into the first: PostgreSQL's work on the COPY (the index scan, each value's
+    send function, a message per row: at a million judgments most of the load's wall time)
+    is done by two server processes at once, and the client's parsing of one stream overlaps
+    the other's (psycopg2 lets go of the GIL while it waits for a row). Each half is a
+    contiguous range of ids, so the order by id is kept; a first half with fewer rows than
+    its span is closed up after."""
     if not _reads_alongside():
         return load_columns(judgments_qs, _JUDGMENT_COPY_COLUMNS)
     bounds = (
@@ -273,21 +290,54 @@ def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDA
         .aggregate(lo=Min("id"), hi=Max("id"))
     )
     lo, hi = bounds["lo"], bounds["hi"]
-    if lo is None or hi - lo < SPLIT_JUDGMENT_IDS:
+    if lo is None or hi - lo + 1 > PREALLOCATED_SPAN:
         return load_columns(judgments_qs, _JUDGMENT_COPY_COLUMNS)
+    span = hi - lo + 1
+    arrays = [
+        np.empty(span, dtype=np.int64 if kind == "id" else np.float64)
+        for _, kind in _JUDGMENT_COPY_COLUMNS
+    ]
+    if span < SPLIT_JUDGMENT_IDS:
+        columns = load_columns(judgments_qs, _JUDGMENT_COPY_COLUMNS, into=arrays)
+        n = columns["worker_id"].shape[0]
+        del columns
+        return _first_rows(arrays, n)
     middle = lo + (hi - lo) // 2
+    cut = middle - lo + 1  # the first half's ids: lo..middle
     upper = _OnOwnConnection(
         f"da-judgments-{campaign_id}",
         load_columns,
         judgments_qs.filter(id__gt=middle),
         _JUDGMENT_COPY_COLUMNS,
+        into=[array[cut:] for array in arrays],
     )
-    lower = load_columns(judgments_qs.filter(id__lte=middle), _JUDGMENT_COPY_COLUMNS)
-    upper_columns = upper()
-    joined = {}
-    for name, _ in _JUDGMENT_COPY_COLUMNS:
-        joined[name] = np.concatenate([lower.pop(name), upper_columns.pop(name)])
-    return joined
+    try:
+        n_lower = load_columns(
+            judgments_qs.filter(id__lte=middle),
+            _JUDGMENT_COPY_COLUMNS,
+            into=[array[:cut] for array in arrays],
+        )["worker_id"].shape[0]
+    except BaseException:
+        upper.wait()
+        raise
+    n_upper = upper()["worker_id"].shape[0]
+    if n_lower < cut:
+        for array in arrays:
+            # Overlapping ranges: numpy copies through a buffer when they overlap.
+            array[n_lower : n_lower + n_upper] = array[cut : cut + n_upper]
+    return _first_rows(arrays, n_lower + n_upper)
+
+
+def _first_rows(arrays: list[NDArray | None], n: int) -> dict[str, NDArray]:
+    """The first ``n`` rows of the judgments' column ``arrays`` (as long as their ids'
+    span), by column name: the arrays themselves when full, else copies (one column at a
+    time), so that no column keeps the rest of its span."""
+    out = {}
+    for k, (name, _) in enumerate(_JUDGMENT_COPY_COLUMNS):
+        array, arrays[k] = arrays[k], None
+        out[name] = array if n == array.shape[0] else array[:n].copy()
+        del array
+    return out
 
 
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:

@@ -282,6 +282,47 @@ def test_an_error_reading_the_second_judgment_stream_reaches_the_caller(small, m
         assert len(load_da_judgments(small["campaign"].pk)) == 9
 
 
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("split", [1, 10**9])
+def test_judgment_ids_with_gaps_load_the_same(monkeypatch, split):
+    """Another campaign's judgments and judgments without a score between the campaign's
+    (ids with gaps, in both halves of their range): on PostgreSQL the arrays as long as the
+    ids' span are cut to the rows read (the second half's rows moved up after the first
+    half's), in one stream or two; the same arrays as inside a transaction."""
+    from django.db import transaction
+
+    from analytics.kinds.direct_assessment import loading
+
+    campaign = CampaignFactory()
+    hit = HitFactory(campaign=campaign)
+    first = HitSlotFactory(hit=hit, position=1)
+    bad = HitSlotFactory(
+        hit=hit, position=2, role=SlotRole.BAD_REFERENCE, output=first.output, controls=first
+    )
+    repeat = HitSlotFactory(
+        hit=hit, position=3, role=SlotRole.REPEAT, output=first.output, controls=first
+    )
+    for n in range(4):
+        assignment = AssignmentFactory(hit=hit)
+        for k, slot in enumerate((first, bad, repeat)):
+            JudgmentFactory(
+                assignment=assignment, slot=slot, score=10.0 * n + k, client_duration_ms=900 + n
+            )
+            JudgmentFactory(score=50.0)  # another campaign's, between them
+        if n == 0:
+            JudgmentFactory(assignment=assignment, slot=HitSlotFactory(hit=hit), score=None)
+    monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", split)
+    got = load_da_judgments(campaign.pk)
+    with transaction.atomic():
+        want = load_da_judgments(campaign.pk)
+    assert len(got) == len(want) == 12
+    for name in ("worker", "assignment", "slot", "role", "item", "score", "seconds", "partner"):
+        np.testing.assert_array_equal(
+            getattr(got.judgments, name), getattr(want.judgments, name), err_msg=name
+        )
+    assert got.judgments.score.tolist() == [10.0 * n + k for n in range(4) for k in range(3)]
+
+
 def test_by_id_sorts_only_when_needed():
     from analytics.kinds.direct_assessment.loading import _by_id
 
