@@ -167,10 +167,10 @@ def _progress(assignment: Assignment) -> _Progress:
 def _task_state(assignment: Assignment, progress: _Progress) -> TaskState:
     total, done = len(progress.units), progress.done
     # A finished assignment (submitted, or approved/rejected on its platform) shows nothing more.
-    upcoming = None if assignment.status in FINISHED_ASSIGNMENT_STATUSES else progress.next
-    if upcoming is None:
+    index = None if assignment.status in FINISHED_ASSIGNMENT_STATUSES else progress.next_index
+    if index is None:
         return TaskState(assignment, (), done=done, total=total, page=None, pages=progress.pages)
-    page = progress.page_of(upcoming)
+    page = index // progress.page_size + 1  # page_of(units[index]), without searching for it
     on_page = progress.units[(page - 1) * progress.page_size : page * progress.page_size]
     units = [unit for unit in on_page if not progress.is_answered(unit)]
     # The shown slots come from the progress query's rows: no query of their own.

@@ -68,3 +68,31 @@ def test_a_correctly_signed_but_malformed_payload_is_refused(payload):
     token = signing.Signer(salt=tokens.ASSIGNMENT_LINK_SALT).sign_object(payload)
     with pytest.raises(tokens.BadToken):
         tokens.read_assignment_token(token)
+
+
+def test_a_good_token_read_again_is_not_checked_again():
+    token = tokens.assignment_token(91, 17)
+    tokens._checked.cache_clear()
+    assert tokens.read_assignment_token(token) == tokens.AssignmentLink(91, 17)
+    assert tokens.read_assignment_token(token) == tokens.AssignmentLink(91, 17)
+    info = tokens._checked.cache_info()
+    assert (info.hits, info.misses) == (1, 1)
+
+
+def test_a_token_checked_once_is_refused_under_another_secret_key():
+    # The kept links are kept per key: a link checked once is not good under a new key.
+    token = tokens.assignment_token(92, 18)
+    assert tokens.read_assignment_token(token) == tokens.AssignmentLink(92, 18)
+    with override_settings(SECRET_KEY="another-site-entirely-" * 3):
+        with pytest.raises(tokens.BadToken):
+            tokens.read_assignment_token(token)
+    assert tokens.read_assignment_token(token) == tokens.AssignmentLink(92, 18)
+
+
+def test_a_bad_token_is_refused_every_time():
+    forged = signing.Signer(salt="someone-else").sign_object([93, 19])
+    tokens._checked.cache_clear()
+    for _ in range(2):
+        with pytest.raises(tokens.BadToken):
+            tokens.read_assignment_token(forged)
+    assert tokens._checked.cache_info().currsize == 0
