@@ -167,6 +167,12 @@ def test_inputs_are_validated() -> None:
         DAJudgments(**{**base, "score": [10.0, 101.0]})
     with pytest.raises(ValueError, match="finite"):
         DAJudgments(**{**base, "score": [10.0, float("nan")]})
+    with pytest.raises(ValueError, match="score must be finite"):
+        DAJudgments(**{**base, "score": [float("inf"), 20.0], "given_z": None})
+    # A row with a given z needs no raw score; without one it does (given_z of NaN only).
+    DAJudgments(**{**base, "score": [10.0, float("nan")], "given_z": [float("nan"), 0.5]})
+    with pytest.raises(ValueError, match="score must be finite"):
+        DAJudgments(**{**base, "score": [10.0, float("nan")], "given_z": [float("nan")] * 2})
     with pytest.raises(ValueError, match="length"):
         DAJudgments(**{**base, "seconds": [1.0]})
 
