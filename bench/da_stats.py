@@ -28,7 +28,8 @@ RSS, alternating the current code with the previous one (bench/da_baseline_code.
 values_list loader and one scipy call per ordered pair of systems), ``--rounds`` times each,
 printing medians and ratios with the load average, and CPU seconds beside the times (the
 recompute's, the whole child process's, and the database server's for the recompute's
-connections: the main one and the load's second one for its side tables); ``--baseline
+connections: the main one and the load's others, in threads, for its side tables and the
+second half of the judgments); ``--baseline
 COMMIT``: the previous code is that commit's whole tree instead. ``--campaign`` runs only
 this part on campaigns kept from earlier runs (``--keep``), e.g. 100k, 300k and 1M
 judgments, and prints seconds per judgment to show the growth. With DATABASE_URL set, it
