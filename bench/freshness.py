@@ -23,7 +23,9 @@ at once, so the rate is bounded).
 Modes: ``full:W``, the previous scheduling (ANALYTICS_INCREMENTAL=0: every recompute reads and
 computes the whole campaign) with a coalescing window of W seconds (5, the default before);
 ``incremental:W``, the worker keeps the campaign's arrays and reads what is new
-(analytics.incremental), window W (ANALYTICS_INCREMENTAL_COUNTDOWN; the default is 0).
+(analytics.incremental), window W (ANALYTICS_INCREMENTAL_COUNTDOWN; the default is 0);
+``incremental:W:S``, the same with runs at least S ms apart (ANALYTICS_INCREMENTAL_SPACING_MS;
+the default is 1000), so that spacings alternate in one sitting.
 
 Freshness: a thread polls the stored result's ``computed_at`` (when its judgments were read;
 taken before reading) every 20 ms. A submission is reflected by the first stored result read
@@ -354,9 +356,18 @@ def warm(port: int) -> None:
 
 
 def run_phase(
-    args, env: dict, campaign: int, mode: str, window: int, links: list, tmp: Path, tree: Path
+    args,
+    env: dict,
+    campaign: int,
+    mode: str,
+    window: int,
+    links: list,
+    tmp: Path,
+    tree: Path,
+    spacing: int | None = None,
 ):
-    """One phase: the stack of ``tree`` (ROOT, or the baseline commit's tree) under load."""
+    """One phase: the stack of ``tree`` (ROOT, or the baseline commit's tree) under load;
+    ``spacing``: ANALYTICS_INCREMENTAL_SPACING_MS (None: the settings' default)."""
     phase_env = {
         **env,
         "PYTHONPATH": str(tree),
@@ -364,13 +375,17 @@ def run_phase(
         "ANALYTICS_RECOMPUTE_COUNTDOWN": str(window),
         "ANALYTICS_INCREMENTAL_COUNTDOWN": str(window),
     }
+    label = f"{mode}:{window}" if spacing is None else f"{mode}:{window}:{spacing}"
+    if spacing is not None:
+        phase_env["ANALYTICS_INCREMENTAL_SPACING_MS"] = str(spacing)
     # Nothing left from the phase before in the bench's Redis database (its own: REDIS_URL):
     # queued or countdown tasks, coalescing flags, the run counter and turns.
     import redis
 
     redis.Redis.from_url(env["REDIS_URL"]).flushdb()
     port = free_port()
-    logs = tmp / f"{mode}-{window}-{'base' if tree != ROOT else 'head'}-{int(time.time())}"
+    code = "base" if tree != ROOT else "head"
+    logs = tmp / f"{label.replace(':', '-')}-{code}-{int(time.time())}"
     logs.mkdir()
     worker_args = [str(tree / "deploy" / "worker.sh"), "--without-gossip", "--without-mingle"]
     if args.worker_concurrency:
@@ -440,7 +455,7 @@ def run_phase(
         in_window = [s for s in poller.seen if sample_from <= s[0] <= ended + 1]
         used = sum(result["links_used"] for result in results)
         return {
-            "mode": f"{mode}:{window}",
+            "mode": label,
             "rate": len(samples) / args.seconds,
             "delays": measured[0],
             "missing": measured[1],
@@ -486,9 +501,9 @@ def main() -> None:
     if not url.startswith(("postgres://", "postgresql://")) or not os.environ.get("REDIS_URL"):
         raise SystemExit("set DATABASE_URL (a PostgreSQL database of its own) and REDIS_URL")
     ensure_database(url)
-    modes = [(m.split(":")[0], int(m.split(":")[1])) for m in args.modes.split(",")]
-    if any(mode not in ("full", "incremental") for mode, _ in modes):
-        parser.error("modes are full:W or incremental:W")
+    modes = [_mode(m) for m in args.modes.split(",")]
+    if any(mode not in ("full", "incremental") for mode, _, _ in modes):
+        parser.error("modes are full:W, incremental:W or incremental:W:S")
 
     trees = [("head", ROOT)]
     if args.baseline_commit:
@@ -499,6 +514,12 @@ def main() -> None:
         for name, tree in trees:
             if name == "base":
                 shutil.rmtree(tree, ignore_errors=True)
+
+
+def _mode(text: str) -> tuple[str, int, int | None]:
+    """``full:W``, ``incremental:W`` or ``incremental:W:S`` (S: the spacing in ms)."""
+    parts = text.split(":")
+    return parts[0], int(parts[1]), int(parts[2]) if len(parts) > 2 else None
 
 
 def baseline_tree(commit: str) -> Path:
@@ -565,14 +586,16 @@ def run_all(args, url: str, modes: list, trees: list) -> None:
         rows: dict[str, list[dict]] = {}
         failed = False
         for number in range(args.rounds):
-            for mode, window in modes:
+            for mode, window, spacing in modes:
                 for code, tree in trees:
                     links = run_child(
                         env, "--step=links", f"--campaign={campaign}", f"--n={per_phase}"
                     )
                     logs = Path(args.logs) if args.logs else Path(tmp)
                     logs.mkdir(parents=True, exist_ok=True)
-                    row = run_phase(args, env, campaign, mode, window, links["links"], logs, tree)
+                    row = run_phase(
+                        args, env, campaign, mode, window, links["links"], logs, tree, spacing
+                    )
                     row["mode"] = f"{row['mode']} {code}"
                     rows.setdefault(row["mode"], []).append(row)
                     print_row(number, row, links["judgments"])

@@ -18,7 +18,9 @@ compute them, each with its stamp:
   costliest statistic at a million judgments (about 0.5 CPU s), and no decision waits on it.
   The Celery task's runs (:mod:`analytics.incremental.turns`) defer it: a run where it is due
   stores the fresh scores with the earlier agreement, then computes its own (in the wait
-  before the next run), which the next run shows;
+  before the next run), which the next run shows; while submissions keep coming it waits for
+  a pause in them, for at most ``turns.AGREEMENT_PATIENCE`` times that interval (it holds up
+  the next run);
 - significance (the pairwise rank-sum p-values and their marks, the clusters and rank
   ranges), computed at most every ``ANALYTICS_SIGNIFICANCE_SECONDS`` (10) while every
   variant's systems keep their order (a change of order computes it at once, so clusters and
