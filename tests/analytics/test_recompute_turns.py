@@ -250,6 +250,58 @@ def test_an_overdue_agreement_is_computed_though_submissions_keep_coming(
     assert incremental.agreement_age(pk + 1000) is None  # a campaign this process has not
 
 
+def test_a_process_without_the_arrays_leaves_a_turn_just_given_back_to_its_last_holder(
+    small, broker, reads
+):
+    """Taken within HANDOVER_SECONDS of its release by a live process of this machine that
+    keeps the arrays, the turn is left to it (the task comes back, nothing is read); later, or
+    with the arrays here, or with that process gone, the task runs."""
+    import os
+    import socket
+    import time
+
+    pk = small.campaign.pk
+    elsewhere = f"{socket.gethostname()}:{os.getppid()}"  # alive, on this machine
+    cache_set(turns.last_holder_key(pk), (elsewhere, time.time()), 10)
+    assert tasks.recompute_campaign_results(pk, runs_before=0) is None
+    assert reads == []
+    assert cache_get(turns.turn_key(pk)) is None  # not kept either
+    broker.assert_called_once_with(
+        args=[pk], countdown=turns.BOUNCE_MIN_SECONDS, kwargs={"runs_before": 0}
+    )
+    # Given back longer ago: this process reads the campaign in full.
+    cache_set(turns.last_holder_key(pk), (elsewhere, time.time() - turns.HANDOVER_SECONDS), 10)
+    assert tasks.recompute_campaign_results(pk, runs_before=0) == 52
+    assert reads == [0]
+    # It gives the turn back in its turn, noting itself as the last holder.
+    assert cache_get(turns.last_holder_key(pk))[0] == turns._holder_name()
+    # With the arrays here, a turn just given back by another process is taken.
+    cache_set(turns.last_holder_key(pk), (elsewhere, time.time()), 10)
+    assert tasks.recompute_campaign_results(pk, runs_before=1) == 52
+    assert len(reads) == 2
+    # Without them, and the last holder gone (its arrays too): taken at once.
+    incremental.clear_cache()
+    done = subprocess_pid()
+    cache_set(turns.last_holder_key(pk), (f"{socket.gethostname()}:{done}", time.time()), 10)
+    assert tasks.recompute_campaign_results(pk, runs_before=2) == 52
+    assert reads[-1] == 0 and len(reads) == 3
+    assert broker.call_count == 1
+
+
+def subprocess_pid() -> int:
+    """The pid of a process that ran and ended."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(done.stdout)
+
+
 def test_a_turn_held_by_a_process_of_this_machine_that_is_gone_is_taken_over(small, broker, reads):
     import socket
     import subprocess
