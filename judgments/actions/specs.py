@@ -139,7 +139,10 @@ class TaskSpec:
     the units). The worker's words for a unit (an item, a set) are whole sentences, so that
     each language can phrase them: ``answered`` (unit number: it is answered and cannot be
     changed), ``continue_with`` (the next unit's number) and ``answer_first`` (the number of
-    the unit to answer first, in order).
+    the unit to answer first, in order). ``slots_per_page``: the most slots one page of the
+    task shows, whatever the campaign, where the kind knows it (one-slot units, one a page:
+    1); the statement that reads an assignment then sends the columns of only that many
+    unanswered slots (judgments.actions.hot_sql; None: its default, enough for any page).
     """
 
     key: str
@@ -154,6 +157,7 @@ class TaskSpec:
     answered: Callable[[int], str]
     continue_with: Callable[[int], str]
     answer_first: Callable[[int], str]
+    slots_per_page: int | None = None
 
     @property
     def fields(self) -> tuple[str, ...]:

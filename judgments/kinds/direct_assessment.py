@@ -68,6 +68,7 @@ ASSESS_SPEC = TaskSpec(
     units=one_slot_units,
     bind=bind_one_slot,
     page_size=lambda campaign: 1,
+    slots_per_page=1,
     unknown_unit=lambda key, units: pgettext(
         "direct assessment answer", "There is no item {key} in this task; it has items 1 to {last}."
     ).format(key=key, last=len(units)),

@@ -106,3 +106,41 @@ def test_slots_past_the_first_unanswered_ones_are_read_in_one_query(
         assert _fields(got) == _fields(slot)
         assert _fields(got.segment) == _fields(slot.segment)
         assert got.hit is loaded.hit
+
+
+def test_a_da_hit_sends_the_columns_of_the_two_next_slots_only(postgres_required):
+    # A DA page shows one item: a submission answers it and shows the next, so the columns
+    # of two unanswered slots come with the assignment (spec.slots_per_page 1), not 32.
+    hit = HitFactory(task="assess")
+    slots = [HitSlotFactory(hit=hit, position=position) for position in range(1, 8)]
+    assignment = AssignmentFactory(hit=hit)
+    JudgmentFactory(assignment=assignment, slot=slots[0], score=10)
+    loaded = hot_sql.load_assignment(assignment.pk, assignment.worker_id, lock=False)
+    from_json = hot_sql.load_slots(loaded)
+    assert sorted(from_json._columns) == [slots[1].pk, slots[2].pk]
+    assert from_json.keys == [(slot.pk, slot.position, slot.group) for slot in slots]
+    assert from_json.answered == {slots[0].pk}
+    assert _fields(from_json.slot(slots[1].pk).segment) == _fields(slots[1].segment)
+
+
+def test_a_ranking_hit_sends_the_columns_of_up_to_32_next_slots(postgres_required):
+    # Ranking's spec says nothing of its page (sets per page are the campaign's): the default.
+    hit = HitFactory(task="rank")
+    slots = [HitSlotFactory(hit=hit, position=position) for position in range(1, 36)]
+    assignment = AssignmentFactory(hit=hit)
+    loaded = hot_sql.load_assignment(assignment.pk, assignment.worker_id, lock=False)
+    from_json = hot_sql.load_slots(loaded)
+    assert hot_sql.SLOTS_WITH_COLUMNS == 32
+    assert sorted(from_json._columns) == [slot.pk for slot in slots[:32]]
+
+
+def test_a_slot_without_a_segment_comes_with_no_segment(postgres_required):
+    hit = HitFactory(task="assess")
+    slot = HitSlotFactory(hit=hit, position=1, segment=None)
+    assignment = AssignmentFactory(hit=hit)
+    loaded = hot_sql.load_assignment(assignment.pk, assignment.worker_id, lock=False)
+    from_json = hot_sql.load_slots(loaded)
+    assert list(from_json._columns) == [slot.pk]
+    read = from_json.slot(slot.pk)
+    assert _fields(read) == _fields(slot)
+    assert read.segment is None

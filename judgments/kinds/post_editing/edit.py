@@ -203,6 +203,7 @@ EDIT_SPEC = TaskSpec(
     # segment at a time, so that the server's own time of each edit (served_at, the previous
     # save) is the time on that segment, like the browser's client_duration_ms.
     page_size=lambda campaign: 1,
+    slots_per_page=1,
     unknown_unit=lambda key, units: pgettext(
         "post-editing answer",
         "There is no segment {key} in this task; it has segments 1 to {last}.",

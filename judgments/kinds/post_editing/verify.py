@@ -58,6 +58,7 @@ VERIFY_SPEC = TaskSpec(
     units=one_slot_units,
     bind=_bind_verification,
     page_size=lambda campaign: 1,
+    slots_per_page=1,
     unknown_unit=lambda key, units: pgettext(
         "post-editing answer",
         "There is no sentence {key} in this task; it has sentences 1 to {last}.",

@@ -54,6 +54,7 @@ DETECT_SPEC = TaskSpec(
     units=one_slot_units,
     bind=_bind_vote,
     page_size=lambda campaign: 1,
+    slots_per_page=1,
     unknown_unit=lambda key, units: pgettext(
         "translation answer",
         "There is no translation {key} in this task; it has translations 1 to {last}.",

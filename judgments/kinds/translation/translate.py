@@ -81,6 +81,7 @@ TRANSLATE_SPEC = TaskSpec(
     # One sentence at a time for the state machine (the page shows the whole run), so that
     # each translation's server time counts from the previous save, as on the post-edit page.
     page_size=lambda campaign: 1,
+    slots_per_page=1,
     unknown_unit=lambda key, units: pgettext(
         "translation answer",
         "There is no sentence {key} in this task; it has sentences 1 to {last}.",
