@@ -32,7 +32,8 @@ a dead holder's pid gone and takes the turn at once). Then:
 - A process that takes a turn given back less than ``HANDOVER_SECONDS`` ago by another live
   process of this machine, and has no arrays of the campaign, leaves it to that process (the
   task comes back): a full read in the taker held up every submission's results for 10-25 s
-  of a loaded machine at a million judgments, once per process, at a hold's end.
+  of a loaded machine at a million judgments, once per process, when a holder gave the turn
+  back (its hold over, or no submission pending for a moment).
 
 So under a steady load one process recomputes the campaign, run after run, with one cache and
 one first read. Without a cache (Redis down) every task runs, as before.
@@ -109,10 +110,11 @@ def turn_key(campaign_id: int) -> str:
     return f"evalsite:recompute-turn:{campaign_id}"
 
 
-# For this long after a process gives a campaign's turn back (ANALYTICS_TURN_HOLD_SECONDS), a
-# process of the same machine without the campaign's arrays leaves the turn to it
-# (_left_to_the_last_holder).
-HANDOVER_SECONDS = 5.0
+# For this long after a process gives a campaign's turn back (its hold is over, or nothing was
+# pending), a process of the same machine without the campaign's arrays leaves the turn to it
+# (_left_to_the_last_holder): no longer than the full read it saves takes a loaded machine, in
+# case the last holder is busy with other tasks meanwhile.
+HANDOVER_SECONDS = 15.0
 
 
 def last_holder_key(campaign_id: int) -> str:
