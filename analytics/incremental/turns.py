@@ -155,7 +155,15 @@ def recompute_in_turn(campaign: Campaign, runs_before: int | None = None) -> Cam
     """Recompute the campaign incrementally in this process if it is this task's turn (see
     the module docstring); the last stored result, or None when this task had nothing to do
     (its work was done by another run, or it comes back later)."""
-    if runs_before is not None and actions.recompute_runs(campaign.pk) > runs_before:
+    if (
+        runs_before is not None
+        and actions.recompute_runs(campaign.pk) > runs_before
+        # A submission pending while no process holds the turn (its holder gave it back):
+        # this task runs for it, whatever task that submission sent.
+        and not (
+            actions.recompute_pending(campaign.pk) and cache_get(turn_key(campaign.pk)) is None
+        )
+    ):
         logger.info("Campaign %s was recomputed since this task was sent", campaign.pk)
         return None
     me = _holder_name()
@@ -217,8 +225,14 @@ def _hold(campaign: Campaign, me: str) -> CampaignResult:
     held_since = time.monotonic()
     while True:
         started = time.monotonic()
-        actions.clear_recompute_flag(campaign.pk)  # before reading: see analytics.actions
+        # The run count first, then the flag (both before reading: see analytics.actions): a
+        # submission whose flag is set after the clear reads the new count, so the task it
+        # sends returns early only once a later run started. The other way round, a submission
+        # between the two sent the old count: its task returned at once while its flag stayed
+        # set, no other submission sent one, and after a hold nothing ran until the sweep
+        # (an 18 s gap in the freshness bench).
         actions.note_recompute_started(campaign.pk)  # the next run keeps its distance
+        actions.clear_recompute_flag(campaign.pk)
         result = recompute(campaign, defer_agreement=True)
         pending = actions.recompute_pending(campaign.pk)
         # The agreement after the fresh scores are stored: in the spacing's wait, when the

@@ -71,6 +71,46 @@ def test_a_task_whose_work_a_later_run_did_returns_at_once(small, broker, reads)
     assert broker.call_count == 0
 
 
+def test_a_run_counts_itself_before_it_clears_the_flag(small, broker, monkeypatch):
+    """So a submission whose flag is set after the clear sends the new count (its task returns
+    early only once a later run started)."""
+    pk = small.campaign.pk
+    steps = []
+    real_note, real_clear = actions.note_recompute_started, actions.clear_recompute_flag
+
+    def note(campaign_id, *args, **kwargs):
+        steps.append("count")
+        return real_note(campaign_id, *args, **kwargs)
+
+    def clear(campaign_id):
+        steps.append("clear")
+        return real_clear(campaign_id)
+
+    monkeypatch.setattr(actions, "note_recompute_started", note)
+    monkeypatch.setattr(actions, "clear_recompute_flag", clear)
+    assert tasks.recompute_campaign_results(pk) == 52
+    assert steps == ["count", "clear"]
+
+
+def test_a_task_sent_before_a_run_runs_for_a_pending_submission_when_no_one_holds_the_turn(
+    small, broker, reads
+):
+    """A run started since the task was sent, but a submission is pending (its flag set) and
+    the turn is free: the task runs rather than leave it to a task that may not come."""
+    pk = small.campaign.pk
+    assert tasks.recompute_campaign_results(pk) == 52
+    announce(pk)  # pending; it sends a task of its own (runs_before=1)
+    assert actions.recompute_pending(pk)
+    assert tasks.recompute_campaign_results(pk, runs_before=0) == 52
+    assert len(reads) == 2
+    assert not actions.recompute_pending(pk)
+    # With the turn held by another process, the holder covers it: the task returns.
+    announce(pk)
+    cache_set(turns.turn_key(pk), "elsewhere:1", turns.TURN_TIMEOUT)
+    assert tasks.recompute_campaign_results(pk, runs_before=1) is None
+    assert len(reads) == 2
+
+
 def test_a_task_that_finds_the_turn_taken_comes_back_later(small, broker, reads, settings):
     pk = small.campaign.pk
     settings.ANALYTICS_INCREMENTAL_SPACING_MS = 1500
