@@ -30,13 +30,16 @@ __all__ = ["LinkedDAJudgments", "PairLinks"]
 
 # The columns a LinkedDAJudgments takes as they are (given_z is optional).
 _CHECKED_COLUMNS = tuple(name for name in _DA_COLUMNS if name != "given_z")
-_IDS = (np.dtype(np.int32), np.dtype(np.int64))
+# dtype names, which compare equal to the dtypes: no numpy call when the module is imported
+# (the web process imports it with the recompute task, and numpy only on first use: issue 16
+# item 4, evalsite/deferred_imports.py).
+_IDS = ("int32", "int64")
 _TYPES = {
     **{name: _IDS for name in _CHECKED_COLUMNS},
     "links": _IDS,
-    "role": (np.dtype(np.int8),),
-    "score": (np.dtype(np.float64),),
-    "seconds": (np.dtype(np.float64),),
+    "role": ("int8",),
+    "score": ("float64",),
+    "seconds": ("float64",),
 }
 
 
