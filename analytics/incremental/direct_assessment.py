@@ -46,7 +46,7 @@ from analytics.incremental.analysis import (
 )
 from analytics.incremental.columns import Column, narrow_ids
 from analytics.incremental.links import LinkedDAJudgments, PairLinks
-from analytics.kinds.direct_assessment.loading import LoadedCampaign
+from analytics.kinds.direct_assessment.loading import JUDGMENT_COPY_COLUMNS, LoadedCampaign
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.direct_assessment import DAJudgments, Role
 from analytics.stats.direct_assessment.judgments import COLUMNS as DA_JUDGMENT_COLUMNS
@@ -273,15 +273,7 @@ class CachedDACampaign:
             _scored_judgments(self.campaign_id)
             .filter(id__gt=after_id)
             .annotate(duration_ms=Coalesce("client_duration_ms", "server_duration_ms")),
-            [
-                ("id", "id"),
-                ("worker_id", "id"),
-                ("assignment_id", "id"),
-                ("slot_id", "id"),
-                ("score", "float"),
-                ("duration_ms", "float"),
-                ("given_z", "float"),
-            ],
+            [("id", "id"), *JUDGMENT_COPY_COLUMNS],
             count_first=count_first,
         )
         n = int(rows["id"].shape[0])

@@ -125,23 +125,27 @@ def _holder_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+def _runs_here(holder: str) -> bool | None:
+    """Whether the process named ``holder`` (:func:`_holder_name`) runs: True or False for a
+    process of this machine, None for one of another machine (which cannot be asked)."""
+    host, _, pid = holder.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return None
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it runs (as another user)
+    return True
+
+
 def _let_go_of_a_dead_holder(campaign_id: int) -> bool:
     """If the campaign's turn is held by a process of this machine that no longer runs (a
     worker killed mid-run), let the turn go and say so: it is taken over at once instead of
     after TURN_TIMEOUT. A holder on another machine is waited for."""
     holder = cache_get(turn_key(campaign_id))
-    if not isinstance(holder, str):
-        return False
-    host, _, pid = holder.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        pass  # gone
-    except OSError:
-        return False  # it runs (as another user)
-    else:
+    if not isinstance(holder, str) or _runs_here(holder) is not False:
         return False
     logger.warning(
         "Campaign %s's recompute turn was held by %s, which is gone", campaign_id, holder
@@ -208,16 +212,7 @@ def _left_to_the_last_holder(campaign_id: int, me: str) -> bool:
         return False
     if time.time() - released_at >= HANDOVER_SECONDS:
         return False
-    host, _, pid = holder.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False  # gone: its arrays too
-    except OSError:
-        pass  # it runs (as another user)
-    return True
+    return _runs_here(holder) is True  # gone: its arrays too
 
 
 def _hold(campaign: Campaign, me: str) -> CampaignResult:

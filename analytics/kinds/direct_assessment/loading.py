@@ -46,7 +46,7 @@ from judgments.models import CampaignWorker, Judgment
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["LoadSummary", "LoadedCampaign", "load_da_judgments", "subset"]
+__all__ = ["JUDGMENT_COPY_COLUMNS", "LoadSummary", "LoadedCampaign", "load_da_judgments", "subset"]
 
 # Judgment columns read, in this order (all numeric or NULL, so one float array holds them;
 # ids stay exact in float64 up to 2**53).
@@ -250,8 +250,9 @@ class _SideTables(_OnOwnConnection):
         super().__init__(f"da-side-tables-{campaign_id}", lambda: _side_tables(campaign_id))
 
 
-# Judgment columns as load_columns reads them (duration_ms is annotated by the loader).
-_JUDGMENT_COPY_COLUMNS = (
+# Judgment columns as load_columns reads them (duration_ms is annotated by the loader); the
+# incremental cache reads the same, with the ids (analytics.incremental.direct_assessment).
+JUDGMENT_COPY_COLUMNS = (
     ("worker_id", "id"),
     ("assignment_id", "id"),
     ("slot_id", "id"),
@@ -283,7 +284,7 @@ def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDA
     contiguous range of ids, so the order by id is kept; a first half with fewer rows than
     its span is closed up after."""
     if not _reads_alongside():
-        return load_columns(judgments_qs, _JUDGMENT_COPY_COLUMNS)
+        return load_columns(judgments_qs, JUDGMENT_COPY_COLUMNS)
     bounds = (
         Judgment.objects.filter(campaign_id=campaign_id)
         .order_by()
@@ -291,14 +292,14 @@ def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDA
     )
     lo, hi = bounds["lo"], bounds["hi"]
     if lo is None or hi - lo + 1 > PREALLOCATED_SPAN:
-        return load_columns(judgments_qs, _JUDGMENT_COPY_COLUMNS)
+        return load_columns(judgments_qs, JUDGMENT_COPY_COLUMNS)
     span = hi - lo + 1
     arrays = [
         np.empty(span, dtype=np.int64 if kind == "id" else np.float64)
-        for _, kind in _JUDGMENT_COPY_COLUMNS
+        for _, kind in JUDGMENT_COPY_COLUMNS
     ]
     if span < SPLIT_JUDGMENT_IDS:
-        columns = load_columns(judgments_qs, _JUDGMENT_COPY_COLUMNS, into=arrays)
+        columns = load_columns(judgments_qs, JUDGMENT_COPY_COLUMNS, into=arrays)
         n = columns["worker_id"].shape[0]
         del columns
         return _first_rows(arrays, n)
@@ -308,13 +309,13 @@ def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDA
         f"da-judgments-{campaign_id}",
         load_columns,
         judgments_qs.filter(id__gt=middle),
-        _JUDGMENT_COPY_COLUMNS,
+        JUDGMENT_COPY_COLUMNS,
         into=[array[cut:] for array in arrays],
     )
     try:
         n_lower = load_columns(
             judgments_qs.filter(id__lte=middle),
-            _JUDGMENT_COPY_COLUMNS,
+            JUDGMENT_COPY_COLUMNS,
             into=[array[:cut] for array in arrays],
         )["worker_id"].shape[0]
     except BaseException:
@@ -333,7 +334,7 @@ def _first_rows(arrays: list[NDArray | None], n: int) -> dict[str, NDArray]:
     span), by column name: the arrays themselves when full, else copies (one column at a
     time), so that no column keeps the rest of its span."""
     out = {}
-    for k, (name, _) in enumerate(_JUDGMENT_COPY_COLUMNS):
+    for k, (name, _) in enumerate(JUDGMENT_COPY_COLUMNS):
         array, arrays[k] = arrays[k], None
         out[name] = array if n == array.shape[0] else array[:n].copy()
         del array
