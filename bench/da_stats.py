@@ -306,20 +306,36 @@ def measure_one(campaign_id: int, code: str) -> None:
     # each thread before its connection closes.
     import threading
 
+    import analytics.loading as shared_loading
     from analytics.kinds.direct_assessment import loading as da_loading
 
     side_db_cpu = []
-    close_thread = getattr(da_loading, "_close_thread_connections", None)
+    # Where a tree closes its load threads' connections: analytics.loading now, the DA
+    # loader's own function in older trees (a baseline).
+    closes_in = next(
+        (
+            (module, name)
+            for module, name in (
+                (shared_loading, "close_thread_connections"),
+                (da_loading, "_close_thread_connections"),
+            )
+            if hasattr(module, name)
+        ),
+        None,
+    )
     side_tables = getattr(da_loading, "_side_tables", None)
-    if close_thread is not None:
+    if closes_in is not None:
         # Every thread of the load (side tables, the judgments' second COPY stream) reads on
         # a connection of its own and closes it through this function: its server process's
         # CPU is read just before.
+        module, name = closes_in
+        close_thread = getattr(module, name)
+
         def measured_close():
             side_db_cpu.append(_database_cpu_seconds())
             close_thread()
 
-        da_loading._close_thread_connections = measured_close
+        setattr(module, name, measured_close)
     elif side_tables is not None:
 
         def measured_side_tables(pk):

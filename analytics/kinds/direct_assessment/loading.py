@@ -20,21 +20,20 @@ Seconds per judgment: the browser's ``client_duration_ms`` when present, else th
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
-from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Case, IntegerField, Max, Min, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 
 from analytics.loading import (
+    ReadAlongside,
     held_back_assignment_ids,
     id_array,
     load_columns,
     lookup,
+    reads_alongside,
     return_freed_memory,
 )
 from analytics.stats.direct_assessment import DAJudgments, Role
@@ -61,7 +60,6 @@ _JUDGMENT_COLUMNS = (
 )
 _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
-_T = TypeVar("_T")
 # int32's range, written out: numpy is not run when a web worker loads this module
 # (evalsite.deferred_imports).
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -183,69 +181,13 @@ def _side_tables(campaign_id: int) -> tuple[dict, dict, NDArray[np.int64], NDArr
     return slots, outputs, rejected_assignments, excluded_workers
 
 
-class _OnOwnConnection:
-    """``function(*args, **kwargs)``, read while the caller reads something else: on
-    PostgreSQL outside a transaction, in a thread of its own on a connection of its own
-    (closed after), so that a second server process reads it meanwhile instead of after.
-    Elsewhere (SQLite; inside a transaction, whose rows another connection would not see) it
-    is read when asked, on the caller's connection. Calling the instance gives what
-    ``function`` returned (or raises what it raised)."""
-
-    def __init__(
-        self, name: str, function: Callable[..., _T], *args: object, **kwargs: object
-    ) -> None:
-        self.function = function
-        self.args = args
-        self.kwargs = kwargs
-        self.result: _T | None = None
-        self.error: BaseException | None = None
-        self.thread: threading.Thread | None = None
-        if _reads_alongside():
-            share_one_heap()
-            self.thread = threading.Thread(target=self._read, name=name, daemon=True)
-            self.thread.start()
-
-    def _read(self) -> None:
-        try:
-            self.result = self.function(*self.args, **self.kwargs)
-        except BaseException as error:  # handed to the caller
-            self.error = error
-        finally:
-            _close_thread_connections()
-
-    def wait(self) -> None:
-        """Wait for the thread, if any, to end (the caller failed: nothing is left reading
-        after it)."""
-        if self.thread is not None:
-            self.thread.join()
-
-    def __call__(self) -> _T:
-        if self.thread is None:
-            return self.function(*self.args, **self.kwargs)
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        return self.result  # type: ignore[return-value]
-
-
-def _reads_alongside() -> bool:
-    """Can a second connection read beside the caller's (PostgreSQL, outside a
-    transaction)?"""
-    connection = connections[DEFAULT_DB_ALIAS]
-    return connection.vendor == "postgresql" and not connection.in_atomic_block
-
-
-def _close_thread_connections() -> None:
-    """The end of a thread of :class:`_OnOwnConnection`: its connections are closed (this
-    thread's only). bench/da_stats.py wraps it to read the server's CPU for them first."""
-    connections.close_all()
-
-
-class _SideTables(_OnOwnConnection):
+class _SideTables(ReadAlongside):
     """:func:`_side_tables` read while the judgments are (the server reads slots and outputs,
     ~0.3 s at a million judgments, mostly the outputs' wide rows, in a second process)."""
 
     def __init__(self, campaign_id: int) -> None:
+        if reads_alongside():
+            share_one_heap()  # the thread's temporaries on the main heap: see _heap
         # Looked up when run, so that a test can replace it.
         super().__init__(f"da-side-tables-{campaign_id}", lambda: _side_tables(campaign_id))
 
@@ -271,7 +213,7 @@ PREALLOCATED_SPAN = 1 << 24
 def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDArray]:
     """The judgments' columns, in id order.
 
-    Where a second connection can read beside this one (:func:`_reads_alongside`), the ids'
+    Where a second connection can read beside this one (:func:`reads_alongside`), the ids'
     range is read first (one query, from the (campaign, id) index). The rows are then parsed
     straight into one array per column as long as the span of the ids (at most that many
     rows: no pieces joined after, no copy when the ids are dense), and when the span is at
@@ -283,7 +225,7 @@ def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDA
     the other's (psycopg2 lets go of the GIL while it waits for a row). Each half is a
     contiguous range of ids, so the order by id is kept; a first half with fewer rows than
     its span is closed up after."""
-    if not _reads_alongside():
+    if not reads_alongside():
         return load_columns(judgments_qs, JUDGMENT_COPY_COLUMNS)
     bounds = (
         Judgment.objects.filter(campaign_id=campaign_id)
@@ -305,7 +247,8 @@ def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDA
         return _first_rows(arrays, n)
     middle = lo + (hi - lo) // 2
     cut = middle - lo + 1  # the first half's ids: lo..middle
-    upper = _OnOwnConnection(
+    share_one_heap()
+    upper = ReadAlongside(
         f"da-judgments-{campaign_id}",
         load_columns,
         judgments_qs.filter(id__gt=middle),

@@ -28,15 +28,20 @@ worker's trust is computed over everything they did; ``scored`` leaves them out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
-from django.db import connections
 from django.db.models import Case, IntegerField, Q, Value, When
 
-from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
+from analytics.loading import (
+    ReadAlongside,
+    held_back_assignment_ids,
+    id_array,
+    load_columns,
+    lookup,
+    reads_alongside,
+)
 from analytics.stats.ranking import RankingJudgments
 from analytics.stats.ranking.judgments import tuple_codes
 from campaigns.models import HitSlot, Output, SlotRole
@@ -47,7 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LoadedRanking", "by_id", "load_ranking_judgments", "ranking_set_id"]
 
-T = TypeVar("T")
 
 _SET_SHIFT = 16  # HitSlot.group is a smallint: below 2**15 on every database
 _RANKING_ROLES = {SlotRole.SYSTEM.value: 1, SlotRole.GOLD.value: 2}  # other roles: 0
@@ -137,12 +141,7 @@ OUTPUTS_ALONGSIDE_FROM_JUDGMENTS = 20_000
 def _outputs_alongside(n_judgments: int) -> bool:
     """Whether to read the outputs on a second connection: a large campaign on PostgreSQL,
     outside any transaction (another connection would not see the transaction's rows)."""
-    connection = connections[Output.objects.db]
-    return (
-        n_judgments >= OUTPUTS_ALONGSIDE_FROM_JUDGMENTS
-        and connection.vendor == "postgresql"
-        and not connection.in_atomic_block
-    )
+    return n_judgments >= OUTPUTS_ALONGSIDE_FROM_JUDGMENTS and reads_alongside(Output.objects.db)
 
 
 def _load_outputs(campaign_id: int) -> dict[str, NDArray]:
@@ -150,14 +149,6 @@ def _load_outputs(campaign_id: int) -> dict[str, NDArray]:
         Output.objects.filter(system__campaign_id=campaign_id).order_by(),
         [("id", "id"), ("system_id", "id"), ("segment_id", "id")],
     )
-
-
-def _in_own_connection(function: Callable[..., T], *args: object) -> T:
-    """Run ``function`` in this thread's own database connection, closed after."""
-    try:
-        return function(*args)
-    finally:
-        connections.close_all()
 
 
 def _role_code() -> Case:
@@ -193,9 +184,9 @@ def load_ranking_judgments(
         # on both at once). Both queries start after the judgments' one, so every judged slot
         # and its output are in what each of them sees (a slot exists before its judgments,
         # an output before its slots), as when they run in turn.
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ranking-outputs")
-        pending_outputs = pool.submit(_in_own_connection, _load_outputs, campaign_id)
-        pool.shutdown(wait=False)
+        pending_outputs = ReadAlongside(
+            f"ranking-outputs-{campaign_id}", _load_outputs, campaign_id
+        )
     slots = load_columns(
         HitSlot.objects.filter(hit__campaign_id=campaign_id)
         .order_by()
@@ -219,7 +210,7 @@ def load_ranking_judgments(
             ("qualification", "id"),
         ],
     )
-    outputs = _load_outputs(campaign_id) if pending_outputs is None else pending_outputs.result()
+    outputs = _load_outputs(campaign_id) if pending_outputs is None else pending_outputs()
     judgments, slots, outputs = (by_id(table) for table in (judgments, slots, outputs))
     # Rejected, or opened from MTurk and not confirmed by MTurk yet (analytics.loading).
     rejected_assignments = held_back_assignment_ids(campaign_id)
