@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 import numpy as np
 from django.core.exceptions import FieldDoesNotExist
@@ -25,20 +25,24 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import BigIntegerField, F, FloatField, QuerySet, Value
 from django.db.models.functions import Cast, Coalesce
 
+from analytics import copies
 from judgments.models import Assignment, held_back_from_scores
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = [
+    "ColumnsRead",
     "ReadAlongside",
     "close_thread_connections",
     "held_back_assignment_ids",
     "id_array",
     "load_columns",
+    "load_columns_together",
     "lookup",
     "nullable_ids",
     "reads_alongside",
+    "reads_together",
     "return_freed_memory",
 ]
 
@@ -117,6 +121,13 @@ def reads_alongside(alias: str = DEFAULT_DB_ALIAS) -> bool:
     transaction, whose rows another connection would not see)."""
     connection = connections[alias]
     return connection.vendor == "postgresql" and not connection.in_atomic_block
+
+
+def reads_together(alias: str = DEFAULT_DB_ALIAS) -> bool:
+    """Whether :func:`load_columns_together` reads at once on connections of its own here
+    (PostgreSQL outside a transaction, a connection setting asyncpg takes), not one read
+    after another on Django's connection."""
+    return copies.connect_kwargs(alias) is not None
 
 
 def close_thread_connections() -> None:
@@ -208,12 +219,12 @@ def load_columns(
     that raise ValueError.
     """
     names = [name for name, _ in columns]
-    kinds = [kind for _, kind in columns]
-    if any(kind not in ("id", "float") for kind in kinds):
-        raise ValueError(f"column kinds must be 'id' or 'float', got {kinds}")
+    kinds = _column_kinds(columns)
     connection = connections[queryset.db]
     if into is not None:
         into = _checked_into(into, kinds)
+    if queryset.query.is_empty():  # .none(): no SQL to send
+        return _no_rows(columns, into)
     if connection.vendor != "postgresql":
         rows = list(queryset.values_list(*names))
         table = np.array(rows, dtype=np.float64).reshape(-1, len(names))
@@ -231,6 +242,21 @@ def load_columns(
         for k, name in enumerate(names):
             into[k][:n] = out[name]
         return {name: into[k][:n] for k, name in enumerate(names)}
+    with connection.cursor() as cursor:
+        statement = f"COPY ({_copy_query(queryset, columns, cursor)}) TO STDOUT (FORMAT binary)"
+        capacity = 0 if into is not None or not count_first else queryset.order_by().count()
+        sink = _BinaryCopySink(kinds, capacity, into)
+        writer = io.BufferedWriter(sink, buffer_size=COPY_CHUNK_BYTES)
+        cursor.copy_expert(statement, writer)
+        writer.flush()
+    arrays = sink.finish()
+    return dict(zip(names, arrays, strict=True))
+
+
+def _copy_query(queryset: QuerySet, columns: Sequence[tuple[str, str]], cursor) -> str:
+    """The SELECT a binary COPY of ``columns`` of ``queryset`` reads: fixed-width rows of
+    int8 ("id") and float8 ("float") fields, none NULL; its parameters quoted by ``cursor``'s
+    driver (psycopg2's ``mogrify``)."""
     # Each column as its own expression, typed as the stream is parsed (a cast to the type a
     # column already has is no cast in PostgreSQL) and with NULL replaced only where the column
     # can hold one: no subquery around the ORM's SELECT, no expression per NOT NULL value
@@ -244,17 +270,71 @@ def load_columns(
             expression = Coalesce(expression, sentinel, output_field=field)
         expressions[f"_copy_column_{k}"] = expression
     sql, params = queryset.annotate(**expressions).values_list(*expressions).query.sql_with_params()
+    return cursor.mogrify(sql, params).decode()
+
+
+class ColumnsRead(NamedTuple):
+    """One read of :func:`load_columns_together`: ``load_columns``'s arguments."""
+
+    queryset: QuerySet
+    columns: Sequence[tuple[str, str]]
+    into: Sequence[NDArray] | None = None
+
+
+def load_columns_together(reads: Sequence[ColumnsRead]) -> list[dict[str, NDArray]]:
+    """:func:`load_columns` of each read, as it gives them, read at once where that can be.
+
+    On PostgreSQL outside a transaction (``analytics.copies.connect_kwargs``), every read is
+    a binary COPY on a connection of its own, all in flight together in this thread
+    (:func:`analytics.copies.read_copies`): the server's processes do their per-row work side
+    by side, and the streams reach the parser in large pieces instead of a Python call per
+    row. Elsewhere (SQLite, inside a transaction, a connection setting asyncpg does not
+    take) they are read one after another on Django's connection. All reads are on the
+    queryset's database: the first one's."""
+    if not reads:
+        return []
+    alias = reads[0].queryset.db
+    kwargs = copies.connect_kwargs(alias)
+    if kwargs is None:
+        return [load_columns(read.queryset, read.columns, into=read.into) for read in reads]
+    jobs, results = [], []
+    connection = connections[alias]
     connection.ensure_connection()
     with connection.cursor() as cursor:
-        # The ORM's SQL, parameters quoted by the driver.
-        statement = f"COPY ({cursor.mogrify(sql, params).decode()}) TO STDOUT (FORMAT binary)"
-        capacity = 0 if into is not None or not count_first else queryset.order_by().count()
-        sink = _BinaryCopySink(kinds, capacity, into)
-        writer = io.BufferedWriter(sink, buffer_size=COPY_CHUNK_BYTES)
-        cursor.copy_expert(statement, writer)
-        writer.flush()
-    arrays = sink.finish()
-    return dict(zip(names, arrays, strict=True))
+        for read in reads:
+            kinds = _column_kinds(read.columns)
+            into = _checked_into(read.into, kinds) if read.into is not None else None
+            if read.queryset.query.is_empty():  # .none(): no SQL to send
+                results.append(_no_rows(read.columns, into))
+                continue
+            sink = _BinaryCopySink(kinds, 0, into)
+            jobs.append((_copy_query(read.queryset, read.columns, cursor), sink))
+            results.append(sink)
+    if jobs:
+        copies.read_copies(kwargs, jobs)
+    names = [[name for name, _ in read.columns] for read in reads]
+    return [
+        result if isinstance(result, dict) else dict(zip(read_names, result.finish(), strict=True))
+        for read_names, result in zip(names, results, strict=True)
+    ]
+
+
+def _no_rows(
+    columns: Sequence[tuple[str, str]], into: Sequence[NDArray] | None
+) -> dict[str, NDArray]:
+    """The columns of no rows: empty arrays of their types (views of ``into``'s)."""
+    if into is not None:
+        return {name: array[:0] for (name, _), array in zip(columns, into, strict=True)}
+    return {
+        name: np.empty(0, dtype=np.int64 if kind == "id" else np.float64) for name, kind in columns
+    }
+
+
+def _column_kinds(columns: Sequence[tuple[str, str]]) -> list[str]:
+    kinds = [kind for _, kind in columns]
+    if any(kind not in ("id", "float") for kind in kinds):
+        raise ValueError(f"column kinds must be 'id' or 'float', got {kinds}")
+    return kinds
 
 
 def _checked_into(into: Sequence[NDArray], kinds: Sequence[str]) -> list[NDArray]:

@@ -27,9 +27,8 @@ the statistics' modules imported first): recompute_campaign end to end and the p
 RSS, alternating the current code with the previous one (bench/da_baseline_code.py: the
 values_list loader and one scipy call per ordered pair of systems), ``--rounds`` times each,
 printing medians and ratios with the load average, and CPU seconds beside the times (the
-recompute's, the whole child process's, and the database server's for the recompute's
-connections: the main one and the load's others, in threads, for its side tables and the
-second half of the judgments); ``--baseline
+recompute's, the whole child process's, and the database server's: all its processes',
+the load's own connections included, so run the bench alone); ``--baseline
 COMMIT``: the previous code is that commit's whole tree instead. ``--campaign`` runs only
 this part on campaigns kept from earlier runs (``--keep``), e.g. 100k, 300k and 1M
 judgments, and prints seconds per judgment to show the growth. With DATABASE_URL set, it
@@ -223,25 +222,6 @@ def _rss_mib() -> float:
     return float("nan")
 
 
-def _database_cpu_seconds() -> float:
-    """CPU seconds the database server's process for this connection has used (PostgreSQL on
-    this machine: its /proc entry; NaN elsewhere). CPU time, unlike wall time, hardly depends
-    on what else the shared machine runs."""
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        return float("nan")
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        (pid,) = cursor.fetchone()
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    # utime and stime: fields 14 and 15 of proc(5), 11 and 12 after the command name.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _worker_imports() -> None:
     """What a Celery worker (deploy/worker.sh) has imported before its first recompute: every
     app's and kind's ``tasks`` module (evalsite.celery's autodiscovery; no scipy.stats since
@@ -301,61 +281,22 @@ def measure_one(campaign_id: int, code: str) -> None:
             load_s.append(time.perf_counter() - started)
 
     da_actions.load_da_judgments = timed_load
-    # The load reads its side tables (and half of the judgments) on connections of their own
-    # in threads (PostgreSQL outside a transaction): those server processes' CPU is read in
-    # each thread before its connection closes.
-    import threading
+    # The load reads on connections of its own (analytics/copies.py): the server's CPU is
+    # that of all its processes, reaped ones included (run the bench alone).
+    from submissions import database_cpu_seconds
 
-    import analytics.loading as shared_loading
-    from analytics.kinds.direct_assessment import loading as da_loading
-
-    side_db_cpu = []
-    # Where a tree closes its load threads' connections: analytics.loading now, the DA
-    # loader's own function in older trees (a baseline).
-    closes_in = next(
-        (
-            (module, name)
-            for module, name in (
-                (shared_loading, "close_thread_connections"),
-                (da_loading, "_close_thread_connections"),
-            )
-            if hasattr(module, name)
-        ),
-        None,
-    )
-    side_tables = getattr(da_loading, "_side_tables", None)
-    if closes_in is not None:
-        # Every thread of the load (side tables, the judgments' second COPY stream) reads on
-        # a connection of its own and closes it through this function: its server process's
-        # CPU is read just before.
-        module, name = closes_in
-        close_thread = getattr(module, name)
-
-        def measured_close():
-            side_db_cpu.append(_database_cpu_seconds())
-            close_thread()
-
-        setattr(module, name, measured_close)
-    elif side_tables is not None:
-
-        def measured_side_tables(pk):
-            try:
-                return side_tables(pk)
-            finally:
-                if threading.current_thread() is not threading.main_thread():
-                    side_db_cpu.append(_database_cpu_seconds())
-
-        da_loading._side_tables = measured_side_tables
     rss_before = _rss_mib()
+    db_started = database_cpu_seconds()
     started, cpu_started = time.perf_counter(), time.process_time()
     result = actions.recompute_campaign(campaign)
     total = time.perf_counter() - started
     recompute_cpu = time.process_time() - cpu_started
+    db_cpu = database_cpu_seconds() - db_started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         json.dumps(
             {
-                "db_cpu": _database_cpu_seconds() + sum(side_db_cpu),
+                "db_cpu": db_cpu,
                 "recompute_cpu": recompute_cpu,
                 "total": total,
                 "load": load_s[0],

@@ -127,3 +127,46 @@ def test_load_columns_into_arrays_of_the_wrong_type() -> None:
         load_columns(Judgment.objects.order_by("id"), COLUMNS, into=into)
     with pytest.raises(ValueError, match="into has 1 arrays for 5 columns"):
         load_columns(Judgment.objects.order_by("id"), COLUMNS, into=into[:1])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_load_columns_together_reads_what_load_columns_reads(judgments) -> None:
+    """Each read gives what load_columns gives it (on PostgreSQL outside a transaction, all at
+    once on connections of their own; elsewhere one after another), ``into`` included."""
+    from analytics.loading import ColumnsRead, load_columns_together
+
+    first_ids = [j.pk for j in judgments[:3]]
+    into = [np.full(5, -7, dtype=np.int64), np.full(5, -7.0)]
+    reads = [
+        ColumnsRead(Judgment.objects.order_by("id"), COLUMNS),
+        ColumnsRead(Judgment.objects.filter(pk__in=first_ids).order_by("id"), COLUMNS[:1]),
+        ColumnsRead(Judgment.objects.none(), COLUMNS[2:]),
+        ColumnsRead(
+            Judgment.objects.filter(pk__in=first_ids).order_by("id"),
+            [("id", "id"), ("score", "float")],
+            into,
+        ),
+    ]
+    got = load_columns_together(reads)
+    assert len(got) == 4
+    for read, columns in zip(reads, got, strict=True):
+        want = load_columns(read.queryset, read.columns)
+        assert list(columns) == list(want)
+        for name in want:
+            np.testing.assert_array_equal(columns[name], want[name], err_msg=name)
+            assert columns[name].dtype == want[name].dtype
+    # Parsed straight into the given arrays: their first rows, the rest untouched.
+    assert np.shares_memory(got[3]["id"], into[0])
+    assert into[0].tolist() == [*first_ids, -7, -7]
+    assert load_columns_together([]) == []
+
+
+def test_load_columns_of_an_empty_queryset_sends_no_sql(django_assert_num_queries) -> None:
+    into = [np.zeros(2, dtype=np.int64), np.zeros(2)]
+    with django_assert_num_queries(0):
+        got = load_columns(Judgment.objects.none(), COLUMNS)
+        given = load_columns(Judgment.objects.none(), [("id", "id"), ("score", "float")], into=into)
+    for name, kind in COLUMNS:
+        assert got[name].shape == (0,)
+        assert got[name].dtype == (np.int64 if kind == "id" else np.float64)
+    assert given["id"].shape == given["score"].shape == (0,)

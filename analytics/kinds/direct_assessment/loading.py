@@ -28,16 +28,15 @@ from django.db.models import Case, IntegerField, Max, Min, Q, QuerySet, Value, W
 from django.db.models.functions import Coalesce
 
 from analytics.loading import (
-    ReadAlongside,
+    ColumnsRead,
     held_back_assignment_ids,
     id_array,
-    load_columns,
+    load_columns_together,
     lookup,
-    reads_alongside,
+    reads_together,
     return_freed_memory,
 )
 from analytics.stats.direct_assessment import DAJudgments, Role
-from analytics.stats.direct_assessment._heap import share_one_heap
 from analytics.stats.direct_assessment.judgments import freeze
 from campaigns.models import HitSlot, Output
 from judgments.models import CampaignWorker, Judgment
@@ -146,28 +145,30 @@ def _by_id(columns: dict[str, NDArray]) -> dict[str, NDArray]:
     return {name: column[order] for name, column in columns.items()}
 
 
-def _side_tables(campaign_id: int) -> tuple[dict, dict, NDArray[np.int64], NDArray[np.int64]]:
-    """The campaign's slots and outputs (columns by id), the ids of its assignments held
-    back from the scores and of its excluded workers (sorted): four queries."""
+# The slots' and outputs' columns read.
+_SLOT_COLUMNS = (("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id"))
+_OUTPUT_COLUMNS = (("id", "id"), ("system_id", "id"))
+
+
+def _side_reads(campaign_id: int) -> list[ColumnsRead]:
+    """The reads of the campaign's slots and outputs (columns by id after :func:`_by_id`)."""
     # Slots and outputs unordered, sorted by id here: PostgreSQL sorted them after its join
     # (on disk with the default work_mem: at a million judgments 40% of these two COPYs'
     # time), where numpy checks a sort is needed (rows come in table order, nearly always
     # by id already) and sorts 200,000 ids in milliseconds otherwise.
-    slots = _by_id(
-        load_columns(
-            HitSlot.objects.filter(hit__campaign_id=campaign_id)
-            .order_by()
-            .annotate(role_code=_role_code()),
-            [("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id")],
-        )
+    slots = (
+        HitSlot.objects.filter(hit__campaign_id=campaign_id)
+        .order_by()
+        .annotate(role_code=_role_code())
     )
-    outputs = _by_id(
-        load_columns(
-            Output.objects.filter(system__campaign_id=campaign_id).order_by(),
-            [("id", "id"), ("system_id", "id")],
-        )
-    )
-    # Rejected, or opened from MTurk and not confirmed by MTurk yet (analytics.loading).
+    outputs = Output.objects.filter(system__campaign_id=campaign_id).order_by()
+    return [ColumnsRead(slots, _SLOT_COLUMNS), ColumnsRead(outputs, _OUTPUT_COLUMNS)]
+
+
+def _held_back(campaign_id: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The ids of the campaign's assignments held back from the scores (rejected, or opened
+    from MTurk and not confirmed by MTurk yet: ``analytics.loading``) and of its excluded
+    workers, sorted: two queries."""
     rejected_assignments = held_back_assignment_ids(campaign_id)
     excluded_workers = np.sort(
         id_array(
@@ -178,18 +179,7 @@ def _side_tables(campaign_id: int) -> tuple[dict, dict, NDArray[np.int64], NDArr
             )
         )
     )
-    return slots, outputs, rejected_assignments, excluded_workers
-
-
-class _SideTables(ReadAlongside):
-    """:func:`_side_tables` read while the judgments are (the server reads slots and outputs,
-    ~0.3 s at a million judgments, mostly the outputs' wide rows, in a second process)."""
-
-    def __init__(self, campaign_id: int) -> None:
-        if reads_alongside():
-            share_one_heap()  # the thread's temporaries on the main heap: see _heap
-        # Looked up when run, so that a test can replace it.
-        super().__init__(f"da-side-tables-{campaign_id}", lambda: _side_tables(campaign_id))
+    return rejected_assignments, excluded_workers
 
 
 # Judgment columns as load_columns reads them (duration_ms is annotated by the loader); the
@@ -210,66 +200,81 @@ SPLIT_JUDGMENT_IDS = 200_000
 PREALLOCATED_SPAN = 1 << 24
 
 
-def _judgment_columns(campaign_id: int, judgments_qs: QuerySet) -> dict[str, NDArray]:
-    """The judgments' columns, in id order.
+def _read_tables(campaign_id: int, judgments_qs: QuerySet) -> tuple[dict, dict, dict]:
+    """The judgments' columns (``JUDGMENT_COPY_COLUMNS``, in id order), the slots' and the
+    outputs' (by id).
 
-    Where a second connection can read beside this one (:func:`reads_alongside`), the ids'
-    range is read first (one query, from the (campaign, id) index). The rows are then parsed
-    straight into one array per column as long as the span of the ids (at most that many
-    rows: no pieces joined after, no copy when the ids are dense), and when the span is at
-    least ``SPLIT_JUDGMENT_IDS`` the ids above the middle of the range are read on a
-    connection of their own, in a thread, into the arrays' second part, while this one reads
-    those below into the first: PostgreSQL's work on the COPY (the index scan, each value's
-    send function, a message per row: at a million judgments most of the load's wall time)
-    is done by two server processes at once, and the client's parsing of one stream overlaps
-    the other's (psycopg2 lets go of the GIL while it waits for a row). Each half is a
-    contiguous range of ids, so the order by id is kept; a first half with fewer rows than
-    its span is closed up after."""
-    if not reads_alongside():
-        return load_columns(judgments_qs, JUDGMENT_COPY_COLUMNS)
-    bounds = (
+    Where the reads can run together (``analytics.loading.reads_together``: PostgreSQL
+    outside a transaction), the ids' range is read first (one query, from the (campaign, id)
+    index) and every table is one binary COPY on a connection of its own, all at once: the
+    slots and outputs beside the judgments, and the judgments parsed straight into one array
+    per column as long as the span of the ids (at most that many rows: no pieces joined
+    after, no copy when the ids are dense). When the span is at least ``SPLIT_JUDGMENT_IDS``
+    the ids above the middle of the range are a COPY of their own, into the arrays' second
+    part: PostgreSQL's work on the COPY (the index scan, each value's send function, a
+    message per row: at a million judgments most of the load's wall time) is done by two
+    server processes at once. Each half is a contiguous range of ids, so the order by id is
+    kept; a first half with fewer rows than its span is closed up after. Elsewhere the three
+    are read one after another on Django's connection."""
+    side = _side_reads(campaign_id)
+    bounds = _id_bounds(campaign_id) if reads_together(judgments_qs.db) else None
+    if (
+        bounds is None
+        or bounds["lo"] is None
+        or bounds["hi"] - bounds["lo"] + 1 > PREALLOCATED_SPAN
+    ):
+        judgments, slots, outputs = load_columns_together(
+            [ColumnsRead(judgments_qs, JUDGMENT_COPY_COLUMNS), *side]
+        )
+        return judgments, _by_id(slots), _by_id(outputs)
+    columns = JUDGMENT_COPY_COLUMNS
+    key = columns[0][0]
+    lo, hi = bounds["lo"], bounds["hi"]
+    span = hi - lo + 1
+    arrays = [np.empty(span, dtype=np.int64 if kind == "id" else np.float64) for _, kind in columns]
+    if span < SPLIT_JUDGMENT_IDS:
+        judgments, *side_columns = load_columns_together(
+            [ColumnsRead(judgments_qs, columns, into=arrays), *side]
+        )
+        n = judgments[key].shape[0]
+        del judgments
+    else:
+        middle = lo + (hi - lo) // 2
+        cut = middle - lo + 1  # the first half's ids: lo..middle
+        lower, upper, *side_columns = load_columns_together(
+            [
+                ColumnsRead(
+                    judgments_qs.filter(id__lte=middle),
+                    columns,
+                    into=[array[:cut] for array in arrays],
+                ),
+                ColumnsRead(
+                    judgments_qs.filter(id__gt=middle),
+                    columns,
+                    into=[array[cut:] for array in arrays],
+                ),
+                *side,
+            ]
+        )
+        n_lower, n_upper = lower[key].shape[0], upper[key].shape[0]
+        del lower, upper
+        if n_lower < cut:
+            for array in arrays:
+                # Overlapping ranges: numpy copies through a buffer when they overlap.
+                array[n_lower : n_lower + n_upper] = array[cut : cut + n_upper]
+        n = n_lower + n_upper
+    slots, outputs = side_columns
+    return _first_rows(arrays, n), _by_id(slots), _by_id(outputs)
+
+
+def _id_bounds(campaign_id: int) -> dict[str, int | None]:
+    """The smallest and largest judgment id of the campaign ("lo", "hi"), from the
+    (campaign, id) index."""
+    return (
         Judgment.objects.filter(campaign_id=campaign_id)
         .order_by()
         .aggregate(lo=Min("id"), hi=Max("id"))
     )
-    lo, hi = bounds["lo"], bounds["hi"]
-    if lo is None or hi - lo + 1 > PREALLOCATED_SPAN:
-        return load_columns(judgments_qs, JUDGMENT_COPY_COLUMNS)
-    span = hi - lo + 1
-    arrays = [
-        np.empty(span, dtype=np.int64 if kind == "id" else np.float64)
-        for _, kind in JUDGMENT_COPY_COLUMNS
-    ]
-    if span < SPLIT_JUDGMENT_IDS:
-        columns = load_columns(judgments_qs, JUDGMENT_COPY_COLUMNS, into=arrays)
-        n = columns["worker_id"].shape[0]
-        del columns
-        return _first_rows(arrays, n)
-    middle = lo + (hi - lo) // 2
-    cut = middle - lo + 1  # the first half's ids: lo..middle
-    share_one_heap()
-    upper = ReadAlongside(
-        f"da-judgments-{campaign_id}",
-        load_columns,
-        judgments_qs.filter(id__gt=middle),
-        JUDGMENT_COPY_COLUMNS,
-        into=[array[cut:] for array in arrays],
-    )
-    try:
-        n_lower = load_columns(
-            judgments_qs.filter(id__lte=middle),
-            JUDGMENT_COPY_COLUMNS,
-            into=[array[:cut] for array in arrays],
-        )["worker_id"].shape[0]
-    except BaseException:
-        upper.wait()
-        raise
-    n_upper = upper()["worker_id"].shape[0]
-    if n_lower < cut:
-        for array in arrays:
-            # Overlapping ranges: numpy copies through a buffer when they overlap.
-            array[n_lower : n_lower + n_upper] = array[cut : cut + n_upper]
-    return _first_rows(arrays, n_lower + n_upper)
 
 
 def _first_rows(arrays: list[NDArray | None], n: int) -> dict[str, NDArray]:
@@ -285,7 +290,9 @@ def _first_rows(arrays: list[NDArray | None], n: int) -> dict[str, NDArray]:
 
 
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:
-    """Load campaign ``campaign_id``'s direct-assessment judgments (five queries in all)."""
+    """Load campaign ``campaign_id``'s direct-assessment judgments: five queries in all (the
+    judgments, slots and outputs, the held-back assignments and excluded workers), plus the
+    judgment ids' range where the first three are read together (:func:`_read_tables`)."""
     judgments_qs = (
         Judgment.objects.filter(campaign_id=campaign_id)
         .filter(Q(score__isnull=False) | Q(given_z__isnull=False))
@@ -296,11 +303,8 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     judgments_qs = judgments_qs.annotate(
         duration_ms=Coalesce("client_duration_ms", "server_duration_ms")
     )
-    # The slots, outputs, rejected assignments and excluded workers are read meanwhile on a
-    # second connection where that can be (_SideTables).
-    side_tables = _SideTables(campaign_id)
-    columns = _judgment_columns(campaign_id, judgments_qs)
-    slots, outputs, rejected_assignments, excluded_workers = side_tables()
+    rejected_assignments, excluded_workers = _held_back(campaign_id)
+    columns, slots, outputs = _read_tables(campaign_id, judgments_qs)
 
     # Ids as int32 when they fit (any database short of two billion rows): half the memory
     # of the loaded judgments' id columns, taken one column at a time.

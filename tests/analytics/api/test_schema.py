@@ -131,6 +131,11 @@ def test_no_generated_request_gets_a_server_error(case, api_world):
     if case.path == "/api/imports/":
         # A file import refuses content no schema can describe (random bytes are no WMT file).
         excluded.append(schemathesis.checks.positive_data_acceptance)
+    if case.path.endswith("/still-needed/") and (case.query or {}).get("method"):
+        # Which estimation methods a campaign offers depends on its task kind (a DA campaign
+        # refuses ?method=bootstrap with a 400 that names the ones it has): the path's schema,
+        # shared by every kind, lists them all.
+        excluded.append(schemathesis.checks.positive_data_acceptance)
     case.validate_response(response, excluded_checks=excluded)
 
 

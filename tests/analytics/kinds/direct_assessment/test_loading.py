@@ -146,12 +146,15 @@ def test_slots_and_outputs_read_out_of_id_order_load_the_same(small, monkeypatch
     # come last; the reversal below makes sure they come out of order on every backend.
     for slot in small["slots"][:3]:
         slot.save()
-    read = loading.load_columns
+    read = loading.load_columns_together
 
-    def reversed_rows(queryset, columns, **kwargs):
-        return {name: column[::-1].copy() for name, column in read(queryset, columns).items()}
+    def reversed_rows(reads):
+        return [
+            {name: column[::-1].copy() for name, column in columns.items()}
+            for columns in read(reads)
+        ]
 
-    monkeypatch.setattr(loading, "load_columns", reversed_rows)
+    monkeypatch.setattr(loading, "load_columns_together", reversed_rows)
     got = load_da_judgments(small["campaign"].pk)
     for name in ("worker", "slot", "role", "system", "item", "pair_slot", "score", "seconds"):
         np.testing.assert_array_equal(
@@ -160,126 +163,151 @@ def test_slots_and_outputs_read_out_of_id_order_load_the_same(small, monkeypatch
     np.testing.assert_array_equal(got.judgments.partner[::-1] >= 0, want.judgments.partner >= 0)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_side_tables_read_on_a_second_connection_load_the_same(small):
-    """On PostgreSQL outside a transaction the slots, outputs, rejected assignments and
-    excluded workers are read in a thread on a connection of its own (closed after), while
-    the judgments are; the arrays are those the reading inside a transaction gives."""
-    from django.db import connection, transaction
-
-    from analytics.kinds.direct_assessment import loading
-
-    campaign_id = small["campaign"].pk
-    side = loading._SideTables(campaign_id)
-    assert (side.thread is not None) == (connection.vendor == "postgresql")
-    side()
-    got = load_da_judgments(campaign_id)
-    with transaction.atomic():
-        assert loading._SideTables(campaign_id).thread is None
-        want = load_da_judgments(campaign_id)
-    for name in ("worker", "slot", "role", "system", "item", "pair_slot", "score", "partner"):
-        np.testing.assert_array_equal(
-            getattr(got.judgments, name), getattr(want.judgments, name), err_msg=name
-        )
-    np.testing.assert_array_equal(got.rejected, want.rejected)
-    np.testing.assert_array_equal(got.excluded_workers, want.excluded_workers)
+JUDGMENT_FIELDS = (
+    "worker",
+    "assignment",
+    "slot",
+    "role",
+    "system",
+    "item",
+    "pair_slot",
+    "score",
+    "seconds",
+    "partner",
+)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_an_error_reading_the_side_tables_reaches_the_caller(small, monkeypatch):
-    """In the thread on PostgreSQL, inline elsewhere: the caller gets the error."""
-    from analytics.kinds.direct_assessment import loading
-
-    def broken(campaign_id):
-        raise RuntimeError("side tables unreadable")
-
-    monkeypatch.setattr(loading, "_side_tables", broken)
-    with pytest.raises(RuntimeError, match="side tables unreadable"):
-        load_da_judgments(small["campaign"].pk)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_judgments_read_as_two_streams_load_the_same(small, monkeypatch):
-    """On PostgreSQL outside a transaction, a campaign whose judgment ids span at least
-    SPLIT_JUDGMENT_IDS is read as two COPY streams (ids above the middle of their range in a
-    thread on a connection of its own): the same arrays, in id order, as one stream inside a
-    transaction."""
-    from django.db import connection, transaction
-
-    from analytics.kinds.direct_assessment import loading
-
-    campaign_id = small["campaign"].pk
-    streams = []
-    real_load_columns = loading.load_columns
-
-    def counted(queryset, columns, **kwargs):
-        if queryset.model is loading.Judgment:
-            streams.append(str(queryset.query))
-        return real_load_columns(queryset, columns, **kwargs)
-
-    monkeypatch.setattr(loading, "load_columns", counted)
-    monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", 1)
-    got = load_da_judgments(campaign_id)
-    assert len(streams) == (2 if connection.vendor == "postgresql" else 1)
-    streams.clear()
-    with transaction.atomic():
-        want = load_da_judgments(campaign_id)
-    assert len(streams) == 1
+def _assert_same_load(got, want):
     assert len(got) == len(want) > 0
-    for name in (
-        "worker",
-        "assignment",
-        "slot",
-        "role",
-        "system",
-        "item",
-        "pair_slot",
-        "score",
-        "seconds",
-        "partner",
-    ):
+    for name in JUDGMENT_FIELDS:
         np.testing.assert_array_equal(
             getattr(got.judgments, name), getattr(want.judgments, name), err_msg=name
         )
     np.testing.assert_array_equal(got.rejected, want.rejected)
     np.testing.assert_array_equal(got.excluded, want.excluded)
+    np.testing.assert_array_equal(got.excluded_workers, want.excluded_workers)
     assert (got.n_read, got.n_rejected_read, got.n_skipped) == (
         want.n_read,
         want.n_rejected_read,
         want.n_skipped,
     )
-    # Below the threshold: one stream.
-    monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", 10**12)
-    streams.clear()
-    load_da_judgments(campaign_id)
-    assert len(streams) == 1
+
+
+@pytest.fixture
+def copy_queries(monkeypatch):
+    """The queries of every read_copies call (analytics.copies), one list per call."""
+    from analytics import copies
+
+    calls = []
+    real = copies.read_copies
+
+    def recorded(kwargs, jobs):
+        calls.append([query for query, _ in jobs])
+        return real(kwargs, jobs)
+
+    monkeypatch.setattr(copies, "read_copies", recorded)
+    return calls
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_error_reading_the_second_judgment_stream_reaches_the_caller(small, monkeypatch):
-    """The judgments read in the thread (PostgreSQL) fail: the caller gets the error.
-    Elsewhere there is no second stream, and the load succeeds."""
-    import threading
+def test_tables_read_together_load_the_same(small, copy_queries):
+    """On PostgreSQL outside a transaction the judgments, slots and outputs are read at once,
+    each on a connection of its own (analytics.copies); the arrays are those read one after
+    another on Django's connection inside a transaction."""
+    from django.db import connection, transaction
 
-    from django.db import connection
+    from analytics.loading import reads_together
+
+    campaign_id = small["campaign"].pk
+    assert reads_together() == (connection.vendor == "postgresql")
+    got = load_da_judgments(campaign_id)
+    if connection.vendor == "postgresql":
+        assert len(copy_queries) == 1
+        tables = [query.split(" FROM ")[1].split()[0] for query in copy_queries[0]]
+        assert tables == ['"judgments_judgment"', '"campaigns_hitslot"', '"campaigns_output"']
+    else:
+        assert copy_queries == []
+    with transaction.atomic():
+        assert not reads_together()
+        want = load_da_judgments(campaign_id)
+    assert len(copy_queries) == (1 if connection.vendor == "postgresql" else 0)
+    _assert_same_load(got, want)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_error_reading_the_slots_reaches_the_caller(postgres_required, small, monkeypatch):
+    """One of the reads fails on the server (a division by zero in the slots' COPY): the
+    caller gets the error."""
+    from analytics.kinds.direct_assessment import loading
+
+    real_side_reads = loading._side_reads
+
+    def failing(campaign_id):
+        slots, outputs = real_side_reads(campaign_id)
+        broken = slots.queryset.extra(
+            where=["1 / (campaigns_hitslot.id - campaigns_hitslot.id) = 1"]
+        )
+        return [loading.ColumnsRead(broken, slots.columns), outputs]
+
+    monkeypatch.setattr(loading, "_side_reads", failing)
+    with pytest.raises(Exception, match="division by zero"):
+        load_da_judgments(small["campaign"].pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_judgments_read_as_two_streams_load_the_same(small, monkeypatch, copy_queries):
+    """On PostgreSQL outside a transaction, a campaign whose judgment ids span at least
+    SPLIT_JUDGMENT_IDS is read as two COPY streams (the ids up to the middle of their range
+    and those above), beside the slots and outputs: the same arrays, in id order, as one
+    stream inside a transaction."""
+    from django.db import connection, transaction
 
     from analytics.kinds.direct_assessment import loading
 
-    real_load_columns = loading.load_columns
-
-    def broken_in_a_thread(queryset, columns, **kwargs):
-        in_thread = threading.current_thread() is not threading.main_thread()
-        if queryset.model is loading.Judgment and in_thread:
-            raise RuntimeError("second stream unreadable")
-        return real_load_columns(queryset, columns, **kwargs)
-
-    monkeypatch.setattr(loading, "load_columns", broken_in_a_thread)
+    campaign_id = small["campaign"].pk
     monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", 1)
+    got = load_da_judgments(campaign_id)
     if connection.vendor == "postgresql":
-        with pytest.raises(RuntimeError, match="second stream unreadable"):
-            load_da_judgments(small["campaign"].pk)
-    else:
-        assert len(load_da_judgments(small["campaign"].pk)) == 9
+        (queries,) = copy_queries
+        judgment_queries = [q for q in queries if 'FROM "judgments_judgment"' in q]
+        assert len(judgment_queries) == 2
+        assert '"judgments_judgment"."id" <= ' in judgment_queries[0]
+        assert '"judgments_judgment"."id" > ' in judgment_queries[1]
+    with transaction.atomic():
+        want = load_da_judgments(campaign_id)
+    _assert_same_load(got, want)
+    # Below the threshold: one stream.
+    monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", 10**12)
+    copy_queries.clear()
+    load_da_judgments(campaign_id)
+    if connection.vendor == "postgresql":
+        (queries,) = copy_queries
+        assert len([q for q in queries if 'FROM "judgments_judgment"' in q]) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_error_in_the_second_judgment_stream_reaches_the_caller(
+    postgres_required, small, monkeypatch
+):
+    """The second judgment stream's parsing fails (its sink): the caller gets the error."""
+    from analytics import copies
+    from analytics.kinds.direct_assessment import loading
+
+    real = copies.read_copies
+
+    class Broken:
+        def write(self, data):
+            raise RuntimeError("second stream unreadable")
+
+    def second_broken(kwargs, jobs):
+        jobs = list(jobs)
+        jobs[1] = (jobs[1][0], Broken())
+        return real(kwargs, jobs)
+
+    monkeypatch.setattr(copies, "read_copies", second_broken)
+    monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", 1)
+    with pytest.raises(RuntimeError, match="second stream unreadable"):
+        load_da_judgments(small["campaign"].pk)
 
 
 @pytest.mark.django_db(transaction=True)
