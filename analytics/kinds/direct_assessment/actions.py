@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -44,9 +44,10 @@ from analytics.stats.direct_assessment import (
     DAReport,
     WorkerQC,
     WorkerReliability,
-    analyse_campaign,
+    analyse_variants,
     worker_reliability,
 )
+from analytics.stats.direct_assessment._heap import in_thread
 from analytics.stats.direct_assessment.effort import (
     MIN_JUDGMENTS_FOR_SPREAD,
     ScoreSpread,
@@ -214,6 +215,9 @@ def analyse_loaded(
     two copies are never held at once.
     """
     judgments = loaded.judgments
+    # The raw scores' spread (a pass of its own over every judgment) is computed in a second
+    # thread meanwhile (numpy's array loops let go of the GIL).
+    spread = in_thread(score_spread, judgments)
     workers = worker_reliability(
         judgments,
         test=config.reliability_test,
@@ -224,23 +228,16 @@ def analyse_loaded(
     n_rejected = np.bincount(
         judgments.worker_index[loaded.rejected], minlength=judgments.n_workers
     ).astype(np.int64)
-    values, reasons = recommendations(
-        workers.records(), config.min_pairs, score_spread(judgments), config
-    )
+    values, reasons = recommendations(workers.records(), config.min_pairs, spread.result(), config)
     lost_rows = workers_losing_rows(judgments, loaded.scored)
     scored = judgments.subset(loaded.scored, release=release)
     del judgments
     # config.include_unreliable is True for a campaign that counts every worker
-    # (da_config_for): then both variants count everyone.
-    # The second variant reuses what does not depend on include_unreliable (reliability,
-    # z-scores, unfiltered agreement) from the first.
-    first = analyse_campaign(
+    # (da_config_for): then both variants count everyone. What does not depend on
+    # include_unreliable (reliability, z-scores, unfiltered agreement) is computed once.
+    reports = analyse_variants(
         scored, config, reliability=scored_reliability(workers, lost_rows, scored, config)
     )
-    reports = {
-        False: first,
-        True: analyse_campaign(scored, replace(config, include_unreliable=True), reuse=first),
-    }
     return CampaignAnalysis(
         config=config,
         workers=workers,

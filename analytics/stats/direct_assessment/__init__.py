@@ -40,7 +40,12 @@ from analytics.stats.direct_assessment.reliability import (
     WorkerReliability,
     worker_reliability,
 )
-from analytics.stats.direct_assessment.report import DAConfig, DAReport, analyse_campaign
+from analytics.stats.direct_assessment.report import (
+    DAConfig,
+    DAReport,
+    analyse_campaign,
+    analyse_variants,
+)
 from analytics.stats.direct_assessment.scores import (
     AVERAGINGS,
     Averaging,
@@ -71,6 +76,7 @@ __all__ = [
     "ZScores",
     "agreement",
     "analyse_campaign",
+    "analyse_variants",
     "calibrated_gain",
     "equal_width_categories",
     "kappa_coefficient",

@@ -7,14 +7,12 @@ is also available on its own (see the package docstring).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from analytics.stats.direct_assessment._heap import share_one_heap
+from analytics.stats.direct_assessment._heap import in_thread
 from analytics.stats.direct_assessment.agreement import (
     Agreement,
     ChanceModel,
@@ -49,7 +47,7 @@ from analytics.stats.significance import (
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["DAConfig", "DAReport", "analyse_campaign", "configured_agreement"]
+__all__ = ["DAConfig", "DAReport", "analyse_campaign", "analyse_variants", "configured_agreement"]
 
 _T = TypeVar("_T")
 
@@ -144,19 +142,9 @@ def analyse_campaign(
         reliability, z = reuse.reliability, reuse.zscores
     else:
         if reliability is None:
-            reliability = worker_reliability(
-                judgments,
-                test=cfg.reliability_test,
-                alpha=cfg.alpha,
-                min_pairs=cfg.min_pairs,
-                assumption_a_test=cfg.assumption_a_test,
-            )
+            reliability = _reliability(judgments, cfg)
         z = standardize(judgments, exclude_references=cfg.exclude_references_from_z, ddof=cfg.ddof)
-    included = (
-        np.ones(judgments.n_workers, dtype=bool)
-        if cfg.include_unreliable
-        else reliability.reliable.copy()
-    )
+    included = _included(reliability, cfg)
     # What the agreements need besides the included workers and the z-scores (the
     # distinct-judge pairs sorted by score, the z-scores' percentile edges: sorts and
     # partitions of every judgment) is made in a second thread while this one computes the
@@ -164,7 +152,7 @@ def analyse_campaign(
     # Not beside the z-scores: both at once held 20 MB more at a million judgments than
     # either (the recompute's peak).
     prepared = (
-        _in_thread(_prepare_agreements, judgments, z, cfg, included)
+        in_thread(_prepare_agreements, judgments, z, cfg, included)
         if agreements is None and reuse is None
         else None
     )
@@ -175,65 +163,177 @@ def analyse_campaign(
         segments = _SEGMENTS[judgments] = Segments.of(judgments)
     else:
         segments = _SEGMENTS.pop(judgments, None) or Segments.of(judgments)
-    systems, samples = system_scores_and_samples(
-        judgments,
-        z,
-        include_workers=included,
-        averaging=cfg.averaging,
-        unit=cfg.significance_unit,
-        segments=segments,
-    )
+    scores = _SystemPart.of(judgments, z, cfg, included, segments)
     del segments
-    p = pairwise_rank_sum(samples)
-    clusters = wmt_clusters(
-        systems.mean_z, p, alpha=cfg.significance_alpha, method=cfg.cluster_method
-    )
-    best, worst = system_rank_ranges(
-        systems.mean_z, p, clusters, alpha=cfg.significance_alpha, method=cfg.cluster_method
-    )
 
     edges_all, edges_included = prepared.result() if prepared is not None else (None, None)
     if agreements is not None:
         agreement_all, agreement_included = agreements
-    else:
-        # One after the other, not in two threads: both at once held 20 MB more at a million
-        # judgments (their peaks meet), past the recompute's memory budget (issue 16).
-        agreement_all = (
-            reuse.agreement_all
-            if reuse is not None
-            else configured_agreement(judgments, z, cfg, None, z_edges=edges_all)
-        )
+    elif reuse is not None:
+        agreement_all = reuse.agreement_all
         agreement_included = (
-            agreement_all
-            if included.all()
-            else configured_agreement(judgments, z, cfg, included, z_edges=edges_included)
+            agreement_all if included.all() else configured_agreement(judgments, z, cfg, included)
         )
-    return DAReport(
-        config=cfg,
-        reliability=reliability,
-        zscores=z,
-        included_workers=included,
-        systems=systems,
-        p_greater=p,
-        marks=significance_marks(p),
-        clusters=clusters,
-        rank_best=best,
-        rank_worst=worst,
-        agreement_all=agreement_all,
-        agreement_included=agreement_included,
-        n_unmatched_controls=judgments.n_unmatched_controls,
+    else:
+        agreement_all, agreement_included = _agreements(
+            judgments, z, cfg, included, edges_all, edges_included
+        )
+    return scores.report(
+        cfg, reliability, z, included, judgments, agreement_all, agreement_included
     )
 
 
-def _in_thread(function: Callable[..., _T], *args: object) -> Future[_T]:
-    """``function(*args)`` started at once in a thread of its own (sharing the main heap:
-    :mod:`._heap`); the future gives what it returned, or raises what it raised."""
-    share_one_heap()
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"da-{function.__name__}")
+def analyse_variants(
+    judgments: DAJudgments, config: DAConfig, *, reliability: WorkerReliability | None = None
+) -> dict[bool, DAReport]:
+    """Both variants of a campaign's stored results: ``False``, with ``config`` as it is;
+    ``True``, with ``include_unreliable`` (every worker counted). The same reports as
+    :func:`analyse_campaign` of each (the second ``reuse``-ing the first), computed faster:
+    what does not depend on ``include_unreliable`` (reliability, z-scores, the segments'
+    numbering, the unfiltered agreement) once, and the agreements, with what they need, in a
+    second thread while this one computes both variants' system scores and significance
+    (numpy's sorts and array loops let go of the GIL). Each agreement is computed after the
+    other, as in :func:`analyse_campaign` (both at once held 20 MB more at a million
+    judgments). ``reliability``: as for :func:`analyse_campaign`."""
+    everyone_cfg = replace(config, include_unreliable=True)
+    if reliability is None:
+        reliability = _reliability(judgments, config)
+    z = standardize(
+        judgments, exclude_references=config.exclude_references_from_z, ddof=config.ddof
+    )
+    included = _included(reliability, config)
+    agreements = in_thread(_prepared_agreements, judgments, z, config, included)
     try:
-        return pool.submit(function, *args)
+        segments = Segments.of(judgments)
+        first = _SystemPart.of(judgments, z, config, included, segments)
+        everyone = _included(reliability, everyone_cfg)
+        second = (
+            first
+            if config.include_unreliable
+            else _SystemPart.of(judgments, z, everyone_cfg, everyone, segments)
+        )
+        del segments
     finally:
-        pool.shutdown(wait=False)  # the submitted call still runs; the thread then ends
+        agreement_all, agreement_included = agreements.result()
+    return {
+        False: first.report(
+            config, reliability, z, included, judgments, agreement_all, agreement_included
+        ),
+        # Every worker counted: the agreement over the included workers is the unfiltered one.
+        True: second.report(
+            everyone_cfg, reliability, z, everyone, judgments, agreement_all, agreement_all
+        ),
+    }
+
+
+def _reliability(judgments: DAJudgments, cfg: DAConfig) -> WorkerReliability:
+    return worker_reliability(
+        judgments,
+        test=cfg.reliability_test,
+        alpha=cfg.alpha,
+        min_pairs=cfg.min_pairs,
+        assumption_a_test=cfg.assumption_a_test,
+    )
+
+
+def _included(reliability: WorkerReliability, cfg: DAConfig) -> NDArray[np.bool_]:
+    """The workers whose judgments the system scores count (aligned to the reliability's)."""
+    if cfg.include_unreliable:
+        return np.ones(reliability.workers.shape[0], dtype=bool)
+    return reliability.reliable.copy()
+
+
+@dataclass(frozen=True, eq=False)
+class _SystemPart:
+    """A report's system scores, their significance, clusters and rank ranges."""
+
+    systems: SystemScores
+    p_greater: NDArray[np.float64]
+    clusters: NDArray[np.int64]
+    rank_best: NDArray[np.int64]
+    rank_worst: NDArray[np.int64]
+
+    @classmethod
+    def of(
+        cls,
+        judgments: DAJudgments,
+        z: ZScores,
+        cfg: DAConfig,
+        included: NDArray[np.bool_],
+        segments: Segments,
+    ) -> _SystemPart:
+        systems, samples = system_scores_and_samples(
+            judgments,
+            z,
+            include_workers=included,
+            averaging=cfg.averaging,
+            unit=cfg.significance_unit,
+            segments=segments,
+        )
+        p = pairwise_rank_sum(samples)
+        clusters = wmt_clusters(
+            systems.mean_z, p, alpha=cfg.significance_alpha, method=cfg.cluster_method
+        )
+        best, worst = system_rank_ranges(
+            systems.mean_z, p, clusters, alpha=cfg.significance_alpha, method=cfg.cluster_method
+        )
+        return cls(systems, p, clusters, best, worst)
+
+    def report(
+        self,
+        cfg: DAConfig,
+        reliability: WorkerReliability,
+        z: ZScores,
+        included: NDArray[np.bool_],
+        judgments: DAJudgments,
+        agreement_all: Agreement,
+        agreement_included: Agreement,
+    ) -> DAReport:
+        return DAReport(
+            config=cfg,
+            reliability=reliability,
+            zscores=z,
+            included_workers=included,
+            systems=self.systems,
+            p_greater=self.p_greater,
+            marks=significance_marks(self.p_greater),
+            clusters=self.clusters,
+            rank_best=self.rank_best,
+            rank_worst=self.rank_worst,
+            agreement_all=agreement_all,
+            agreement_included=agreement_included,
+            n_unmatched_controls=judgments.n_unmatched_controls,
+        )
+
+
+def _agreements(
+    judgments: DAJudgments,
+    z: ZScores,
+    cfg: DAConfig,
+    included: NDArray[np.bool_],
+    edges_all: dict | None,
+    edges_included: dict | None,
+) -> tuple[Agreement, Agreement]:
+    """The unfiltered agreement and that over the ``included`` workers (the same when that
+    is everyone), one after the other, not in two threads: both at once held 20 MB more at a
+    million judgments (their peaks meet), past the recompute's memory budget (issue 16)."""
+    agreement_all = configured_agreement(judgments, z, cfg, None, z_edges=edges_all)
+    agreement_included = (
+        agreement_all
+        if included.all()
+        else configured_agreement(judgments, z, cfg, included, z_edges=edges_included)
+    )
+    return agreement_all, agreement_included
+
+
+def _prepared_agreements(
+    judgments: DAJudgments, z: ZScores, cfg: DAConfig, included: NDArray[np.bool_]
+) -> tuple[Agreement, Agreement]:
+    """:func:`_prepare_agreements`, then :func:`_agreements` (in :func:`analyse_variants`'s
+    thread)."""
+    return _agreements(
+        judgments, z, cfg, included, *_prepare_agreements(judgments, z, cfg, included)
+    )
 
 
 def configured_agreement(

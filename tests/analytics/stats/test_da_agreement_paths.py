@@ -15,7 +15,7 @@ from analytics.stats.direct_assessment import (
     agreement,
     analyse_campaign,
 )
-from analytics.stats.direct_assessment._heap import share_one_heap
+from analytics.stats.direct_assessment._heap import in_thread, share_one_heap
 from analytics.stats.direct_assessment.agreement import (
     _categories_by_edges,
     _equal_width_binning,
@@ -25,7 +25,7 @@ from analytics.stats.direct_assessment.agreement import (
     prepare_agreement,
     z_percentile_edges,
 )
-from analytics.stats.direct_assessment.report import _in_thread, configured_agreement
+from analytics.stats.direct_assessment.report import configured_agreement
 
 
 @pytest.mark.parametrize(
@@ -134,13 +134,13 @@ def test_analysis_prepared_in_a_thread_equals_agreement_alone(include_unreliable
 def test_in_thread_gives_the_result_or_the_error() -> None:
     share_one_heap()
     share_one_heap()  # once per process; a second call does nothing
-    assert _in_thread(sum, [1, 2, 3]).result() == 6
+    assert in_thread(sum, [1, 2, 3]).result() == 6
 
     def fail() -> None:
         raise KeyError("in the thread")
 
     with pytest.raises(KeyError, match="in the thread"):
-        _in_thread(fail).result()
+        in_thread(fail).result()
 
 
 def test_agreement_with_edges_given_equals_computed() -> None:

@@ -54,3 +54,24 @@ def test_reuse_refuses_other_settings():
     first = analyse_campaign(judgments, DAConfig())
     with pytest.raises(ValueError):
         analyse_campaign(judgments, DAConfig(alpha=0.01), reuse=first)
+
+
+@pytest.mark.parametrize("include_first", [False, True])
+def test_both_variants_at_once_equal_each_computed_alone(include_first):
+    """analyse_variants (the agreements in a thread beside both variants' system scores)
+    gives what analyse_campaign gives each variant alone: key False the configured one, key
+    True the one counting every worker (the same settings when the config counts everyone)."""
+    from analytics.stats.direct_assessment import analyse_variants
+
+    rng = np.random.default_rng(18)
+    judgments, _ = simulate_campaign(
+        rng, n_careful=20, n_random=6, hits_per_worker=2, workers_per_hit=4
+    )
+    config = DAConfig(include_unreliable=include_first)
+    got = analyse_variants(judgments, config)
+    assert got.keys() == {False, True}
+    assert_same(got[False], analyse_campaign(judgments, config))
+    assert_same(got[True], analyse_campaign(judgments, replace(config, include_unreliable=True)))
+    assert got[True].config.include_unreliable
+    # The filtered variant counted fewer workers (the simulation has random clickers).
+    assert include_first or got[False].included_workers.sum() < got[True].included_workers.sum()
