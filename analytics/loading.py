@@ -15,9 +15,8 @@ rejected ones, and MTurk ones MTurk has not confirmed yet
 from __future__ import annotations
 
 import io
-import threading
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from django.core.exceptions import FieldDoesNotExist
@@ -33,15 +32,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ColumnsRead",
-    "ReadAlongside",
-    "close_thread_connections",
     "held_back_assignment_ids",
     "id_array",
     "load_columns",
     "load_columns_together",
     "lookup",
     "nullable_ids",
-    "reads_alongside",
     "reads_together",
     "return_freed_memory",
 ]
@@ -113,69 +109,11 @@ def _glibc():
     return libc
 
 
-_T = TypeVar("_T")
-
-
-def reads_alongside(alias: str = DEFAULT_DB_ALIAS) -> bool:
-    """Whether a second connection can read beside this thread's (PostgreSQL, outside a
-    transaction, whose rows another connection would not see)."""
-    connection = connections[alias]
-    return connection.vendor == "postgresql" and not connection.in_atomic_block
-
-
 def reads_together(alias: str = DEFAULT_DB_ALIAS) -> bool:
     """Whether :func:`load_columns_together` reads at once on connections of its own here
     (PostgreSQL outside a transaction, a connection setting asyncpg takes), not one read
     after another on Django's connection."""
     return copies.connect_kwargs(alias) is not None
-
-
-def close_thread_connections() -> None:
-    """The end of a thread of :class:`ReadAlongside`: its connections are closed (this
-    thread's only). bench/da_stats.py wraps it to read the server's CPU for them first."""
-    connections.close_all()
-
-
-class ReadAlongside(Generic[_T]):
-    """``function(*args, **kwargs)``, read while the caller reads something else: where
-    :func:`reads_alongside`, in a thread named ``name`` on a connection of its own (closed
-    after), so that a second server process does that work meanwhile instead of after.
-    Elsewhere it is read when asked, on the caller's connection. Calling the instance gives
-    what ``function`` returned (or raises what it raised); :meth:`wait` waits for the thread
-    without its result (the caller failed: nothing is left reading after it)."""
-
-    def __init__(
-        self, name: str, function: Callable[..., _T], *args: object, **kwargs: object
-    ) -> None:
-        self.function = function
-        self.args = args
-        self.kwargs = kwargs
-        self.result: _T | None = None
-        self.error: BaseException | None = None
-        self.thread: threading.Thread | None = None
-        if reads_alongside():
-            self.thread = threading.Thread(target=self._read, name=name, daemon=True)
-            self.thread.start()
-
-    def _read(self) -> None:
-        try:
-            self.result = self.function(*self.args, **self.kwargs)
-        except BaseException as error:  # handed to the caller
-            self.error = error
-        finally:
-            close_thread_connections()
-
-    def wait(self) -> None:
-        if self.thread is not None:
-            self.thread.join()
-
-    def __call__(self) -> _T:
-        if self.thread is None:
-            return self.function(*self.args, **self.kwargs)
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        return self.result  # type: ignore[return-value]
 
 
 def held_back_assignment_ids(campaign_id: int) -> NDArray[np.int64]:

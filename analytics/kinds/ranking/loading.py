@@ -35,12 +35,12 @@ import numpy as np
 from django.db.models import Case, IntegerField, Q, Value, When
 
 from analytics.loading import (
-    ReadAlongside,
+    ColumnsRead,
     held_back_assignment_ids,
     id_array,
     load_columns,
+    load_columns_together,
     lookup,
-    reads_alongside,
 )
 from analytics.stats.ranking import RankingJudgments
 from analytics.stats.ranking.judgments import tuple_codes
@@ -132,62 +132,22 @@ def by_id(columns: dict[str, NDArray]) -> dict[str, NDArray]:
     return {name: column[order] for name, column in columns.items()}
 
 
-# From this many judgments (on PostgreSQL, outside a transaction) the outputs are read on a
-# second connection while the slots are: at 50,000 sets the outputs' query is about a fifth
-# of the load's wall time (issue 16); a connection costs a few milliseconds.
-OUTPUTS_ALONGSIDE_FROM_JUDGMENTS = 20_000
+# From this many judgments (on PostgreSQL, outside a transaction) the slots and outputs are
+# read at once, each on a connection of its own (analytics.loading.load_columns_together): at
+# 50,000 sets the outputs' query is about a fifth of the load's wall time (issue 16); a
+# connection costs a few milliseconds, more than a small campaign's reads.
+TOGETHER_FROM_JUDGMENTS = 20_000
 
 
-def _outputs_alongside(n_judgments: int) -> bool:
-    """Whether to read the outputs on a second connection: a large campaign on PostgreSQL,
-    outside any transaction (another connection would not see the transaction's rows)."""
-    return n_judgments >= OUTPUTS_ALONGSIDE_FROM_JUDGMENTS and reads_alongside(Output.objects.db)
-
-
-def _load_outputs(campaign_id: int) -> dict[str, NDArray]:
-    return load_columns(
+def _outputs_read(campaign_id: int) -> ColumnsRead:
+    return ColumnsRead(
         Output.objects.filter(system__campaign_id=campaign_id).order_by(),
         [("id", "id"), ("system_id", "id"), ("segment_id", "id")],
     )
 
 
-def _role_code() -> Case:
-    """The slot's role as :data:`_RANKING_ROLES`' code, computed in SQL (numeric columns
-    only: ``load_columns``)."""
-    return Case(
-        *(When(role=name, then=Value(code)) for name, code in _RANKING_ROLES.items()),
-        default=Value(0),
-        output_field=IntegerField(),
-    )
-
-
-def load_ranking_judgments(
-    campaign_id: int, *, on_judgments_read: Callable[[int], object] | None = None
-) -> LoadedRanking:
-    """Load campaign ``campaign_id``'s ranking judgments (five queries in all).
-
-    Judgments, slots and outputs come through ``analytics.loading.load_columns`` (numeric
-    columns; PostgreSQL's binary COPY straight into arrays, no Python object per value),
-    unordered, then put in id order (:func:`by_id`). ``on_judgments_read`` is called with
-    the number of judgments read as soon as they are, before the other queries (the
-    recompute starts loading its compiled kernels then)."""
-    judgments = load_columns(
-        Judgment.objects.filter(campaign_id=campaign_id, rank__isnull=False).order_by(),
-        [("id", "id"), ("worker_id", "id"), ("assignment_id", "id"), ("slot_id", "id")]
-        + [("rank", "id")],
-    )
-    if on_judgments_read is not None:
-        on_judgments_read(int(judgments["id"].shape[0]))
-    pending_outputs = None
-    if _outputs_alongside(int(judgments["id"].shape[0])):
-        # The outputs on another connection while this one reads the slots (PostgreSQL works
-        # on both at once). Both queries start after the judgments' one, so every judged slot
-        # and its output are in what each of them sees (a slot exists before its judgments,
-        # an output before its slots), as when they run in turn.
-        pending_outputs = ReadAlongside(
-            f"ranking-outputs-{campaign_id}", _load_outputs, campaign_id
-        )
-    slots = load_columns(
+def _slots_read(campaign_id: int) -> ColumnsRead:
+    return ColumnsRead(
         HitSlot.objects.filter(hit__campaign_id=campaign_id)
         .order_by()
         .annotate(
@@ -210,7 +170,44 @@ def load_ranking_judgments(
             ("qualification", "id"),
         ],
     )
-    outputs = _load_outputs(campaign_id) if pending_outputs is None else pending_outputs()
+
+
+def _role_code() -> Case:
+    """The slot's role as :data:`_RANKING_ROLES`' code, computed in SQL (numeric columns
+    only: ``load_columns``)."""
+    return Case(
+        *(When(role=name, then=Value(code)) for name, code in _RANKING_ROLES.items()),
+        default=Value(0),
+        output_field=IntegerField(),
+    )
+
+
+def load_ranking_judgments(
+    campaign_id: int, *, on_judgments_read: Callable[[int], object] | None = None
+) -> LoadedRanking:
+    """Load campaign ``campaign_id``'s ranking judgments (five queries in all).
+
+    Judgments, slots and outputs come through ``analytics.loading.load_columns`` (numeric
+    columns; PostgreSQL's binary COPY straight into arrays, no Python object per value; the
+    slots and outputs of a large campaign at once, ``load_columns_together``), unordered,
+    then put in id order (:func:`by_id`). ``on_judgments_read`` is called with
+    the number of judgments read as soon as they are, before the other queries (the
+    recompute starts loading its compiled kernels then)."""
+    judgments = load_columns(
+        Judgment.objects.filter(campaign_id=campaign_id, rank__isnull=False).order_by(),
+        [("id", "id"), ("worker_id", "id"), ("assignment_id", "id"), ("slot_id", "id")]
+        + [("rank", "id")],
+    )
+    if on_judgments_read is not None:
+        on_judgments_read(int(judgments["id"].shape[0]))
+    # Both reads start after the judgments' one, so every judged slot and its output are in
+    # what each of them sees (a slot exists before its judgments, an output before its
+    # slots), whether they run at once or in turn.
+    reads = [_slots_read(campaign_id), _outputs_read(campaign_id)]
+    if judgments["id"].shape[0] >= TOGETHER_FROM_JUDGMENTS:
+        slots, outputs = load_columns_together(reads)
+    else:
+        slots, outputs = (load_columns(read.queryset, read.columns) for read in reads)
     judgments, slots, outputs = (by_id(table) for table in (judgments, slots, outputs))
     # Rejected, or opened from MTurk and not confirmed by MTurk yet (analytics.loading).
     rejected_assignments = held_back_assignment_ids(campaign_id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 __all__ = ["DAConfig", "DAReport", "analyse_campaign", "analyse_variants", "configured_agreement"]
-
-_T = TypeVar("_T")
 
 # The (system, segment) numbering of a report's judgments (scores.Segments), from its
 # analysis to the other variant's (``reuse``), which takes it (and so lets it go).
@@ -144,7 +142,7 @@ def analyse_campaign(
         if reliability is None:
             reliability = _reliability(judgments, cfg)
         z = standardize(judgments, exclude_references=cfg.exclude_references_from_z, ddof=cfg.ddof)
-    included = _included(reliability, cfg)
+    included = _included(judgments, reliability, cfg)
     # What the agreements need besides the included workers and the z-scores (the
     # distinct-judge pairs sorted by score, the z-scores' percentile edges: sorts and
     # partitions of every judgment) is made in a second thread while this one computes the
@@ -201,12 +199,12 @@ def analyse_variants(
     z = standardize(
         judgments, exclude_references=config.exclude_references_from_z, ddof=config.ddof
     )
-    included = _included(reliability, config)
+    included = _included(judgments, reliability, config)
     agreements = in_thread(_prepared_agreements, judgments, z, config, included)
     try:
         segments = Segments.of(judgments)
         first = _SystemPart.of(judgments, z, config, included, segments)
-        everyone = _included(reliability, everyone_cfg)
+        everyone = _included(judgments, reliability, everyone_cfg)
         second = (
             first
             if config.include_unreliable
@@ -236,10 +234,12 @@ def _reliability(judgments: DAJudgments, cfg: DAConfig) -> WorkerReliability:
     )
 
 
-def _included(reliability: WorkerReliability, cfg: DAConfig) -> NDArray[np.bool_]:
-    """The workers whose judgments the system scores count (aligned to the reliability's)."""
+def _included(
+    judgments: DAJudgments, reliability: WorkerReliability, cfg: DAConfig
+) -> NDArray[np.bool_]:
+    """The workers whose judgments the system scores count (aligned to the judgments')."""
     if cfg.include_unreliable:
-        return np.ones(reliability.workers.shape[0], dtype=bool)
+        return np.ones(judgments.n_workers, dtype=bool)
     return reliability.reliable.copy()
 
 

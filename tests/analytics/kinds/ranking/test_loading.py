@@ -426,33 +426,32 @@ def test_loading_runs_a_fixed_number_of_queries(django_assert_num_queries, n_wor
 
 
 @pytest.mark.django_db(transaction=True)
-def test_outputs_read_on_a_second_connection_load_the_same_judgments(monkeypatch):
-    # A large campaign on PostgreSQL reads its outputs on a second connection while the
-    # slots are read; outside PostgreSQL, or inside a transaction (which another connection
-    # would not see), in turn. Either way the very same arrays.
-    import threading
-
+def test_slots_and_outputs_read_together_load_the_same_judgments(monkeypatch):
+    # A large campaign on PostgreSQL reads its slots and outputs at once, each on a
+    # connection of its own (analytics.copies); outside PostgreSQL, or inside a transaction
+    # (which another connection would not see), in turn. Either way the very same arrays.
     from django.db import connection, transaction
 
+    from analytics import copies
     from analytics.kinds.ranking import loading
 
     built = build_ranking_campaign()
     in_turn = load_ranking_judgments(built.campaign.pk)
-    monkeypatch.setattr(loading, "OUTPUTS_ALONGSIDE_FROM_JUDGMENTS", 1)
-    threads: list[str] = []
-    load_outputs = loading._load_outputs
+    monkeypatch.setattr(loading, "TOGETHER_FROM_JUDGMENTS", 1)
+    calls: list[list[str]] = []
+    read_copies = copies.read_copies
 
-    def recorded(campaign_id):
-        threads.append(threading.current_thread().name)
-        return load_outputs(campaign_id)
+    def recorded(kwargs, jobs):
+        calls.append([query.split(" FROM ")[1].split()[0] for query, _ in jobs])
+        return read_copies(kwargs, jobs)
 
-    monkeypatch.setattr(loading, "_load_outputs", recorded)
-    alongside = load_ranking_judgments(built.campaign.pk)
+    monkeypatch.setattr(copies, "read_copies", recorded)
+    together = load_ranking_judgments(built.campaign.pk)
     with transaction.atomic():
         in_transaction = load_ranking_judgments(built.campaign.pk)
     on_postgresql = connection.vendor == "postgresql"
-    assert [name.startswith("ranking-outputs") for name in threads] == [on_postgresql, False]
-    for loaded in (alongside, in_transaction):
+    assert calls == ([['"campaigns_hitslot"', '"campaigns_output"']] if on_postgresql else [])
+    for loaded in (together, in_transaction):
         for name in RankingJudgments.__dataclass_fields__:
             np.testing.assert_array_equal(
                 getattr(loaded.judgments, name), getattr(in_turn.judgments, name)
