@@ -14,7 +14,7 @@ Used where a load reads several tables or halves of one: :func:`read_copies` tak
 queries (complete SQL, parameters inlined) and one sink per query (``sink.write(bytes)``, e.g.
 ``analytics.loading``'s binary parser). :func:`connect_kwargs` says whether it can run: only
 on PostgreSQL outside a transaction (another connection would not see the transaction's
-rows), outside a running event loop, and when the Django connection's settings translate to
+rows), and when the Django connection's settings translate to
 asyncpg's (host, port, database, user, password, ``sslmode``, ``connect_timeout`` and ``-c``
 settings in ``options``); otherwise the caller reads on Django's connection, one statement
 after another, with the same results.
@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import shlex
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 import asyncpg
@@ -72,15 +73,9 @@ def _server_settings(options: str) -> dict[str, str] | None:
 def connect_kwargs(alias: str = DEFAULT_DB_ALIAS) -> dict[str, object] | None:
     """asyncpg's connection arguments for the database of Django's connection ``alias``, or
     None where :func:`read_copies` cannot read for it (not PostgreSQL, inside a transaction,
-    inside a running event loop, or a connection setting it does not know)."""
+    or a connection setting it does not know)."""
     connection = connections[alias]
     if connection.vendor != "postgresql" or connection.in_atomic_block:
-        return None
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
         return None
     params = dict(connection.get_connection_params())
     kwargs: dict[str, object] = {
@@ -161,5 +156,14 @@ def read_copies(kwargs: dict[str, object], jobs: Sequence[tuple[str, Sink]]) -> 
     """For each (query, sink) of ``jobs``, ``COPY (query) TO STDOUT (FORMAT binary)`` on a
     connection of its own, all at once, the stream written to the sink; ``kwargs`` from
     :func:`connect_kwargs`. Raises the first error (a query's, a sink's, a connection's)
-    after the other streams are stopped."""
-    asyncio.run(_read_all(kwargs, jobs))
+    after the other streams are stopped.
+
+    In this thread with an event loop of its own; where one already runs here (an async
+    caller, or a library's, such as Playwright's synchronous API), in a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(_read_all(kwargs, jobs))
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="read-copies") as pool:
+        pool.submit(asyncio.run, _read_all(kwargs, jobs)).result()

@@ -7,7 +7,7 @@ submission the stored results reflect it, on a campaign of a million DA judgment
     REDIS_URL=redis://127.0.0.1:6379/11 \\
         .venv/bin/python bench/freshness.py [--judgments 1000000] [--campaign ID] \\
             [--rate 200] [--warmup 90] [--seconds 40] [--rounds 2] \\
-            [--modes full:5,incremental:1,incremental:0] [--clients 2x40] \\
+            [--modes full:5,incremental:1,incremental:0] [--clients 2x40] [--clients-nice 0] \\
             [--baseline-commit SHA]
 
 The parent (no Django) creates the database if missing; a child migrates it and builds the
@@ -153,10 +153,19 @@ def run_child(env: dict, *extra: str) -> dict:
 
 
 def load_process(
-    port: int, links: list[str], threads: int, rate: float, until: float, stagger: float
+    port: int,
+    links: list[str],
+    threads: int,
+    rate: float,
+    until: float,
+    stagger: float,
+    niceness: int = 0,
 ) -> dict:
     """``threads`` simulated workers, each paced to ``rate`` submissions a second until the
-    wall clock reaches ``until``; each does HITs from ``links`` (one link, one HIT)."""
+    wall clock reaches ``until``; each does HITs from ``links`` (one link, one HIT).
+    ``niceness``: this process's (``--clients-nice``)."""
+    if niceness:
+        os.nice(niceness)
     lock = threading.Lock()
     queue = list(reversed(links))
     out: dict = {"samples": [], "errors": [], "links_used": 0}
@@ -212,11 +221,14 @@ def load_process(
                     return
                 out["samples"].append((sent, received))
 
+    cpu = time.process_time()
     pool = [threading.Thread(target=run, args=(seed,)) for seed in range(threads)]
     for thread in pool:
         thread.start()
     for thread in pool:
         thread.join()
+    # The load generator's own CPU (it shares the machine with what it measures).
+    out["cpu"] = time.process_time() - cpu
     return out
 
 
@@ -338,7 +350,8 @@ def print_row(number: int, row: dict, judgments: int) -> None:
         f"  {row['worker_peak']:>15.0f}  {os.getloadavg()[0]:.2f}\n"
         f"         runs: CPU {percentile(runs['cpu'], 0.5):.3f}/{percentile(runs['cpu'], 0.95):.3f}"
         f" s, wall {percentile(runs['wall'], 0.5):.2f}/{percentile(runs['wall'], 0.95):.2f} s, "
-        f"{runs['full_reads']} full reads, {runs['processes']} process(es)",
+        f"{runs['full_reads']} full reads, {runs['processes']} process(es); the load "
+        f"generator's CPU {row['clients_cpu']:.2f} s/s",
         flush=True,
     )
 
@@ -432,6 +445,7 @@ def run_phase(
                     per_client,
                     until,
                     args.warmup / 3,
+                    args.clients_nice,
                 )
                 for i in range(processes)
             ]
@@ -463,6 +477,7 @@ def run_phase(
             "recomputes": len(in_window),
             "worker_cpu": cpu_worker / max(ended - sample_from, 1e-9),
             "web_cpu": cpu_web / max(ended - sample_from, 1e-9),
+            "clients_cpu": sum(result["cpu"] for result in results) / max(ended - started, 1e-9),
             "worker_peak": peak_rss_mib(worker.pid),
             "links_used": used,
             "logs": logs,
@@ -485,6 +500,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--modes", default="full:5,incremental:1,incremental:0")
     parser.add_argument("--clients", default="2x40", help="processes x threads")
+    parser.add_argument(
+        "--clients-nice",
+        type=int,
+        default=0,
+        help="run the load generator's processes at this niceness: in production the crowd's "
+        "browsers are not on the server, here they share its two cores (0: as the stack)",
+    )
     parser.add_argument("--worker-concurrency", type=int, help="default: deploy/worker.sh's")
     parser.add_argument("--logs", help="keep the servers' logs in this directory")
     parser.add_argument(
@@ -571,9 +593,9 @@ def run_all(args, url: str, modes: list, trees: list) -> None:
         per_phase = int(args.rate * (args.warmup + args.seconds) / ITEMS_PER_HIT * 1.3) + 100
         print(
             f"campaign {campaign}; load {args.rate:g} submissions/s through the real endpoints "
-            f"({args.clients} clients), {args.warmup:g} s warm-up + {args.seconds:g} s sampled "
-            f"a phase; gunicorn {' '.join(GUNICORN_ARGS)}; Celery worker "
-            f"{args.worker_concurrency or 'default'} process(es) + beat"
+            f"({args.clients} clients, niceness {args.clients_nice}), {args.warmup:g} s warm-up"
+            f" + {args.seconds:g} s sampled a phase; gunicorn {' '.join(GUNICORN_ARGS)}; "
+            f"Celery worker {args.worker_concurrency or 'default'} process(es) + beat"
         )
         print(
             "round  mode/code            judgments  rate/s  p50 s  p95 s  max s  missing  "

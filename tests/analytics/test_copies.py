@@ -101,15 +101,6 @@ def test_no_reads_together_inside_a_transaction_or_off_postgresql(stand_in):
     assert copies.connect_kwargs() is None
 
 
-def test_no_reads_together_inside_a_running_event_loop(stand_in):
-    stand_in()
-
-    async def inside():
-        return copies.connect_kwargs()
-
-    assert asyncio.run(inside()) is None
-
-
 class Recording:
     def __init__(self):
         self.pieces: list[bytes] = []
@@ -193,3 +184,32 @@ def test_an_error_in_a_sink_reaches_the_caller(postgres_required):
 
     with pytest.raises(ValueError, match="sink refused"):
         copies.read_copies(copies.connect_kwargs(), [(_numbers(10), Broken())])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reads_inside_a_running_event_loop_run_in_a_thread_of_their_own(postgres_required):
+    """An event loop already runs in the caller's thread (an async view; Playwright's
+    synchronous API in the browser tests): the reads run in a thread with a loop of their
+    own, and errors still reach the caller."""
+    kwargs = copies.connect_kwargs()
+    sink = Recording()
+
+    class Broken:
+        def write(self, data):
+            raise ValueError("sink refused")
+
+    def reads():
+        copies.read_copies(kwargs, [(_numbers(5), sink)])
+        with pytest.raises(ValueError, match="sink refused"):
+            copies.read_copies(kwargs, [(_numbers(5), Broken())])
+
+    async def inside():
+        reads()
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(inside())
+    else:  # one runs here already (after a browser test in this process)
+        reads()
+    assert len(b"".join(sink.pieces)) == _stream_length(5)
