@@ -49,7 +49,7 @@ from analytics.stats.direct_assessment import (
     worker_reliability,
 )
 from analytics.stats.direct_assessment.effort import ScoreSpread, score_spread
-from analytics.stats.direct_assessment.report import configured_agreement
+from analytics.stats.direct_assessment.report import configured_agreement, included_workers
 from analytics.stats.direct_assessment.scores import (
     Segments,
     SystemScores,
@@ -335,11 +335,7 @@ def _scores(
 ) -> tuple[NDArray[np.bool_], SystemScores, list[NDArray[np.float64]] | None]:
     """The included workers, system scores and significance samples, as ``analyse_campaign``
     computes them."""
-    included = (
-        np.ones(judgments.n_workers, dtype=bool)
-        if cfg.include_unreliable
-        else reliability.reliable.copy()
-    )
+    included = included_workers(judgments, reliability, cfg)
     systems, samples = system_scores_and_samples(
         judgments,
         z,

@@ -47,7 +47,14 @@ from analytics.stats.significance import (
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["DAConfig", "DAReport", "analyse_campaign", "analyse_variants", "configured_agreement"]
+__all__ = [
+    "DAConfig",
+    "DAReport",
+    "analyse_campaign",
+    "analyse_variants",
+    "configured_agreement",
+    "included_workers",
+]
 
 # The (system, segment) numbering of a report's judgments (scores.Segments), from its
 # analysis to the other variant's (``reuse``), which takes it (and so lets it go).
@@ -142,7 +149,7 @@ def analyse_campaign(
         if reliability is None:
             reliability = _reliability(judgments, cfg)
         z = standardize(judgments, exclude_references=cfg.exclude_references_from_z, ddof=cfg.ddof)
-    included = _included(judgments, reliability, cfg)
+    included = included_workers(judgments, reliability, cfg)
     # What the agreements need besides the included workers and the z-scores (the
     # distinct-judge pairs sorted by score, the z-scores' percentile edges: sorts and
     # partitions of every judgment) is made in a second thread while this one computes the
@@ -199,12 +206,12 @@ def analyse_variants(
     z = standardize(
         judgments, exclude_references=config.exclude_references_from_z, ddof=config.ddof
     )
-    included = _included(judgments, reliability, config)
+    included = included_workers(judgments, reliability, config)
     agreements = in_thread(_prepared_agreements, judgments, z, config, included)
     try:
         segments = Segments.of(judgments)
         first = _SystemPart.of(judgments, z, config, included, segments)
-        everyone = _included(judgments, reliability, everyone_cfg)
+        everyone = included_workers(judgments, reliability, everyone_cfg)
         second = (
             first
             if config.include_unreliable
@@ -234,7 +241,7 @@ def _reliability(judgments: DAJudgments, cfg: DAConfig) -> WorkerReliability:
     )
 
 
-def _included(
+def included_workers(
     judgments: DAJudgments, reliability: WorkerReliability, cfg: DAConfig
 ) -> NDArray[np.bool_]:
     """The workers whose judgments the system scores count (aligned to the judgments')."""
