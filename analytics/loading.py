@@ -24,7 +24,6 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import BigIntegerField, F, FloatField, QuerySet, Value
 from django.db.models.functions import Cast, Coalesce
 
-from analytics import copies
 from judgments.models import Assignment, held_back_from_scores
 
 if TYPE_CHECKING:
@@ -113,6 +112,8 @@ def reads_together(alias: str = DEFAULT_DB_ALIAS) -> bool:
     """Whether :func:`load_columns_together` reads at once on connections of its own here
     (PostgreSQL outside a transaction, a connection setting asyncpg takes), not one read
     after another on Django's connection."""
+    from analytics import copies  # asyncpg: not in a web worker, which never reads this way
+
     return copies.connect_kwargs(alias) is not None
 
 
@@ -229,6 +230,8 @@ def load_columns_together(reads: Sequence[ColumnsRead]) -> list[dict[str, NDArra
     row. Elsewhere (SQLite, inside a transaction, a connection setting asyncpg does not
     take) they are read one after another on Django's connection. All reads are on the
     queryset's database: the first one's."""
+    from analytics import copies  # asyncpg: not in a web worker, which never reads this way
+
     if not reads:
         return []
     alias = reads[0].queryset.db

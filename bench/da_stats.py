@@ -243,6 +243,11 @@ def _worker_imports() -> None:
     cache.get("bench-da-stats-warm-up")
     import scipy.special  # noqa: F401
 
+    # evalsite.celery has the worker import it at its start (app.conf.imports); older trees
+    # (a baseline) have no such module.
+    if importlib.util.find_spec("analytics.copies") is not None:
+        importlib.import_module("analytics.copies")
+
 
 def measure_one(campaign_id: int, code: str) -> None:
     """Child process: one recompute_campaign of ``campaign_id`` with ``code`` ("new"/"old");

@@ -34,6 +34,7 @@ NOT_FOR_A_SUBMISSION = (
     "matplotlib",
     "redis",
     "numpy",
+    "asyncpg",  # the statistics' loads only (analytics.copies)
 )
 # Celery is imported by the first task a process sends, never at start.
 NOT_ON_THE_WEB_PATH = (*NOT_FOR_A_SUBMISSION, "celery", "kombu", "billiard")
@@ -196,6 +197,21 @@ def test_the_worker_finds_every_task():
         "campaigns.tasks.sync_mturk_campaigns",
         "judgments.tasks.expire_abandoned_assignments",
     ]
+
+
+def test_the_worker_loads_the_statistics_readers_at_its_start():
+    # asyncpg (analytics.copies) comes with the worker's start (app.conf.imports), so that a
+    # worker's first recompute does not wait for it; web processes never load it (above).
+    probe = (
+        "import json, os, sys\n"
+        "os.environ['DJANGO_SETTINGS_MODULE'] = 'evalsite.settings'\n"
+        "import django; django.setup()\n"
+        "from evalsite.celery import app\n"
+        "before = 'asyncpg' in sys.modules\n"
+        "app.loader.import_default_modules()\n"
+        "print(json.dumps([before, 'asyncpg' in sys.modules]))\n"
+    )
+    assert _run_probe(probe) == [False, True]
 
 
 def test_the_probe_sees_what_is_imported():
