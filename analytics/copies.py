@@ -18,8 +18,8 @@ rows), and when the Django connection's settings translate to
 asyncpg's (host, port, database, user, password, ``sslmode``, ``connect_timeout`` and ``-c``
 settings in ``options``); otherwise the caller reads on Django's connection, one statement
 after another, with the same results.
-(Web workers never import this module: the statistics' loaders import it when they read
-this way, a Celery worker at its start, from ``analytics.tasks``.)
+(Imported by the statistics' loaders when they read this way: a web process, or a worker that
+recomputes incrementally only, never loads asyncpg.)
 """
 
 from __future__ import annotations

@@ -243,8 +243,8 @@ def _worker_imports() -> None:
     cache.get("bench-da-stats-warm-up")
     import scipy.special  # noqa: F401
 
-    # evalsite.celery has the worker import it at its start (app.conf.imports); older trees
-    # (a baseline) have no such module.
+    # The full loads' reader (asyncpg), imported by a worker's first full recompute, as
+    # scipy.special is; older trees (a baseline) have no such module.
     if importlib.util.find_spec("analytics.copies") is not None:
         importlib.import_module("analytics.copies")
 

@@ -46,9 +46,6 @@ def _task_packages() -> list[str]:
 # Lazy (Celery's default): the packages are listed, and their tasks imported, when the worker
 # starts (its import_modules signal), after Django is set up.
 app.autodiscover_tasks(_task_packages)
-# Imported when the worker starts too, not by its first recompute: the statistics' concurrent
-# COPY reads (asyncpg, ~80 ms to import). A web process, which sends tasks, never loads it.
-app.conf.imports = (*app.conf.imports, "analytics.copies")
 
 
 def task_named(name: str) -> Task:

@@ -199,21 +199,6 @@ def test_the_worker_finds_every_task():
     ]
 
 
-def test_the_worker_loads_the_statistics_readers_at_its_start():
-    # asyncpg (analytics.copies) comes with the worker's start (app.conf.imports), so that a
-    # worker's first recompute does not wait for it; web processes never load it (above).
-    probe = (
-        "import json, os, sys\n"
-        "os.environ['DJANGO_SETTINGS_MODULE'] = 'evalsite.settings'\n"
-        "import django; django.setup()\n"
-        "from evalsite.celery import app\n"
-        "before = 'asyncpg' in sys.modules\n"
-        "app.loader.import_default_modules()\n"
-        "print(json.dumps([before, 'asyncpg' in sys.modules]))\n"
-    )
-    assert _run_probe(probe) == [False, True]
-
-
 def test_the_probe_sees_what_is_imported():
     # The same probe does report modules the web app does import (so the empty list above
     # is not an artefact of the probe).
