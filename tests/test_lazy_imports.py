@@ -199,6 +199,22 @@ def test_the_worker_finds_every_task():
     ]
 
 
+def test_a_worker_does_not_run_djangos_checks_at_its_start():
+    # The checks imported the URLconf (every view, Pillow for translation's source images)
+    # into every worker process; the site's deploy runs them (migrate).
+    probe = (
+        "import json, os, sys\n"
+        "os.environ.pop('CELERY_SKIP_CHECKS', None)\n"
+        "os.environ['DJANGO_SETTINGS_MODULE'] = 'evalsite.settings'\n"
+        "import django; django.setup()\n"
+        "from evalsite.celery import app\n"
+        "app.loader.import_default_modules()\n"
+        "print(json.dumps([os.environ['CELERY_SKIP_CHECKS'], 'PIL' in sys.modules,"
+        " 'evalsite.urls' in sys.modules]))\n"
+    )
+    assert _run_probe(probe) == ["1", False, False]
+
+
 def test_the_probe_sees_what_is_imported():
     # The same probe does report modules the web app does import (so the empty list above
     # is not an artefact of the probe).
