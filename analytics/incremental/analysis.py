@@ -49,11 +49,14 @@ from analytics.stats.direct_assessment import (
     worker_reliability,
 )
 from analytics.stats.direct_assessment.effort import ScoreSpread, score_spread
-from analytics.stats.direct_assessment.report import configured_agreement, included_workers
+from analytics.stats.direct_assessment.report import (
+    configured_agreement,
+    configured_system_scores,
+    included_workers,
+)
 from analytics.stats.direct_assessment.scores import (
     Segments,
     SystemScores,
-    system_scores_and_samples,
 )
 from analytics.stats.direct_assessment.worker_splice import (
     WorkerChanges,
@@ -336,14 +339,7 @@ def _scores(
     """The included workers, system scores and significance samples, as ``analyse_campaign``
     computes them."""
     included = included_workers(judgments, reliability, cfg)
-    systems, samples = system_scores_and_samples(
-        judgments,
-        z,
-        include_workers=included,
-        averaging=cfg.averaging,
-        unit=cfg.significance_unit,
-        segments=segments,
-    )
+    systems, samples = configured_system_scores(judgments, z, cfg, included, segments)
     return included, systems, samples
 
 

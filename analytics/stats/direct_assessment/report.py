@@ -53,6 +53,7 @@ __all__ = [
     "analyse_campaign",
     "analyse_variants",
     "configured_agreement",
+    "configured_system_scores",
     "included_workers",
 ]
 
@@ -241,6 +242,25 @@ def _reliability(judgments: DAJudgments, cfg: DAConfig) -> WorkerReliability:
     )
 
 
+def configured_system_scores(
+    judgments: DAJudgments,
+    z: ZScores,
+    cfg: DAConfig,
+    included: NDArray[np.bool_],
+    segments: Segments | None = None,
+) -> tuple[SystemScores, list[NDArray[np.float64]] | None]:
+    """The system scores over the ``included`` workers and their significance samples, with
+    the config's averaging and significance unit (``system_scores_and_samples``)."""
+    return system_scores_and_samples(
+        judgments,
+        z,
+        include_workers=included,
+        averaging=cfg.averaging,
+        unit=cfg.significance_unit,
+        segments=segments,
+    )
+
+
 def included_workers(
     judgments: DAJudgments, reliability: WorkerReliability, cfg: DAConfig
 ) -> NDArray[np.bool_]:
@@ -269,14 +289,7 @@ class _SystemPart:
         included: NDArray[np.bool_],
         segments: Segments,
     ) -> _SystemPart:
-        systems, samples = system_scores_and_samples(
-            judgments,
-            z,
-            include_workers=included,
-            averaging=cfg.averaging,
-            unit=cfg.significance_unit,
-            segments=segments,
-        )
+        systems, samples = configured_system_scores(judgments, z, cfg, included, segments)
         p = pairwise_rank_sum(samples)
         clusters = wmt_clusters(
             systems.mean_z, p, alpha=cfg.significance_alpha, method=cfg.cluster_method

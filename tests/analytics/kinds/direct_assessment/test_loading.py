@@ -6,6 +6,7 @@ import pytest
 
 from analytics.kinds.direct_assessment.loading import load_da_judgments, subset
 from analytics.stats.direct_assessment import Role
+from analytics.stats.direct_assessment.judgments import COLUMNS
 from campaigns.models import SlotRole
 from judgments.models import AssignmentStatus, CampaignWorker
 from tests.factories import (
@@ -163,18 +164,8 @@ def test_slots_and_outputs_read_out_of_id_order_load_the_same(small, monkeypatch
     np.testing.assert_array_equal(got.judgments.partner[::-1] >= 0, want.judgments.partner >= 0)
 
 
-JUDGMENT_FIELDS = (
-    "worker",
-    "assignment",
-    "slot",
-    "role",
-    "system",
-    "item",
-    "pair_slot",
-    "score",
-    "seconds",
-    "partner",
-)
+# Every column of the loaded judgments, and the control pairs derived from them.
+JUDGMENT_FIELDS = (*COLUMNS, "partner")
 
 
 def _assert_same_load(got, want):
