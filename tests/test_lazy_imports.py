@@ -215,6 +215,29 @@ def test_a_worker_does_not_run_djangos_checks_at_its_start():
     assert _run_probe(probe) == ["1", False, False]
 
 
+def test_a_worker_imports_no_api_library_at_its_start():
+    # The kinds' analysts' API (DRF serializers, drf-spectacular, and through DRF's compat
+    # requests and pygments: 14 MiB a worker process) is imported on the first API call: a
+    # Celery worker that recomputes never makes one. Its first API use still works. (yaml is
+    # not watched: kombu imports it itself.)
+    probe = (
+        "import json, os, sys\n"
+        "os.environ['DJANGO_SETTINGS_MODULE'] = 'evalsite.settings'\n"
+        "import django; django.setup()\n"
+        "from evalsite.celery import app\n"
+        "app.loader.import_default_modules()\n"
+        "watch = ('rest_framework.serializers', 'drf_spectacular.utils', 'requests',"
+        " 'pygments')\n"
+        "started = sorted(m for m in watch if m in sys.modules)\n"
+        "from analytics.kinds import registry\n"
+        "from campaigns.models import TaskKind\n"
+        "fields = registry[TaskKind.DIRECT_ASSESSMENT].system_fields()\n"
+        "print(json.dumps([started, 'rest_framework.serializers' in sys.modules,"
+        " sorted(fields)]))\n"
+    )
+    assert _run_probe(probe) == [[], True, ["direct_assessment"]]
+
+
 def test_the_probe_sees_what_is_imported():
     # The same probe does report modules the web app does import (so the empty list above
     # is not an artefact of the probe).

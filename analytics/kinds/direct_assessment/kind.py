@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from rest_framework import serializers
 
 from analytics.api.queries.tables import SegmentTable, StoredSignificance
 from analytics.kinds import AnalyticsKind, ResultsPanel, registry
-from analytics.kinds.direct_assessment import api
 from analytics.kinds.direct_assessment.actions import (
     da_config_for,
     recompute_direct_assessment,
@@ -19,9 +17,18 @@ from analytics.kinds.direct_assessment.actions import (
 from analytics.kinds.direct_assessment.loading import LoadedCampaign, load_da_judgments
 from analytics.kinds.direct_assessment.panel import da_results_context
 from analytics.models import CampaignResult, variant_key
+from analytics.stats._lazy import lazy_module
 from analytics.stats.direct_assessment import DAConfig
 from campaigns.models import Campaign, System, TaskKind
 from judgments.models import Worker
+
+if TYPE_CHECKING:
+    from rest_framework import serializers
+
+# The analysts' API (DRF serializers, drf-spectacular, and through DRF requests, yaml and
+# pygments: 14 MiB) is imported on the first API call, not by a Celery worker that only
+# recomputes (issue 16 item 4).
+api = lazy_module("analytics.kinds.direct_assessment.api")
 
 __all__ = ["DirectAssessment"]
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
-from rest_framework import serializers
 
 from analytics.api.queries.tables import SegmentTable, StoredSignificance
 from analytics.kinds import AnalyticsKind, ResultsPanel, registry
-from analytics.kinds.post_editing import api
 from analytics.kinds.post_editing.actions import (
     PostEditingConfig,
     post_editing_config_for,
@@ -21,8 +19,17 @@ from analytics.kinds.post_editing.loading import LoadedPostEditing, load_post_ed
 from analytics.kinds.post_editing.panel import post_editing_results_context
 from analytics.models import PostEditingResult, flag_variant_key
 from analytics.progress import ProgressRule
+from analytics.stats._lazy import lazy_module
 from campaigns.models import Campaign, HitTask, System, TaskKind
 from judgments.models import Worker
+
+if TYPE_CHECKING:
+    from rest_framework import serializers
+
+# The analysts' API (DRF serializers, drf-spectacular, and through DRF requests, yaml and
+# pygments: 14 MiB) is imported on the first API call, not by a Celery worker that only
+# recomputes (issue 16 item 4).
+api = lazy_module("analytics.kinds.post_editing.api")
 
 __all__ = ["PostEditing"]
 

@@ -29,6 +29,7 @@ from analytics.api.queries.tables import (
 )
 from analytics.api.serializers import prefixed
 from analytics.kinds.ranking.loading import load_ranking_judgments
+from analytics.kinds.ranking.panel import chosen_method
 from analytics.models import (
     RankingMethod,
     RankingResult,
@@ -182,13 +183,6 @@ def system_fields() -> dict[str, serializers.Field]:
             "ties, losses); empty for other kinds."
         )
     }
-
-
-def chosen_method(campaign: Campaign) -> str:
-    """The score the campaign ranks its systems by (``RankingSettings.rank_by``; Expected
-    Wins, its default, for a campaign whose kind just changed and has no settings yet)."""
-    settings = getattr(campaign, "ranking_settings", None)
-    return RankingMethod.EXPECTED_WINS if settings is None else settings.rank_by
 
 
 def system_queryset(

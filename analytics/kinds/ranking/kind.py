@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
-from rest_framework import serializers
 
 from analytics.api.queries.tables import SegmentTable, StoredSignificance
 from analytics.kinds import MEMBERSHIP_ACTIONS, AnalyticsKind, ResultsPanel, registry
-from analytics.kinds.ranking import api
 from analytics.kinds.ranking.actions import (
     ranking_config_for,
     recompute_ranking,
@@ -20,9 +18,18 @@ from analytics.kinds.ranking.loading import LoadedRanking, load_ranking_judgment
 from analytics.kinds.ranking.panel import ranking_results_context
 from analytics.models import RankingResult, trust_variant_key
 from analytics.progress import SETS, ProgressRule
+from analytics.stats._lazy import lazy_module
 from analytics.stats.ranking import RankingConfig
 from campaigns.models import Campaign, System, TaskKind
 from judgments.models import Worker
+
+if TYPE_CHECKING:
+    from rest_framework import serializers
+
+# The analysts' API (DRF serializers, drf-spectacular, and through DRF requests, yaml and
+# pygments: 14 MiB) is imported on the first API call, not by a Celery worker that only
+# recomputes (issue 16 item 4).
+api = lazy_module("analytics.kinds.ranking.api")
 
 __all__ = ["Ranking"]
 

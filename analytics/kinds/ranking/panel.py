@@ -14,7 +14,6 @@ from typing import Any
 from django.db.models import Q
 
 from analytics.actions.common import AUTO_PAUSE_PREFIX
-from analytics.kinds.ranking.api import chosen_method
 from analytics.models import (
     RankingMethod,
     RankingReference,
@@ -70,6 +69,13 @@ AGREEMENT_ROWS = (
     ("fleiss", "Fleiss' kappa (pairs judged by two or more workers)", "n_items"),
     ("oracle", "Against the oracle's declared orders", "n"),
 )
+
+
+def chosen_method(campaign: Campaign) -> str:
+    """The score the campaign ranks its systems by (``RankingSettings.rank_by``; Expected
+    Wins, its default, for a campaign whose kind just changed and has no settings yet)."""
+    settings = getattr(campaign, "ranking_settings", None)
+    return RankingMethod.EXPECTED_WINS if settings is None else settings.rank_by
 
 
 def _percent(value: float | None) -> str:

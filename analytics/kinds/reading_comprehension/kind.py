@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from rest_framework import serializers
 
 from analytics.api.queries.tables import SegmentTable, StoredSignificance
 from analytics.kinds import AnalyticsKind, ResultsPanel, registry
-from analytics.kinds.reading_comprehension import api
 from analytics.kinds.reading_comprehension.actions import (
     RCConfig,
     rc_config_for,
@@ -23,8 +21,17 @@ from analytics.kinds.reading_comprehension.loading import (
 )
 from analytics.kinds.reading_comprehension.panel import rc_results_context
 from analytics.models import ReadingComprehensionResult, suspect_variant_key
+from analytics.stats._lazy import lazy_module
 from campaigns.models import Campaign, System, TaskKind
 from judgments.models import Worker
+
+if TYPE_CHECKING:
+    from rest_framework import serializers
+
+# The analysts' API (DRF serializers, drf-spectacular, and through DRF requests, yaml and
+# pygments: 14 MiB) is imported on the first API call, not by a Celery worker that only
+# recomputes (issue 16 item 4).
+api = lazy_module("analytics.kinds.reading_comprehension.api")
 
 __all__ = ["ReadingComprehension"]
 

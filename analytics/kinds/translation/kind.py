@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from rest_framework import serializers
 
 from analytics.api.queries.tables import SegmentTable, StoredSignificance
 from analytics.kinds import AnalyticsKind, ResultsPanel, registry
-from analytics.kinds.translation import api
 from analytics.kinds.translation.actions import (
     TranslationConfig,
     recompute_translation,
@@ -20,8 +18,17 @@ from analytics.kinds.translation.actions import (
 from analytics.kinds.translation.loading import LoadedTranslation, load_translation
 from analytics.kinds.translation.panel import translation_results_context
 from analytics.models import TranslationResult
+from analytics.stats._lazy import lazy_module
 from campaigns.models import Campaign, System, TaskKind
 from judgments.models import Worker
+
+if TYPE_CHECKING:
+    from rest_framework import serializers
+
+# The analysts' API (DRF serializers, drf-spectacular, and through DRF requests, yaml and
+# pygments: 14 MiB) is imported on the first API call, not by a Celery worker that only
+# recomputes (issue 16 item 4).
+api = lazy_module("analytics.kinds.translation.api")
 
 __all__ = ["Translation"]
 
