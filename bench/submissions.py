@@ -27,7 +27,9 @@ the real endpoints (worker link -> redirect, item, one POST per item), at most
 (a) stored judgments, with the same pool. It prints per round judgments/s (stored judgments
 over the round's wall time, hand-out and item requests included), the submit requests'
 p50/p99, the bare view's rate and p99, the ratio, gunicorn CPU per request and the load
-average; at the end it counts the stored rows: every judgment exactly once (no loss, no
+average; then the medians, with the CPU per judgment and per bare request of gunicorn,
+PostgreSQL and the load generator itself (its client processes share the two cores with what
+they measure); at the end it counts the stored rows: every judgment exactly once (no loss, no
 duplicate: one per (assignment, slot) and the exact total), no error response, every bare
 row once. The exit status is 1 when a count or an answer is wrong.
 """
@@ -294,13 +296,15 @@ def load_process(kind: str, port: int, jobs: list, threads: int) -> dict:
             else:
                 do_bare(client, job, out)
 
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), time.process_time()
     pool = [threading.Thread(target=run) for _ in range(threads)]
     for thread in pool:
         thread.start()
     for thread in pool:
         thread.join()
     out["seconds"] = time.perf_counter() - started
+    # The load generator's own CPU: it shares the two cores with what it measures.
+    out["cpu"] = time.process_time() - started_cpu
     return out
 
 
@@ -318,6 +322,7 @@ def run_load(executor, kind: str, port: int, jobs: list, processes: int, threads
         "p50": statistics.median(latencies) * 1000 if latencies else 0.0,
         "p99": latencies[int(len(latencies) * 0.99)] * 1000 if latencies else 0.0,
         "requests": len(latencies),
+        "clients_cpu": sum(result["cpu"] for result in results),
     }
 
 
@@ -604,7 +609,15 @@ def main() -> None:
                         (database_cpu_seconds() - db_cpu) / max(theirs["stored"], 1) * 1000
                     )
                     cpu_rows.append(
-                        (ours["cpu"], ours["db"], ours["worker"], theirs["cpu"], theirs["db"])
+                        (
+                            ours["cpu"],
+                            ours["db"],
+                            ours["worker"],
+                            theirs["cpu"],
+                            theirs["db"],
+                            ours["clients_cpu"] / max(ours["stored"], 1) * 1000,
+                            theirs["clients_cpu"] / max(theirs["stored"], 1) * 1000,
+                        )
                     )
                     rate = ours["stored"] / ours["wall"]
                     bare_rate = theirs["stored"] / theirs["wall"]
@@ -632,7 +645,9 @@ def main() -> None:
                 f"CPU ms per judgment (median): gunicorn {cpu[0]:.2f}, PostgreSQL {cpu[1]:.2f}, "
                 f"Celery worker {cpu[2]:.2f}; bare per request: gunicorn {cpu[3]:.2f}, "
                 f"PostgreSQL {cpu[4]:.2f}; (gunicorn + PostgreSQL) ratio "
-                f"{(cpu[0] + cpu[1]) / max(cpu[3] + cpu[4], 1e-9):.1f}x"
+                f"{(cpu[0] + cpu[1]) / max(cpu[3] + cpu[4], 1e-9):.1f}x; the load generator "
+                f"{cpu[5]:.2f} ms per judgment (every request of a HIT included), {cpu[6]:.2f} "
+                "per bare request"
             )
             counts = run_child(env, "--step=count", f"--campaign={campaign}")
             expected = hits * args.items
