@@ -119,6 +119,9 @@ def _released() -> NDArray:
     return released
 
 
+# Columns a subset takes on first use (DAJudgments.subset): nothing reads them from a subset.
+_TAKEN_ON_USE = frozenset({"assignment", "slot"})
+
 # int32's range, written out: numpy is not run when a web worker loads this module
 # (evalsite.deferred_imports).
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -245,6 +248,18 @@ class DAJudgments(WorkerRows):
         # time, not in the middle of a later computation.
         _ = self.partner
 
+    def __getattr__(self, name: str) -> NDArray:
+        # Only called for an attribute not found: a subset's column taken on first use.
+        on_use = self.__dict__.get("_taken_on_use")
+        if on_use is None or name not in on_use[1]:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        rows, sources = on_use
+        taken = freeze(_narrow(sources.pop(name)[rows]))
+        object.__setattr__(self, name, taken)
+        if not sources:
+            del self.__dict__["_taken_on_use"]
+        return taken
+
     # ------------------------------------------------------------------ derived, cached
     @property
     def has_given_z(self) -> NDArray[np.bool_]:
@@ -351,6 +366,13 @@ class DAJudgments(WorkerRows):
         judgment and goes on with the scored ones): each of its columns is let go as soon as
         the subset has its copy, so that both are never held whole at once (at a million
         judgments, about 80 MB less at the peak). Afterwards this object has no rows.
+
+        The ``assignment`` and ``slot`` columns, which the statistics never read from a
+        subset (its pair links are derived already), are taken on first use when this
+        object's are int32 already (an incremental recompute's cache: views, so the copy of
+        its scored rows is 8 MB smaller at a million judgments and 5 ms shorter); the subset
+        then holds this object's arrays and ``rows`` until then, and is valid as long as
+        they are.
         """
         rows = np.asarray(rows, dtype=bool)
         if rows.shape != (len(self),):
@@ -386,14 +408,20 @@ class DAJudgments(WorkerRows):
         if release:
             for name in ("partner", "_worker_factor", "value"):
                 self.__dict__.pop(name, None)
+        on_use = {}
         for name in COLUMNS:
-            if name == "given_z" and not has_given:
-                taken = _no_given_z(int(np.count_nonzero(rows)))
+            if name in _TAKEN_ON_USE and getattr(self, name).dtype.itemsize <= 4:
+                on_use[name] = getattr(self, name)
             else:
-                taken = freeze(_narrow(getattr(self, name)[rows]))
-            object.__setattr__(out, name, taken)
+                if name == "given_z" and not has_given:
+                    taken = _no_given_z(int(np.count_nonzero(rows)))
+                else:
+                    taken = freeze(_narrow(getattr(self, name)[rows]))
+                object.__setattr__(out, name, taken)
             if release:
                 object.__setattr__(self, name, _released())
+        if on_use:
+            out.__dict__["_taken_on_use"] = (rows, on_use)
         object.__setattr__(out, "scale_max", self.scale_max)
         # Row and worker positions fit int32 far beyond any campaign (half the memory).
         partner, worker_index = _narrow(partner), _narrow(worker_index)

@@ -153,6 +153,47 @@ def test_a_subset_equals_judgments_built_from_its_rows(release: bool) -> None:
         assert len(j) == 4 * 6 * 2 * 3
 
 
+@pytest.mark.parametrize("release", [False, True])
+def test_a_subset_of_int32_ids_takes_assignment_and_slot_on_first_use(release: bool) -> None:
+    # An incremental recompute's cache hands int32 id columns: the scored copy leaves out
+    # the two columns no statistic reads from it until one is asked for.
+    columns = _columns(campaign())
+    narrow = {
+        name: freeze(values.astype(np.int32)) if values.dtype == np.int64 else values
+        for name, values in columns.items()
+    }
+    j = DAJudgments(**narrow)
+    rows = ~((j.assignment == 121) | (j.worker == 13))
+    built = DAJudgments(**{k: v[rows] for k, v in columns.items()})
+    sub = j.subset(rows, release=release)
+    assert {"assignment", "slot"}.isdisjoint(vars(sub))
+    assert "worker" in vars(sub)
+    # What the statistics read is there, and the same as built from the rows.
+    np.testing.assert_array_equal(sub.partner, built.partner)
+    assert analyse_campaign(sub).systems.mean_z.tolist() == (
+        analyse_campaign(built).systems.mean_z.tolist()
+    )
+    assert {"assignment", "slot"}.isdisjoint(vars(sub))
+    # Asked for, each is taken then, once, and equals the rows' values.
+    assert sub.assignment.tolist() == built.assignment.tolist()
+    assert sub.assignment is sub.assignment
+    assert "_taken_on_use" in vars(sub)
+    assert sub.slot.tolist() == built.slot.tolist()
+    assert "_taken_on_use" not in vars(sub)
+    assert sub.slot.dtype == np.int32 and not sub.slot.flags.writeable
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        sub.nothing  # noqa: B018
+
+
+def test_a_subset_of_int64_ids_copies_every_column_at_once() -> None:
+    # A full recompute's loaded int64 ids are let go as the subset is taken (release): the
+    # subset holds its own narrow copy, not the wide parent columns.
+    j = campaign()
+    sub = j.subset(j.worker != 13, release=True)
+    assert {"assignment", "slot"} <= set(vars(sub))
+    assert "_taken_on_use" not in vars(sub)
+
+
 def test_a_subset_that_cuts_a_pair_leaves_the_control_unmatched() -> None:
     j = campaign()
     rows = np.ones(len(j), dtype=bool)
