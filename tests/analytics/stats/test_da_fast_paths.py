@@ -155,8 +155,8 @@ def test_a_subset_equals_judgments_built_from_its_rows(release: bool) -> None:
 
 @pytest.mark.parametrize("release", [False, True])
 def test_a_subset_of_int32_ids_takes_assignment_and_slot_on_first_use(release: bool) -> None:
-    # An incremental recompute's cache hands int32 id columns: the scored copy leaves out
-    # the two columns no statistic reads from it until one is asked for.
+    # The loaders and an incremental recompute's cache give int32 id columns: the scored
+    # copy leaves out the two columns no statistic reads from it until one is asked for.
     columns = _columns(campaign())
     narrow = {
         name: freeze(values.astype(np.int32)) if values.dtype == np.int64 else values
@@ -186,8 +186,8 @@ def test_a_subset_of_int32_ids_takes_assignment_and_slot_on_first_use(release: b
 
 
 def test_a_subset_of_int64_ids_copies_every_column_at_once() -> None:
-    # A full recompute's loaded int64 ids are let go as the subset is taken (release): the
-    # subset holds its own narrow copy, not the wide parent columns.
+    # int64 ids (judgments built by hand, or ids beyond int32) are let go as the subset is
+    # taken (release): the subset holds its own narrow copy, not the wide parent columns.
     j = campaign()
     sub = j.subset(j.worker != 13, release=True)
     assert {"assignment", "slot"} <= set(vars(sub))
