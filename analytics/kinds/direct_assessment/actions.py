@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from analytics.actions.common import json_safe as _finite
+from analytics.actions.common import newest_submitted_at
 from analytics.kinds.direct_assessment.loading import (
     LoadedCampaign,
     LoadSummary,
@@ -479,7 +480,7 @@ def stale_da_campaigns() -> QuerySet[Campaign]:
     )
     per_campaign = scored.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
-    newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
+    newest = newest_submitted_at(scored)
     n_rejected_now = Coalesce(
         Subquery(
             # Rejected or unconfirmed MTurk assignments, as the loader masks them (issue 11).

@@ -40,10 +40,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from analytics.actions.common import newest_submitted_at
 from analytics.kinds.post_editing.loading import LoadedPostEditing, judged, load_post_editing
 from analytics.kinds.post_editing.scoring import (
     fan_out_scoring,
@@ -608,7 +609,7 @@ def stale_post_editing_campaigns() -> QuerySet[Campaign]:
     read = Judgment.objects.filter(judged(), campaign=OuterRef("pk")).order_by()
     per_campaign = read.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
-    newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
+    newest = newest_submitted_at(read)
     n_rejected_now = Coalesce(
         Subquery(
             per_campaign.filter(held_back_from_scores("assignment__"))

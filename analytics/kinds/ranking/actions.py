@@ -62,11 +62,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from analytics.actions.common import AUTO_PAUSE_PREFIX
+from analytics.actions.common import AUTO_PAUSE_PREFIX, newest_submitted_at
 from analytics.kinds.ranking.loading import LoadedRanking, load_ranking_judgments
 from analytics.kinds.ranking.store import store_ranking_results
 from analytics.models import (
@@ -600,7 +600,7 @@ def stale_ranking_campaigns() -> QuerySet[Campaign]:
     ranked = Judgment.objects.filter(campaign=OuterRef("pk"), rank__isnull=False).order_by()
     per_campaign = ranked.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
-    newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
+    newest = newest_submitted_at(ranked)
     n_rejected_now = Coalesce(
         Subquery(
             # Rejected or unconfirmed MTurk assignments, as the loader masks them (issue 11).

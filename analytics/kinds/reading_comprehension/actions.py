@@ -39,10 +39,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from analytics.actions.common import newest_submitted_at
 from analytics.kinds.reading_comprehension.loading import (
     REFERENCE,
     LoadedReadingComprehension,
@@ -422,7 +423,7 @@ def stale_reading_comprehension_campaigns() -> QuerySet[Campaign]:
     ).order_by()
     per_campaign = judged.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
-    newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
+    newest = newest_submitted_at(judged)
     n_rejected_now = Coalesce(
         Subquery(
             per_campaign.filter(held_back_from_scores("assignment__"))

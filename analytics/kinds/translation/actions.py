@@ -52,6 +52,7 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subqu
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from analytics.actions.common import newest_submitted_at
 from analytics.kinds.translation.loading import (
     COUNTED_STATUSES,
     LoadedTranslation,
@@ -485,7 +486,7 @@ def stale_translation_campaigns() -> QuerySet[Campaign]:
     read = Judgment.objects.filter(translation_judgments(), campaign=OuterRef("pk")).order_by()
     per_campaign = read.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
-    newest = Subquery(per_campaign.annotate(t=Max("submitted_at")).values("t"))
+    newest = newest_submitted_at(read)
     n_scored_now = Coalesce(
         Subquery(
             per_campaign.filter(assignment__status__in=COUNTED_STATUSES)
@@ -514,14 +515,10 @@ def stale_translation_campaigns() -> QuerySet[Campaign]:
         campaign=OuterRef("campaign"), worker=OuterRef("worker"), excluded=True
     )
     # Rankings of the ranking campaign over the translations (the selection by ranking).
-    newest_ranking = Subquery(
+    newest_ranking = newest_submitted_at(
         Judgment.objects.filter(
             slot__output__ranked_translation__campaign=OuterRef("pk"), rank__isnull=False
         )
-        .order_by()
-        .values("slot__output__ranked_translation__campaign")
-        .annotate(t=Max("submitted_at"))
-        .values("t")
     )
     exclusion_changed = Exists(
         TranslationWorkerStat.objects.filter(campaign=OuterRef("pk"))
