@@ -7,9 +7,10 @@ import math
 import sys
 from typing import Any
 
-from django.db.models import QuerySet, Subquery
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
-__all__ = ["AUTO_PAUSE_PREFIX", "json_safe", "newest_submitted_at"]
+__all__ = ["AUTO_PAUSE_PREFIX", "held_back_count", "json_safe", "newest_submitted_at"]
 
 # The start of a campaign's status reason when its statistics paused it (ranking's
 # auto-takedown); the results panel shows such a reason first, and reactivating clears it.
@@ -47,3 +48,20 @@ def newest_submitted_at(judgments: QuerySet) -> Subquery:
     every ANALYTICS_SWEEP_SECONDS (15); at a million judgments the ``Max`` read 20,000 heap
     pages each time. (``submitted_at`` is never NULL: the first row holds the maximum.)"""
     return Subquery(judgments.order_by("-submitted_at").values("submitted_at")[:1])
+
+
+def held_back_count(judgments: QuerySet, **assignments: Any) -> Coalesce:
+    """How many of ``judgments`` (filtered by an ``OuterRef`` to the campaign, as the sweeps
+    filter them) are in the campaign's assignments held back from scores (rejected, or not
+    confirmed by MTurk: ``held_back_from_scores``), as the loaders mask them
+    (``analytics.loading.held_back_assignment_ids``); ``assignments``: further filters on
+    those assignments. Counted from the held-back assignments, through the judgments'
+    (assignment, slot) index, not by joining every judgment of the campaign with them: at a
+    million judgments 10 ms instead of 170, on every sweep."""
+    from judgments.models import Assignment, held_back_from_scores
+
+    held = Assignment.objects.filter(
+        held_back_from_scores(), campaign=OuterRef(OuterRef("pk")), **assignments
+    ).values("pk")
+    counted = judgments.filter(assignment__in=held).values("campaign").annotate(n=Count("pk"))
+    return Coalesce(Subquery(counted.values("n")), 0)

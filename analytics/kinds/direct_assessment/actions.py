@@ -30,8 +30,8 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from analytics.actions.common import held_back_count, newest_submitted_at
 from analytics.actions.common import json_safe as _finite
-from analytics.actions.common import newest_submitted_at
 from analytics.kinds.direct_assessment.loading import (
     LoadedCampaign,
     LoadSummary,
@@ -57,7 +57,7 @@ from analytics.stats.direct_assessment.effort import (
 from analytics.stats.direct_assessment.reliability import reliability_of_subset
 from campaigns.kinds.direct_assessment.models import WorkersCounted
 from campaigns.models import Campaign, TaskKind
-from judgments.models import CampaignWorker, Judgment, held_back_from_scores
+from judgments.models import CampaignWorker, Judgment
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -481,15 +481,8 @@ def stale_da_campaigns() -> QuerySet[Campaign]:
     per_campaign = scored.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
     newest = newest_submitted_at(scored)
-    n_rejected_now = Coalesce(
-        Subquery(
-            # Rejected or unconfirmed MTurk assignments, as the loader masks them (issue 11).
-            per_campaign.filter(held_back_from_scores("assignment__"))
-            .annotate(n=Count("pk"))
-            .values("n")
-        ),
-        0,
-    )
+    # Rejected or unconfirmed MTurk assignments, as the loader masks them (issue 11).
+    n_rejected_now = held_back_count(scored)
     excluded_now = CampaignWorker.objects.filter(
         campaign=OuterRef("campaign"), worker=OuterRef("worker"), excluded=True
     )

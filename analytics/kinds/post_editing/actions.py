@@ -44,7 +44,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from analytics.actions.common import newest_submitted_at
+from analytics.actions.common import held_back_count, newest_submitted_at
 from analytics.kinds.post_editing.loading import LoadedPostEditing, judged, load_post_editing
 from analytics.kinds.post_editing.scoring import (
     fan_out_scoring,
@@ -79,7 +79,7 @@ from analytics.stats.post_editing import (
     worker_weights,
 )
 from campaigns.models import Campaign, TaskKind
-from judgments.models import CampaignWorker, Judgment, held_back_from_scores
+from judgments.models import CampaignWorker, Judgment
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -610,14 +610,7 @@ def stale_post_editing_campaigns() -> QuerySet[Campaign]:
     per_campaign = read.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
     newest = newest_submitted_at(read)
-    n_rejected_now = Coalesce(
-        Subquery(
-            per_campaign.filter(held_back_from_scores("assignment__"))
-            .annotate(n=Count("pk"))
-            .values("n")
-        ),
-        0,
-    )
+    n_rejected_now = held_back_count(read)
     excluded_now = CampaignWorker.objects.filter(
         campaign=OuterRef("campaign"), worker=OuterRef("worker"), excluded=True
     )

@@ -66,7 +66,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from analytics.actions.common import AUTO_PAUSE_PREFIX, newest_submitted_at
+from analytics.actions.common import AUTO_PAUSE_PREFIX, held_back_count, newest_submitted_at
 from analytics.kinds.ranking.loading import LoadedRanking, load_ranking_judgments
 from analytics.kinds.ranking.store import store_ranking_results
 from analytics.models import (
@@ -93,7 +93,7 @@ from analytics.stats.ranking import (
     takedown_reason,
 )
 from campaigns.models import Campaign, CampaignStatus, RankingCombination, TaskKind
-from judgments.models import CampaignWorker, Judgment, held_back_from_scores
+from judgments.models import CampaignWorker, Judgment
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -601,18 +601,8 @@ def stale_ranking_campaigns() -> QuerySet[Campaign]:
     per_campaign = ranked.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
     newest = newest_submitted_at(ranked)
-    n_rejected_now = Coalesce(
-        Subquery(
-            # Rejected or unconfirmed MTurk assignments, as the loader masks them (issue 11).
-            per_campaign.filter(
-                held_back_from_scores("assignment__"),
-                assignment__hit__is_qualification=False,
-            )
-            .annotate(n=Count("pk"))
-            .values("n")
-        ),
-        0,
-    )
+    # Rejected or unconfirmed MTurk assignments, as the loader masks them (issue 11).
+    n_rejected_now = held_back_count(ranked, hit__is_qualification=False)
     # Results stored before WMT12's win ratio was (issue 12): scores without its rows.
     has_scores = Exists(RankingScore.objects.filter(campaign=OuterRef("pk")))
     has_wmt12 = Exists(

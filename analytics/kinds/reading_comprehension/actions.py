@@ -43,7 +43,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from analytics.actions.common import newest_submitted_at
+from analytics.actions.common import held_back_count, newest_submitted_at
 from analytics.kinds.reading_comprehension.loading import (
     REFERENCE,
     LoadedReadingComprehension,
@@ -71,7 +71,7 @@ from analytics.stats.reading_comprehension import (
     system_scores,
 )
 from campaigns.models import Campaign, HitTask, TaskKind
-from judgments.models import CampaignWorker, Judgment, held_back_from_scores
+from judgments.models import CampaignWorker, Judgment
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -424,14 +424,7 @@ def stale_reading_comprehension_campaigns() -> QuerySet[Campaign]:
     per_campaign = judged.values("campaign")
     n_now = Coalesce(Subquery(per_campaign.annotate(n=Count("pk")).values("n")), 0)
     newest = newest_submitted_at(judged)
-    n_rejected_now = Coalesce(
-        Subquery(
-            per_campaign.filter(held_back_from_scores("assignment__"))
-            .annotate(n=Count("pk"))
-            .values("n")
-        ),
-        0,
-    )
+    n_rejected_now = held_back_count(judged)
     excluded_now = CampaignWorker.objects.filter(
         campaign=OuterRef("campaign"), worker=OuterRef("worker"), excluded=True
     )

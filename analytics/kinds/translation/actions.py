@@ -52,7 +52,7 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subqu
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from analytics.actions.common import newest_submitted_at
+from analytics.actions.common import held_back_count, newest_submitted_at
 from analytics.kinds.translation.loading import (
     COUNTED_STATUSES,
     LoadedTranslation,
@@ -496,14 +496,7 @@ def stale_translation_campaigns() -> QuerySet[Campaign]:
         ),
         0,
     )
-    n_rejected_now = Coalesce(
-        Subquery(
-            per_campaign.filter(held_back_from_scores("assignment__"))
-            .annotate(n=Count("pk"))
-            .values("n")
-        ),
-        0,
-    )
+    n_rejected_now = held_back_count(read)
     newest_choice = Subquery(
         TranslationChoice.objects.filter(campaign=OuterRef("pk"))
         .order_by()
