@@ -40,13 +40,14 @@ def json_safe(value: Any) -> Any:
 
 
 def newest_submitted_at(judgments: QuerySet) -> Subquery:
-    """The latest ``submitted_at`` of ``judgments`` (filtered by an ``OuterRef`` to the
-    campaign), NULL when there is none: what the stale-result sweeps compare with a result's
-    ``computed_at``. The first row in ``submitted_at`` order, not ``Max`` over the campaign's
-    judgments grouped by campaign: PostgreSQL then walks the (campaign, submitted_at) index
-    backwards to the first judgment that qualifies instead of reading every one. The sweep runs
-    every ANALYTICS_SWEEP_SECONDS (15); at a million judgments the ``Max`` read 20,000 heap
-    pages each time. (``submitted_at`` is never NULL: the first row holds the maximum.)"""
+    """The latest ``submitted_at`` of ``judgments`` (filtered by ``campaign=OuterRef("pk")``:
+    their own campaign column, which bounds the index walk), NULL when there is none: what
+    the stale-result sweeps compare with a result's ``computed_at``. The first row in
+    ``submitted_at`` order, not ``Max`` over the campaign's judgments grouped by campaign:
+    PostgreSQL then walks the (campaign, submitted_at) index backwards to the first judgment
+    that qualifies instead of reading every one. The sweep runs every
+    ANALYTICS_SWEEP_SECONDS (15); at a million judgments the ``Max`` read 20,000 heap pages
+    each time. (``submitted_at`` is never NULL: the first row holds the maximum.)"""
     return Subquery(judgments.order_by("-submitted_at").values("submitted_at")[:1])
 
 

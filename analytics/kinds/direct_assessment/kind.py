@@ -25,9 +25,7 @@ from judgments.models import Worker
 if TYPE_CHECKING:
     from rest_framework import serializers
 
-# The analysts' API (DRF serializers, drf-spectacular, and through DRF requests, yaml and
-# pygments: 14 MiB) is imported on the first API call, not by a Celery worker that only
-# recomputes (issue 16 item 4).
+# Imported on the first API call: a Celery worker never serves the API (docs/task-kinds.md).
 api = lazy_module("analytics.kinds.direct_assessment.api")
 
 __all__ = ["DirectAssessment"]

@@ -507,11 +507,17 @@ def stale_translation_campaigns() -> QuerySet[Campaign]:
     excluded_now = CampaignWorker.objects.filter(
         campaign=OuterRef("campaign"), worker=OuterRef("worker"), excluded=True
     )
-    # Rankings of the ranking campaign over the translations (the selection by ranking).
-    newest_ranking = newest_submitted_at(
+    # Rankings of the ranking campaign over the translations (the selection by ranking). Max
+    # grouped by campaign, not newest_submitted_at: these judgments are not filtered by their
+    # own campaign, so a first-row plan could walk every judgment's submitted_at backwards.
+    newest_ranking = Subquery(
         Judgment.objects.filter(
             slot__output__ranked_translation__campaign=OuterRef("pk"), rank__isnull=False
         )
+        .order_by()
+        .values("slot__output__ranked_translation__campaign")
+        .annotate(t=Max("submitted_at"))
+        .values("t")
     )
     exclusion_changed = Exists(
         TranslationWorkerStat.objects.filter(campaign=OuterRef("pk"))
