@@ -11,9 +11,9 @@ import re
 from campaigns.builders.direct_assessment import (
     ROLE_BAD_REFERENCE,
     DAOutput,
-    _ReferencePool,
     build_direct_assessment_hits,
 )
+from campaigns.builders.direct_assessment.build import _ReferencePool
 from campaigns.degradation import ADEQUACY, REPLACE, degrade_adequacy
 
 SEGMENTS = 100
