@@ -18,8 +18,8 @@ What a HIT has beyond its places is counted apart (``*_beyond``) and explained: 
 before the redundancy (or the HIT's places) was lowered. It stays stored and counts in the
 scores; the progress leaves it out, so it never passes 100%.
 
-Three grouped queries for any number of campaigns (HITs with their units, live assignments by
-HIT and status, judged units by HIT), then sums per HIT: the API's list runs the same queries
+Two queries for any number of campaigns (the HITs with their units; the live assignments with
+their judged units), then sums per HIT: the API's list runs the same queries
 for one campaign as for a page of them. The sums are plain Python (one pass over the HITs'
 rows, which the queries hand over as Python tuples anyway): the worker's entry page counts
 progress, and a web worker does not import numpy for it (issue 16 item 4, about 12 MiB).
@@ -30,9 +30,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 
-from campaigns.models import Campaign, Hit
+from campaigns.models import Campaign, Hit, HitSlot
 from judgments.models import LIVE_ASSIGNMENT_STATUSES, Assignment, AssignmentStatus, Judgment
 
 __all__ = [
@@ -147,7 +148,7 @@ def progress_by_campaign(
     unit: str = JUDGMENTS,
     judged: Q | None = None,
 ) -> dict[int, CampaignProgress]:
-    """:class:`CampaignProgress` of each campaign (by id), from three queries.
+    """:class:`CampaignProgress` of each campaign (by id), from two queries.
 
     ``tasks``: only HITs of these tasks (post-editing's edit HITs without their verification
     HITs); ``unit``: :data:`JUDGMENTS` (a slot) or :data:`SETS` (a ranking set, the slots of
@@ -162,10 +163,17 @@ def progress_by_campaign(
     hits = Hit.objects.filter(campaign_id__in=ids, is_qualification=False)
     if tasks is not None:
         hits = hits.filter(task__in=tasks)
-    units = Count("slots__group", distinct=True) if unit == SETS else Count("slots", distinct=True)
+    # Counted per HIT and per assignment in correlated subqueries, each through an index that
+    # leads with the HIT (the slots' hit_id) or the assignment (the judgments' unique
+    # (assignment, slot)), so the work follows the campaign's size. Joined and grouped, the
+    # planner walked every slot's and every judgment's row of the database instead (a
+    # merge join over the whole hit_id index, a parallel scan of the judgments): 0.1 s and
+    # 0.3 s for a campaign of a million judgments, and growing with every other campaign.
+    slots = HitSlot.objects.filter(hit=OuterRef("pk")).order_by().values("hit")
+    units = slots.annotate(n=Count("group", distinct=True) if unit == SETS else Count("*"))
     rows = list(
         hits.order_by()
-        .annotate(n_units=units)
+        .annotate(n_units=Coalesce(Subquery(units.values("n")), 0))
         .values_list("pk", "campaign_id", "places", "n_units")
     )
     if not rows:
@@ -173,39 +181,30 @@ def progress_by_campaign(
     hit_index = {row[0]: i for i, row in enumerate(rows)}
     places = [row[2] if row[2] is not None else redundancy[row[1]] for row in rows]
 
+    judgments = Judgment.objects.filter(assignment=OuterRef("pk"))
+    if judged is not None:
+        judgments = judgments.filter(judged)
+    judgments = judgments.order_by().values("assignment")
+    # A set is judged once per assignment, however many of its slots carry a judgment.
+    # COUNT(*), not of a column the index lacks: an index-only scan (no row of the table read).
+    counted = Count("slot__group", distinct=True) if unit == SETS else Count("*")
+    judged_units = Coalesce(Subquery(judgments.annotate(n=counted).values("n")), 0)
+
     taken = [0] * len(rows)
     done = [0] * len(rows)
+    judged_in = [0] * len(rows)
+    # One row per live assignment (a few per HIT): where it is, and its judged units.
     for hit_id, status, n in (
         Assignment.objects.filter(hit__in=hits, status__in=LIVE_ASSIGNMENT_STATUSES)
         .order_by()
         .values_list("hit_id", "status")
-        .annotate(n=Count("pk"))
+        .annotate(n=judged_units)
     ):
-        taken[hit_index[hit_id]] += n
+        index = hit_index[hit_id]
+        taken[index] += 1
         if status in DONE_STATUSES:
-            done[hit_index[hit_id]] += n
-
-    judged_in = [0] * len(rows)
-    judgments = Judgment.objects.filter(
-        assignment__hit__in=hits, assignment__status__in=LIVE_ASSIGNMENT_STATUSES
-    )
-    if judged is not None:
-        judgments = judgments.filter(judged)
-    if unit == SETS:
-        # A set is judged once per assignment, however many of its slots carry a judgment.
-        counted = Count("slot__group", distinct=True)  # per (hit, assignment) below, summed per HIT
-        per_assignment = (
-            judgments.order_by()
-            .values_list("assignment__hit_id", "assignment_id")
-            .annotate(n=counted)
-        )
-        for hit_id, _, n in per_assignment:
-            judged_in[hit_index[hit_id]] += n
-    else:
-        for hit_id, n in (
-            judgments.order_by().values_list("assignment__hit_id").annotate(n=Count("pk"))
-        ):
-            judged_in[hit_index[hit_id]] += n
+            done[index] += 1
+        judged_in[index] += n
 
     totals = {pk: dict.fromkeys(_COUNTS, 0) for pk in ids}
     for i, row in enumerate(rows):
@@ -238,7 +237,7 @@ def campaign_progress(
 
 def attach_progress(campaigns: Sequence[Campaign]) -> None:
     """Set ``campaign.progress_detail`` (:class:`CampaignProgress`, in judgments) on each of
-    ``campaigns`` (the API's page: three queries whatever its length)."""
+    ``campaigns`` (the API's page: two queries whatever its length)."""
     progress = progress_by_campaign(campaigns)
     for campaign in campaigns:
         campaign.progress_detail = progress[campaign.pk]

@@ -88,7 +88,7 @@ def _significance_matrix(result: CampaignResult, include_unreliable: bool, names
 
 
 def da_results_context(campaign: Campaign, include_unreliable: bool) -> dict[str, Any]:
-    """What the results panel shows (eight queries whatever the campaign's size)."""
+    """What the results panel shows (seven queries whatever the campaign's size)."""
     result = CampaignResult.objects.filter(campaign=campaign).first()
     counts = Judgment.objects.filter(campaign=campaign).aggregate(
         scored=Count("pk", filter=Q(score__isnull=False)),

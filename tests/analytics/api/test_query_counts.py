@@ -110,8 +110,8 @@ def test_campaigns(django_assert_num_queries, client, owner):
             )
 
     # token, count, page (every figure annotated), fees: assignments by HIT size, bonuses;
-    # progress (analytics.progress): HITs with their slots, live assignments, judgments.
-    assert_constant(django_assert_num_queries, client, "/api/campaigns/", add, 8)
+    # progress (analytics.progress): HITs with their slots, live assignments with their judgments.
+    assert_constant(django_assert_num_queries, client, "/api/campaigns/", add, 7)
     # $0.50 and $0.25 plus MTurk's 20% of each ($0.10 + $0.05), production only.
     costs = {row["cost"]["total"] for row in client.get("/api/campaigns/").json()["results"]}
     assert costs == {"0.90"}

@@ -221,9 +221,9 @@ def test_the_panel_reads_a_fixed_number_of_queries():
         counts.append((len(queries), len(context["workers"])))
         actions.clear_recompute_flag(campaign.pk)
     # The result, the settings (for the TER signature), the progress (analytics.progress:
-    # edit HITs with their slots, live assignments, edits done), judgments, edits scored,
-    # exclusions, worker rows, system rows, system names, segment names.
-    assert counts == [(12, 7), (12, 11)]
+    # edit HITs with their slots, live assignments with their edits done), judgments, edits
+    # scored, exclusions, worker rows, system rows, system names, segment names.
+    assert counts == [(11, 7), (11, 11)]
 
 
 def test_the_page_runs_the_same_queries_whatever_the_number_of_workers(admin_client):
