@@ -427,13 +427,10 @@ def test_with_the_cache_down_the_task_still_recomputes(small):
 
 
 def test_the_sweep_is_one_query_when_nothing_is_stale(fresh_and_stale, django_assert_num_queries):
-    import time
-
+    # Its cost at a million judgments is bench/sweep_cost.py's: a timed assertion here failed
+    # on a loaded machine without anything being wrong.
     with django_assert_num_queries(1):
-        started = time.perf_counter()
         assert actions.recompute_stale_campaigns() == []
-        elapsed = time.perf_counter() - started
-    assert elapsed < 0.5
 
 
 def test_the_sweep_leaves_a_heartbeat(fresh_and_stale):

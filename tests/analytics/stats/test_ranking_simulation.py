@@ -15,8 +15,6 @@ to reproduce, with the true system order standing in for the experts:
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -95,7 +93,6 @@ def agreement_with_truth(
 
 
 def test_figure_1_agreement_grows_with_voters_and_with_weighting() -> None:
-    started = time.perf_counter()
     j, true_order, careful = simulate(seed=2009)
     weights = peer_weights(j)
     # Peer agreement separates the two kinds of worker (000 Figure 2's spread).
@@ -125,4 +122,3 @@ def test_figure_1_agreement_grows_with_voters_and_with_weighting() -> None:
     true_rank[true_order] = np.arange(1, N_SYSTEMS + 1)
     rho = spearman(geq.systems, geq.score, np.arange(N_SYSTEMS), true_rank)
     assert rho.rho == pytest.approx(1.0)
-    assert time.perf_counter() - started < 5.0
