@@ -141,7 +141,8 @@ class _JsonColumns:
     start: int
     attnames: tuple[str, ...]
     decoders: tuple[tuple[int, Callable[[Any], Any]], ...]  # (index, decoder) where needed
-    select: str
+    value: str  # the row as a JSON array (text), for a statement that has the row
+    select: str  # the same, NULL where a LEFT JOIN found no row
 
     @property
     def end(self) -> int:
@@ -185,13 +186,14 @@ def _json_columns(
         else f"{alias}.{quote(f.column)}"
         for f in fields
     )
+    value = f"json_build_array({packed})::text"
     return _JsonColumns(
         model,
         start,
         tuple(f.attname for f in fields),
         tuple(decoders),
-        f"CASE WHEN {alias}.{quote(pk.column)} IS NULL THEN NULL "
-        f"ELSE json_build_array({packed})::text END",
+        value,
+        f"CASE WHEN {alias}.{quote(pk.column)} IS NULL THEN NULL ELSE {value} END",
     )
 
 
@@ -250,20 +252,24 @@ def _assignment_select(connection) -> _AssignmentSelect:
     assignment = _packed_or_columns(Assignment, "a", 0, connection)
     hit = _packed_or_columns(Hit, "h", assignment.end, connection)
     campaign = _packed_or_columns(Campaign, "c", hit.end, connection)
-    settings, joins, start = [], [], campaign.end
+    settings, selects, joins, start = [], [], [], campaign.end
     for number, (accessor, model) in enumerate(_kind_settings()):
         alias = f"k{number}"
         columns = _packed_or_columns(model, alias, start, connection)
         start = columns.end
         settings.append((accessor, columns))
-        pk = model._meta.pk.column
-        joins.append(
-            f"LEFT OUTER JOIN {quote(model._meta.db_table)} {alias} ON {alias}.{quote(pk)} = c.id"
-        )
-    select = ", ".join(
-        [assignment.select, hit.select, campaign.select]
-        + [columns.select for _, columns in settings]
-    )
+        table, pk = quote(model._meta.db_table), f"{alias}.{quote(model._meta.pk.column)}"
+        if isinstance(columns, _JsonColumns):
+            # One kind's settings as a scalar subquery (NULL without a row): a lookup of the
+            # campaign in the settings' primary key. As LEFT JOINs of these small tables the
+            # planner hashed each whole table on every request: PostgreSQL's CPU for the
+            # statement 0.50 ms, 0.38 so (issue 16; alternated, prepared, 200 assignments).
+            # Identifiers from the models' metadata only.
+            selects.append(f"(SELECT {columns.value} FROM {table} {alias} WHERE {pk} = c.id)")  # noqa: S608
+        else:
+            selects.append(columns.select)
+            joins.append(f"LEFT OUTER JOIN {table} {alias} ON {pk} = c.id")
+    select = ", ".join([assignment.select, hit.select, campaign.select, *selects])
     slots_index = None
     if connection.vendor == "postgresql":
         # The HIT's slots and what this assignment answered, in the same statement (issue 16:
@@ -403,8 +409,8 @@ class HitSlots:
         return slot
 
 
-# The JSON array of one slot: its key, whether answered, then (for the first unanswered slots
-# only: a page shows no other) the slot's and its segment's columns.
+# The columns sent for the first unanswered slots (a page shows no other): the slot's, then
+# its segment's.
 _SLOT_FIELDS = tuple(HitSlot._meta.concrete_fields)
 _SEGMENT_FIELDS = tuple(Segment._meta.concrete_fields)
 # How many of the HIT's unanswered slots, in position order, come with their columns. Every
@@ -443,53 +449,70 @@ def _slots_with_columns(connection) -> str:
 
 def _slots_json(connection) -> str:
     """PostgreSQL: the HIT's slots of the assignment row ``a`` (of the HIT row ``h``) as one
-    JSON array in position order, each slot ``[[id, position, group], answered]``, and for
-    the first unanswered ones (:func:`_slots_with_columns`), the slot's and its segment's
-    columns (:data:`_SLOT_FIELDS`, :data:`_SEGMENT_FIELDS`) as a third element."""
+    JSON array ``[ids, positions, groups, answered, shown]``: the slots' ids, positions and
+    groups as three arrays in position order, the ids of the slots this assignment answered,
+    and the slot's and its segment's columns (:data:`_SLOT_FIELDS`, :data:`_SEGMENT_FIELDS`)
+    of the first unanswered ones (:func:`_slots_with_columns`), in position order. An empty
+    array is a JSON null.
+
+    Flat arrays, and the few slots sent with columns read apart through the unique (HIT,
+    position) index: as one JSON array a slot, with a window numbering the unanswered ones,
+    the HIT's slots were three quarters of the assignment statement's cost (PostgreSQL's CPU
+    for the statement 0.37 ms, 0.30 so, and the keys decoded in one list each; issue 16,
+    alternated, prepared, 200 assignments half done)."""
     quote = connection.ops.quote_name
     with_columns = _slots_with_columns(connection)
     judgments = quote(Judgment._meta.db_table)
-    answered = (
-        f"EXISTS (SELECT 1 FROM {judgments} j "  # noqa: S608 (identifiers from the models)
-        "WHERE j.assignment_id = a.id AND j.slot_id = s.id)"
-    )
-    position = quote("position")
-    key = f"json_build_array(s.id, s.{position}, s.{quote('group')})"
+    slots = quote(HitSlot._meta.db_table)
+    position = f"s.{quote('position')}"
     columns = ", ".join(
         [f"s.{quote(f.column)}" for f in _SLOT_FIELDS]
         + [f"g.{quote(f.column)}" for f in _SEGMENT_FIELDS]
     )
-    # json_build_array takes at most 100 arguments: the key and the columns are two arrays.
+    # Identifiers from the models' metadata only; the one value (the limit) comes from the
+    # kinds' page specs as an integer.
+    keys = (
+        f"SELECT array_agg(s.id ORDER BY {position}), "  # noqa: S608
+        f"array_agg({position} ORDER BY {position}), "
+        f"array_agg(s.{quote('group')} ORDER BY {position}) "
+        f"FROM {slots} s WHERE s.hit_id = a.hit_id"
+    )
+    # The judgments' unique (assignment, slot) index answers both.
+    answered = f"SELECT array_agg(j.slot_id) FROM {judgments} j WHERE j.assignment_id = a.id"  # noqa: S608
+    unanswered = (
+        f"SELECT s.* FROM {slots} s WHERE s.hit_id = a.hit_id "  # noqa: S608
+        f"AND NOT EXISTS (SELECT 1 FROM {judgments} j "
+        "WHERE j.assignment_id = a.id AND j.slot_id = s.id) "
+        f"ORDER BY {position} LIMIT {with_columns}"
+    )
+    # json_build_array takes at most 100 arguments: the slot's and the segment's columns
+    # together are fewer (tests/judgments/test_hot_slots.py).
+    shown = (
+        f"SELECT json_agg(json_build_array({columns}) ORDER BY {position}) "  # noqa: S608
+        f"FROM ({unanswered}) s LEFT OUTER JOIN {quote(Segment._meta.db_table)} g "
+        "ON g.id = s.segment_id"
+    )
     return (
-        "SELECT json_agg(CASE "  # noqa: S608 (identifiers from the models)
-        f"WHEN s.answered THEN json_build_array({key}, true) "
-        f"WHEN s.nth > {with_columns} THEN json_build_array({key}, false) "
-        # The segment is read only here, for the slots that come with columns: as a join of
-        # every slot, PostgreSQL looked up all 100 segments of a DA HIT and then dropped 99.
-        f"ELSE json_build_array({key}, false, (SELECT json_build_array({columns}) "
-        f"FROM (SELECT 1) one LEFT OUTER JOIN {quote(Segment._meta.db_table)} g "
-        "ON g.id = s.segment_id)) "
-        f"END ORDER BY s.{position}) "
-        f"FROM (SELECT s.*, row_number() OVER (PARTITION BY s.answered ORDER BY s.{position}) "
-        f"AS nth FROM (SELECT s.*, {answered} AS answered "
-        f"FROM {quote(HitSlot._meta.db_table)} s WHERE s.hit_id = a.hit_id) s) s"
+        f"SELECT json_build_array(k.ids, k.positions, k.groups, ({answered}), ({shown})) "  # noqa: S608
+        f"FROM ({keys}) k (ids, positions, groups)"
     )
 
 
 class JsonHitSlots:
-    """:class:`HitSlots` from the assignment statement's JSON (PostgreSQL): the same keys,
-    answered set and slot instances. JSON already carries the values as Python wants them
-    (numbers, text, the segment's references as decoded JSON), so no converter runs. A slot
-    the JSON has no columns for (past :data:`SLOTS_WITH_COLUMNS`) is read with every other
-    such unanswered slot in one query."""
+    """:class:`HitSlots` from the assignment statement's JSON (PostgreSQL, :func:`_slots_json`):
+    the same keys, answered set and slot instances. JSON already carries the values as Python
+    wants them (numbers, text, the segment's references as decoded JSON), so no converter
+    runs. A slot the JSON has no columns for (past :data:`SLOTS_WITH_COLUMNS`) is read with
+    every other such unanswered slot in one query."""
 
     def __init__(self, document: Any, hit: Hit, db: str):
-        rows = json.loads(document) if isinstance(document, str) else (document or [])
-        self._columns = {row[0][0]: row[2] for row in rows if len(row) > 2}
+        parts = json.loads(document) if isinstance(document, str) else document
+        ids, positions, groups, answered, shown = parts or (None,) * 5
+        self._columns = {values[_SLOT_PK]: values for values in shown or ()}
         self._hit = hit
         self._db = db
-        self.keys = [tuple(row[0]) for row in rows]
-        self.answered = {row[0][0] for row in rows if row[1]}
+        self.keys = list(zip(ids or (), positions or (), groups or (), strict=True))
+        self.answered = set(answered or ())
         self._read: dict[int, HitSlot] = {}
 
     def slot(self, pk: int) -> HitSlot:
@@ -528,6 +551,7 @@ class JsonHitSlots:
 
 _SLOT_ATTNAMES = tuple(f.attname for f in _SLOT_FIELDS)
 _SEGMENT_ATTNAMES = tuple(f.attname for f in _SEGMENT_FIELDS)
+_SLOT_PK = _SLOT_ATTNAMES.index(HitSlot._meta.pk.attname)
 _SEGMENT_PK = _SEGMENT_ATTNAMES.index(Segment._meta.pk.attname)
 
 

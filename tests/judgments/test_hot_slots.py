@@ -144,3 +144,30 @@ def test_a_slot_without_a_segment_comes_with_no_segment(postgres_required):
     read = from_json.slot(slot.pk)
     assert _fields(read) == _fields(slot)
     assert read.segment is None
+
+
+def test_a_hit_without_slots_or_answers_reads_as_empty(postgres_required):
+    # PostgreSQL aggregates no rows into NULL: no keys, nothing answered, no columns.
+    assignment = AssignmentFactory(hit=HitFactory())
+    loaded = hot_sql.load_assignment(assignment.pk, assignment.worker_id, lock=False)
+    from_json = hot_sql.load_slots(loaded)
+    assert isinstance(from_json, hot_sql.JsonHitSlots)
+    assert (from_json.keys, from_json.answered, from_json._columns) == ([], set(), {})
+
+
+def test_nothing_answered_yet_sends_the_first_slots_columns(postgres_required):
+    hit = HitFactory(task="assess")
+    slots = [HitSlotFactory(hit=hit, position=position, group=1) for position in (2, 1, 3)]
+    assignment = AssignmentFactory(hit=hit)
+    loaded = hot_sql.load_assignment(assignment.pk, assignment.worker_id, lock=False)
+    from_json = hot_sql.load_slots(loaded)
+    in_order = sorted(slots, key=lambda slot: slot.position)
+    assert from_json.keys == [(slot.pk, slot.position, 1) for slot in in_order]
+    assert from_json.answered == set()
+    assert sorted(from_json._columns) == sorted(slot.pk for slot in in_order[:2])
+
+
+def test_a_slot_and_its_segment_fit_one_json_build_array():
+    # PostgreSQL's json_build_array takes at most 100 arguments: a slot sent with columns is
+    # one call over the slot's and its segment's columns (hot_sql._slots_json).
+    assert len(hot_sql._SLOT_FIELDS) + len(hot_sql._SEGMENT_FIELDS) <= 100
