@@ -1,7 +1,7 @@
 """Stored statistics in the admin, read-only: they are computed, never typed in.
 
 The requester's view of a campaign's results is the panel on the campaign's own page
-(campaigns/admin.py); these lists are for looking across campaigns (e.g. one worker's
+(campaigns/admin/campaign.py); these lists are for looking across campaigns (e.g. one worker's
 reliability or trust everywhere) and for checking what is stored. A ranking campaign's
 reference ranking and oracle are edited on the campaign's page (an inline there).
 """
@@ -19,11 +19,11 @@ from analytics.models import (
     SystemScore,
     WorkerStat,
 )
-from campaigns.admin_access import CampaignRowsAdminMixin
+from campaigns.admin.access import CampaignRowsAdminMixin
 
 
 class ReadOnlyAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
-    """Stored results of the campaigns shared with the user only (campaigns.admin_access)."""
+    """Stored results of the campaigns shared with the user only (campaigns.admin.access)."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -182,7 +182,7 @@ def campaign_checklist(
 ) -> Checklist:
     """The steps of ``campaign`` for a user who may (``can_change``) or may not change it and
     may or may not spend money on MTurk (``can_publish_mturk``). ``mturk_shown``: MTurk makes
-    sense for this campaign (``campaigns.admin_mturk.mturk_shown``: credentials, or the
+    sense for this campaign (``campaigns.admin.mturk.mturk_shown``: credentials, or the
     campaign is on MTurk or chose it); otherwise its line says how to enable it and it has no
     MTurk buttons."""
     facts = Facts.load(campaign)

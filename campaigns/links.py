@@ -8,7 +8,7 @@
   completion codes (``judgments.entry.prolific.quality_control_failures``);
 - the worker background export (:func:`background_rows`).
 
-The admin (``campaigns.admin_links``) and the management commands ``worker_links`` and
+The admin (``campaigns.admin.links``) and the management commands ``worker_links`` and
 ``prolific`` call these functions; nothing here is written twice.
 """
 

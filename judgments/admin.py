@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from analytics.access import changeable_by_grant, shared_campaigns
 from analytics.models import RankingWorkerStat, Recommendation, WorkerStat
-from campaigns.admin_access import CampaignRowsAdminMixin
+from campaigns.admin.access import CampaignRowsAdminMixin
 from campaigns.platforms import review
 from campaigns.platforms.mturk.assignments import MAX_FEEDBACK
 from campaigns.platforms.mturk.workers import MAX_MESSAGE, MAX_SUBJECT
@@ -322,7 +322,7 @@ class MTurkReviewPermissionMixin:
 class WorkerRowsAdminMixin(CampaignRowsAdminMixin):
     """Workers belong to no one campaign: a user sees those who worked (or are members) in a
     campaign shared with them, and changes (blocks, messages...) those who worked in one they
-    may change (campaigns.admin_access)."""
+    may change (campaigns.admin.access)."""
 
     campaign_path = "unused: workers are matched by their assignments and memberships"
 

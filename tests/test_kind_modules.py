@@ -310,7 +310,7 @@ def test_the_scan_finds_comparisons_in_templates(source, found):
 @pytest.mark.parametrize(
     ("path", "scanned"),
     [
-        ("campaigns/admin.py", True),
+        ("campaigns/admin/campaign.py", True),
         ("judgments/templates/judgments/task_base.html", True),
         ("evalsite/kinds.py", True),
         ("campaigns/kinds/ranking/kind.py", False),

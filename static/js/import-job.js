@@ -1,4 +1,4 @@
-// The admin's import job page (campaigns/admin_import_jobs.py): while the job runs, ask its
+// The admin's import job page (campaigns/admin/import_jobs.py): while the job runs, ask its
 // status URL every second and move the progress bar; once it has ended, reload the page, which
 // then shows the result or every problem. No inline script: the site's CSP is script-src 'self'.
 (function () {

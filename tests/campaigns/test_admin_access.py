@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from analytics import actions
 from analytics.models import RankingResult, RankingScore, RankingWorkerStat
-from campaigns.admin_access import CampaignRowsAdminMixin
+from campaigns.admin.access import CampaignRowsAdminMixin
 from campaigns.models import Campaign, CampaignStatus, GoldAnswer, Output
 from campaigns.platforms.models import MTurkHit, PlatformEvent
 from judgments.models import Assignment, Bonus, CampaignWorker, Worker
@@ -316,7 +316,7 @@ def test_actions_run_on_the_campaigns_you_may_change_only(cast):
 def test_a_campaign_created_in_the_admin_is_its_creators(cast):
     owner = cast.users["owner"]
     owner.user_permissions.add(Permission.objects.get(codename="add_campaign"))
-    from campaigns.admin import CampaignAdmin
+    from campaigns.admin.campaign import CampaignAdmin
 
     request = type("R", (), {"user": owner})()
     campaign = Campaign(name="new", kind=cast.campaign.kind)

@@ -1,4 +1,4 @@
-"""The requester's MTurk pages in the admin (campaigns.admin_mturk), through Django's test client
+"""The requester's MTurk pages in the admin (campaigns.admin.mturk), through Django's test client
 as a superuser, with MTurk behind botocore's Stubber: the confirmation page (environment, cost,
 balance, requirements, ExternalURL, problems), Confirm, expire and extend, the MTurk panel, the
 read-only MTurk HIT and platform event lists, and the locale field."""
@@ -19,7 +19,7 @@ from django.test import RequestFactory, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.admin_mturk import LocaleListField, numbers_in_words
+from campaigns.admin.mturk import LocaleListField, numbers_in_words
 from campaigns.models import Campaign, CampaignStatus, MTurkHit, PlatformEvent
 from campaigns.platforms import events, publishing
 from tests.campaigns.platforms.publishing_support import (

@@ -16,8 +16,8 @@ from django.test import RequestFactory, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns import admin_mturk
-from campaigns.admin import ACTION_GROUPS
+from campaigns.admin import mturk as mturk_admin
+from campaigns.admin.campaign import ACTION_GROUPS
 from campaigns.checklist import campaign_checklist
 from campaigns.models import Campaign, CampaignStatus, MTurkHit
 from tests.campaigns.platforms.publishing_support import (
@@ -40,12 +40,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def no_credentials(monkeypatch):
-    monkeypatch.setattr(admin_mturk, "mturk_credentials_configured", lambda: False)
+    monkeypatch.setattr(mturk_admin, "mturk_credentials_configured", lambda: False)
 
 
 @pytest.fixture
 def credentials(monkeypatch):
-    monkeypatch.setattr(admin_mturk, "mturk_credentials_configured", lambda: True)
+    monkeypatch.setattr(mturk_admin, "mturk_credentials_configured", lambda: True)
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_a_campaign_off_mturk_gets_a_one_line_hint_instead_of_the_panel(
 def test_the_panel_shows_with_credentials_or_when_the_campaign_is_on_mturk(
     admin_client, monkeypatch, why
 ):
-    monkeypatch.setattr(admin_mturk, "mturk_credentials_configured", lambda: why == "credentials")
+    monkeypatch.setattr(mturk_admin, "mturk_credentials_configured", lambda: why == "credentials")
     campaign = CampaignFactory(**({"mturk_locales": ["US"]} if why == "settings" else {}))
     if why == "published":
         published_rows(campaign, count=1)
@@ -108,22 +108,22 @@ def test_credentials_are_read_from_the_environment_without_instance_metadata(mon
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")  # were it asked, never wait
-    assert admin_mturk.mturk_credentials_configured() is False
+    assert mturk_admin.mturk_credentials_configured() is False
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
-    assert admin_mturk.mturk_credentials_configured() is True
+    assert mturk_admin.mturk_credentials_configured() is True
 
 
 def test_chose_mturk_by_settings_events_or_hits():
     campaign = CampaignFactory()
-    assert admin_mturk.chose_mturk(campaign) is False
+    assert mturk_admin.chose_mturk(campaign) is False
     for field, value in (
         ("mturk_sandbox", False),
         ("mturk_qualification_type_id", "3QUALTYPE"),
         ("mturk_min_approval_rate", 98),
     ):
         other = CampaignFactory(**{field: value})
-        assert admin_mturk.chose_mturk(other) is True, field
+        assert mturk_admin.chose_mturk(other) is True, field
 
 
 # --- The action menu ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import path
 
 import campaigns.importers.judgments as judgment_importers
-from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
+from campaigns.admin.judgment_import import CampaignJudgmentImportAdminMixin
 from campaigns.models import Campaign
 from judgments.models import AssignmentStatus, Judgment, Platform
 from tests.campaigns.test_import_judgments_data import WMT_DA_RAW, da_file, da_row

@@ -6,7 +6,7 @@ from django.apps import apps
 from django.core.exceptions import AppRegistryNotReady
 
 import campaigns.importers.judgments as judgment_importers
-from campaigns.admin_judgment_import import ImportJudgmentsForm
+from campaigns.admin.judgment_import import ImportJudgmentsForm
 from campaigns.importers.context import ParseContext
 from campaigns.importers.judgments import judgment_formats
 from campaigns.importers.judgments.kinds import judgment_import, kind_formats, kind_label

@@ -6,7 +6,7 @@ articles), with "Advance stages now", "Start answering" for articles in review a
 of ready-made questions.
 
 The inlines are the kind's ``admin_inlines`` and the page is its ``admin_urls``
-(campaigns/admin_kinds.py adds every kind's URLs to the campaign admin's).
+(campaigns/admin/kinds.py adds every kind's URLs to the campaign admin's).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ automatic selection), and on the campaign's page the chosen translations, read-o
 link to that page.
 
 The page is the kind's ``admin_urls`` and the inline its ``admin_inlines``
-(campaigns/admin_kinds.py adds every kind's URLs and inlines to the campaign admin's). The
+(campaigns/admin/kinds.py adds every kind's URLs and inlines to the campaign admin's). The
 flags come from the analytics (``analytics.kinds.translation.translation_flags``), read from
 the stored results; saving a choice schedules a recompute, which brings the kept test set, the
 scores and the correction HITs up to date. ``<campaign id>/translations/ranking/`` (POST, from

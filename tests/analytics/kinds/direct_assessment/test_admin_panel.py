@@ -17,7 +17,7 @@ from django.utils.text import capfirst
 from analytics import actions
 from analytics.models import CampaignResult, WorkerStat
 from analytics.stats.direct_assessment import DAConfig, analyse_campaign
-from campaigns.admin import CampaignAdmin
+from campaigns.admin.campaign import CampaignAdmin
 from campaigns.models import Campaign, DirectAssessmentSettings, TaskKind
 from judgments.models import CampaignWorker, Judgment
 from tests.analytics.kinds.direct_assessment.test_actions import CAREFUL, build_small_campaign

@@ -28,8 +28,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from analytics.access import changeable_by_grant, shared_campaigns
-from campaigns.admin_import import MultipleFileField
-from campaigns.admin_import_jobs import import_job_urls, job_url
+from campaigns.admin.import_jobs import import_job_urls, job_url
+from campaigns.admin.segment_import import MultipleFileField
 from campaigns.import_jobs.actions import create_judgment_job, runs_as_job, upload_size
 from campaigns.importers.judgments import (
     MAX_UPLOAD_BYTES,

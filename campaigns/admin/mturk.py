@@ -29,7 +29,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from campaigns.admin_access import CampaignRowsAdminMixin
+from campaigns.admin.access import CampaignRowsAdminMixin
 from campaigns.models import Campaign, Hit, MTurkHit, PlatformEvent
 from campaigns.platforms import mturk, publishing
 from campaigns.platforms.mturk.settings import checked_locales

@@ -1,4 +1,5 @@
-"""The requester's side of evalsite: campaigns and their content, in the Django admin.
+"""The requester's side of evalsite: the campaigns in the Django admin (their content, from
+systems to HITs: :mod:`campaigns.admin.content`).
 
 A direct-assessment campaign's change page also shows its live results (the panel at the top,
 ``change_form.html``): progress, the worker table with a recommendation per worker and a form
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
@@ -39,85 +39,20 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from analytics import actions as analytics_actions
-from analytics.access import is_grant_manager
 from analytics.kinds import MEMBERSHIP_ACTIONS
 from analytics.kinds import registry as analytics_kinds
-from analytics.models import CampaignAccess
 from campaigns import actions as campaign_actions
 from campaigns import checklist
-from campaigns.admin_access import CampaignRowsAdminMixin, UserAutocomplete, user_autocomplete
-from campaigns.admin_judgment_import import CampaignJudgmentImportAdminMixin
-from campaigns.admin_kinds import KindAdminMixin
-from campaigns.admin_links import WorkerLinksAdminMixin
-from campaigns.admin_mturk import MTURK_SHOWN, MTurkCampaignAdminMixin, mturk_shown
-from campaigns.admin_mturk_review import MTurkReviewCampaignAdminMixin
+from campaigns.admin.access import CampaignRowsAdminMixin, user_autocomplete
+from campaigns.admin.campaign_form import CampaignAccessInline, CampaignForm, SystemInline
+from campaigns.admin.judgment_import import CampaignJudgmentImportAdminMixin
+from campaigns.admin.kinds import KindAdminMixin
+from campaigns.admin.links import WorkerLinksAdminMixin
+from campaigns.admin.mturk import MTURK_SHOWN, MTurkCampaignAdminMixin, mturk_shown
+from campaigns.admin.mturk_review import MTurkReviewCampaignAdminMixin
 from campaigns.kinds import CampaignKind, registry
 from campaigns.links import prolific_study_url
-from campaigns.models import (
-    Campaign,
-    CampaignStatus,
-    Document,
-    GoldAnswer,
-    Hit,
-    HitSlot,
-    Output,
-    Segment,
-    System,
-)
-from campaigns.names import same_owner_campaign
-
-
-class CampaignForm(forms.ModelForm):
-    """The campaign's add and change form. Names are unique per owner, not site-wide (issue 11
-    item 8): a name the campaign's owner already uses is refused on the form, never an
-    IntegrityError; other owners' campaigns never matter. ``creator`` (set per request by
-    ``CampaignAdmin.get_form``) owns a new campaign whose owner is not chosen."""
-
-    creator: Any = None
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        adding = self.instance.pk is None
-        if "owner" in self.fields:
-            if adding and data.get("owner") is None:
-                data["owner"] = self.creator  # as save_model does; validated with it
-            owner = data.get("owner")
-        else:
-            if adding and self.instance.owner_id is None:
-                self.instance.owner = self.creator
-            owner = self.instance.owner
-        name = data.get("name")
-        if not name or self.has_error("name"):
-            return data
-        clash = same_owner_campaign(name, owner, exclude_pk=self.instance.pk)
-        if clash is None:
-            return data
-        if owner is None:
-            self.add_error(
-                "name",
-                f"A campaign without owner ({_described(clash)}) is named this already; "
-                "choose another name.",
-            )
-        elif self.creator is not None and owner.pk == self.creator.pk:
-            self.add_error(
-                "name",
-                f"You already have a campaign of this name ({_described(clash)}); campaign "
-                "names are unique among each owner's campaigns: choose another name.",
-            )
-        else:
-            # Only the owner's and superusers' pages reach here (others cannot pick the
-            # owner); a collaborator renaming a shared campaign is not given the other one.
-            self.add_error(
-                "name",
-                "The campaign's owner already has a campaign of this name; campaign names are "
-                "unique among each owner's campaigns: choose another name.",
-            )
-        return data
-
-
-def _described(campaign: Campaign) -> str:
-    """A campaign as its requester tells it apart (issue 17: no internal ids in messages)."""
-    return f"{campaign.get_kind_display()}, created {campaign.created_at:%Y-%m-%d %H:%M}"
+from campaigns.models import Campaign, CampaignStatus, Hit, Output, Segment, System
 
 
 def _fields_of(options: dict[str, Any]) -> set[str]:
@@ -132,7 +67,7 @@ def _opened(options: dict[str, Any]) -> dict[str, Any]:
     return {**options, "classes": tuple(c for c in options.get("classes", ()) if c != "collapse")}
 
 
-def _count_of(model, field: str = "campaign") -> Coalesce:
+def count_of(model, field: str = "campaign") -> Coalesce:
     """A correlated COUNT subquery: one query for the whole changelist, not one per row."""
     counted = (
         model.objects.filter(**{field: OuterRef("pk")})
@@ -142,49 +77,6 @@ def _count_of(model, field: str = "campaign") -> Coalesce:
         .values("n")
     )
     return Coalesce(Subquery(counted), 0)
-
-
-class CampaignAccessInline(admin.TabularInline):
-    """Collaborators who may read (or read and change) the campaign, in the admin and through
-    the API (the owner always may; model permissions come on top: ``analytics.access``).
-    Granting and revoking is for the campaign's owner and superusers."""
-
-    model = CampaignAccess
-    extra = 0
-    fields = ("user", "level", "granted_at")
-    readonly_fields = ("granted_at",)
-    verbose_name_plural = (
-        "Collaborators (read, or read and change; the owner always has both; Django's "
-        "campaign permissions still apply)"
-    )
-
-    def get_formset(self, request: HttpRequest, obj: Campaign | None = None, **kwargs: Any):
-        self._campaign = obj  # for formfield_for_foreignkey, called while the form is built
-        return super().get_formset(request, obj, **kwargs)
-
-    def formfield_for_foreignkey(self, db_field, request: HttpRequest, **kwargs: Any):
-        # Issue 17: the user is chosen by name (an autocomplete), not typed as a numeric id.
-        if db_field.name == "user":
-            campaign = getattr(self, "_campaign", None)
-            if campaign is not None and campaign.pk:
-                kwargs["widget"] = UserAutocomplete(db_field, self.admin_site, campaign.pk)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def has_add_permission(self, request: HttpRequest, obj: Campaign | None = None) -> bool:
-        return super().has_add_permission(request, obj) and is_grant_manager(request.user, obj)
-
-    def has_change_permission(self, request: HttpRequest, obj: Campaign | None = None) -> bool:
-        return super().has_change_permission(request, obj) and is_grant_manager(request.user, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Campaign | None = None) -> bool:
-        return super().has_delete_permission(request, obj) and is_grant_manager(request.user, obj)
-
-
-class SystemInline(admin.TabularInline):
-    model = System
-    extra = 0
-    fields = ("name", "is_reference")
-    show_change_link = True
 
 
 def _changes_results(implementation: CampaignKind, campaign: Campaign, formset) -> bool:
@@ -241,7 +133,7 @@ class CampaignAdmin(
     )
     inlines = [SystemInline, CampaignAccessInline]
     form = CampaignForm
-    campaign_path = ""  # the rows are the campaigns (admin_access.CampaignRowsAdminMixin)
+    campaign_path = ""  # the rows are the campaigns (access.CampaignRowsAdminMixin)
     actions = [
         "activate",
         "pause",
@@ -346,9 +238,9 @@ class CampaignAdmin(
             super()
             .get_queryset(request)
             .annotate(
-                systems_count=_count_of(System),
-                segments_count=_count_of(Segment),
-                hits_count=_count_of(Hit),
+                systems_count=count_of(System),
+                segments_count=count_of(Segment),
+                hits_count=count_of(Hit),
             )
         )
 
@@ -489,7 +381,7 @@ class CampaignAdmin(
         )
 
     def user_autocomplete_view(self, request: HttpRequest, campaign_id: int) -> HttpResponse:
-        """The collaborators inline's user search (admin_access.user_autocomplete)."""
+        """The collaborators inline's user search (access.user_autocomplete)."""
         campaign = self.get_object(request, str(campaign_id))
         if campaign is None:
             raise Http404("No such campaign, or it is not shared with you.")
@@ -623,9 +515,9 @@ class CampaignAdmin(
         return HttpResponseRedirect(back)
 
     def import_segments(self, request: HttpRequest, campaign_id: int):
-        from campaigns import admin_import  # the upload form pulls in every importer
+        from campaigns.admin import segment_import  # the upload form pulls in every importer
 
-        return admin_import.import_segments_view(request, campaign_id, self)
+        return segment_import.import_segments_view(request, campaign_id, self)
 
     @admin.display(description="Languages")
     def language_pair(self, campaign: Campaign) -> str:
@@ -708,115 +600,3 @@ class CampaignAdmin(
                 self.message_user(request, f"{campaign}: no HITs built. {error}", messages.ERROR)
             else:
                 self.message_user(request, f"{campaign}: built {count} HIT(s).", messages.SUCCESS)
-
-
-@admin.register(System)
-class SystemAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
-    list_display = ("name", "campaign", "is_reference", "n_outputs")
-    list_filter = ("campaign", "is_reference")
-    search_fields = ("name",)
-    list_select_related = ("campaign",)
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[System]:
-        return super().get_queryset(request).annotate(outputs_count=_count_of(Output, "system"))
-
-    @admin.display(description="Outputs", ordering="outputs_count")
-    def n_outputs(self, system: System) -> int:
-        return system.outputs_count
-
-
-@admin.register(Document)
-class DocumentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
-    list_display = ("external_id", "campaign", "position", "n_segments")
-    list_filter = ("campaign",)
-    search_fields = ("external_id",)
-    list_select_related = ("campaign",)
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
-        return super().get_queryset(request).annotate(segments_count=_count_of(Segment, "document"))
-
-    @admin.display(description="Segments", ordering="segments_count")
-    def n_segments(self, document: Document) -> int:
-        return document.segments_count
-
-
-class OutputInline(admin.TabularInline):
-    model = Output
-    extra = 0
-    fields = ("system", "text")
-    raw_id_fields = ("system",)
-
-
-@admin.register(GoldAnswer)
-class GoldAnswerAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
-    """A ranking campaign's known answers per segment (002 section 4): the best output or a
-    gold translation, and the known-worst output (best+worst)."""
-
-    campaign_path = "segment__campaign"
-    list_display = ("segment", "best_output", "gold_text", "worst_output")
-    list_filter = ("segment__campaign",)
-    list_select_related = ("segment", "best_output", "worst_output")
-    raw_id_fields = ("segment", "best_output", "worst_output")
-    search_fields = ("gold_text", "segment__source")
-
-
-@admin.register(Segment)
-class SegmentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
-    list_display = ("external_id", "document", "position", "source")
-    list_filter = ("campaign",)
-    search_fields = ("source", "external_id")
-    list_select_related = ("document",)
-    raw_id_fields = ("campaign", "document")
-    inlines = [OutputInline]
-    show_full_result_count = False
-
-
-@admin.register(Output)
-class OutputAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
-    campaign_path = "segment__campaign"
-    list_display = ("id", "system", "segment", "text")
-    list_filter = ("system__campaign", "system")
-    search_fields = ("text",)
-    list_select_related = ("system", "segment")
-    raw_id_fields = ("system", "segment")
-    show_full_result_count = False
-
-
-class HitSlotInline(admin.TabularInline):
-    model = HitSlot
-    fk_name = "hit"
-    extra = 0
-    fields = (
-        "position",
-        "group",
-        "role",
-        "output",
-        "shown_text",
-        "controls",
-        "expected_rank_min",
-        "expected_rank_max",
-    )
-    raw_id_fields = ("output", "controls", "segment", "about_judgment")
-    readonly_fields = fields
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        # Slots are built by the HIT builders, never typed in by hand.
-        return False
-
-
-@admin.register(Hit)
-class HitAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
-    list_display = ("__str__", "campaign", "task", "number", "n_slots", "created_at")
-    list_filter = ("campaign", "task")
-    list_select_related = ("campaign",)
-    readonly_fields = ("created_at",)
-    inlines = [HitSlotInline]
-    show_full_result_count = False
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Hit]:
-        return super().get_queryset(request).annotate(slots_count=_count_of(HitSlot, "hit"))
-
-    @admin.display(description="Slots", ordering="slots_count")
-    def n_slots(self, hit: Hit) -> int:
-        return hit.slots_count

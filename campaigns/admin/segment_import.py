@@ -1,6 +1,6 @@
 """The admin's "Import segments" page: upload files, see every problem, or import them all.
 
-campaigns/admin.py routes admin/campaigns/campaign/<id>/import/ here through
+campaigns/admin/campaign.py routes admin/campaigns/campaign/<id>/import/ here through
 ``admin_site.admin_view`` (staff only); this view checks the change permission on the campaign.
 The work is done by campaigns.importers, the same code as ``manage.py import_segments``.
 """
@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from campaigns.admin_import_jobs import job_url
+from campaigns.admin.import_jobs import job_url
 from campaigns.import_jobs.actions import create_segment_job, runs_as_job, upload_size
 from campaigns.importers import (
     FORMAT_LABELS,

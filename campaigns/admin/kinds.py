@@ -2,7 +2,7 @@
 campaign shows only its kind's settings (an inline of the kind's settings model, with the
 fieldsets its CampaignKind declares), and the kind is locked once the campaign has HITs.
 
-Split from campaigns/admin.py (as admin_links.py and admin_mturk.py are).
+Split from the campaign admin (campaigns/admin/campaign.py), as links.py and mturk.py are.
 """
 
 from __future__ import annotations
