@@ -34,6 +34,7 @@ from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from campaigns.models import Campaign, Hit, HitSlot
+from evalsite.page_memo import remembered
 from judgments.models import LIVE_ASSIGNMENT_STATUSES, Assignment, AssignmentStatus, Judgment
 
 __all__ = [
@@ -231,8 +232,23 @@ def campaign_progress(
     unit: str = JUDGMENTS,
     judged: Q | None = None,
 ) -> CampaignProgress:
-    """:func:`progress_by_campaign` of one campaign."""
-    return progress_by_campaign([campaign], tasks=tasks, unit=unit, judged=judged)[campaign.pk]
+    """:func:`progress_by_campaign` of one campaign; once per campaign and rule on a page
+    (:func:`evalsite.page_memo.once_per_page`)."""
+    # The redundancy is part of the key: the places are counted by it.
+    key = (
+        "campaign_progress",
+        campaign.pk,
+        campaign.redundancy,
+        None if tasks is None else tuple(tasks),
+        unit,
+        repr(judged),
+    )
+    return remembered(
+        key,
+        lambda: progress_by_campaign([campaign], tasks=tasks, unit=unit, judged=judged)[
+            campaign.pk
+        ],
+    )
 
 
 def attach_progress(campaigns: Sequence[Campaign]) -> None:

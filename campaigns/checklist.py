@@ -43,6 +43,7 @@ from campaigns.models import (
     MTurkHit,
     Output,
 )
+from evalsite.page_memo import remembered
 
 if TYPE_CHECKING:
     from analytics.progress import CampaignProgress
@@ -128,6 +129,12 @@ class Facts:
 
     @classmethod
     def load(cls, campaign: Campaign) -> Facts:
+        """Once per campaign on a page (evalsite.page_memo: the campaign page's form shows
+        the same counts)."""
+        return remembered(("checklist_facts", campaign.pk), lambda: cls._read(campaign))
+
+    @classmethod
+    def _read(cls, campaign: Campaign) -> Facts:
         from analytics.kinds import statistics_of
         from analytics.progress import kind_progress
         from judgments.models import Assignment

@@ -35,6 +35,7 @@ from django.http import (
     HttpResponseRedirect,
 )
 from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
@@ -52,7 +53,8 @@ from campaigns.admin.mturk import MTURK_SHOWN, MTurkCampaignAdminMixin, mturk_sh
 from campaigns.admin.mturk_review import MTurkReviewCampaignAdminMixin
 from campaigns.kinds import CampaignKind, registry
 from campaigns.links import prolific_study_url
-from campaigns.models import Campaign, CampaignStatus, Hit, Output, Segment, System
+from campaigns.models import Campaign, CampaignStatus, Hit, Segment, System
+from evalsite.page_memo import once_per_page
 
 
 def _fields_of(options: dict[str, Any]) -> set[str]:
@@ -280,6 +282,21 @@ class CampaignAdmin(
         object_id: str,
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
+    ):
+        # The results panel, the checklist and the form's "What it holds" count the same
+        # progress and rows: once each (evalsite.page_memo), the page rendered in the block.
+        with once_per_page():
+            response = self._change_view(request, object_id, form_url, extra_context)
+            if isinstance(response, TemplateResponse):
+                response.render()
+        return response
+
+    def _change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str,
+        extra_context: dict[str, Any] | None,
     ):
         extra_context = dict(extra_context or {})
         campaign = self.get_object(request, unquote(object_id))
@@ -539,14 +556,16 @@ class CampaignAdmin(
     def content_counts(self, campaign: Campaign) -> str:
         if not campaign.pk:
             return "Save the campaign, then import its segments."
+        # The checklist's counts (read once a page: campaigns.checklist.Facts).
+        facts = checklist.Facts.load(campaign)
         counts = {
-            "documents": campaign.documents.count(),
-            "segments": campaign.segments.count(),
-            "systems": campaign.systems.count(),
-            "outputs": Output.objects.filter(segment__campaign=campaign).count(),
-            "HITs": campaign.hits.count(),
+            "documents": facts.documents,
+            "segments": facts.segments,
+            "systems": facts.systems,
+            "outputs": facts.outputs,
+            "HITs": facts.hits + facts.qualification_hits,
             "assignments": campaign.assignments.count(),
-            "judgments": campaign.judgments.count(),
+            "judgments": facts.judgments,
         }
         import_url = reverse("admin:campaigns_campaign_import", args=[campaign.pk])
         return format_html(

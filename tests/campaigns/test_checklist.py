@@ -360,3 +360,26 @@ def test_the_analysis_step_links_the_dashboard_and_the_reports():
         ("Report (cost and time)", f"/admin/campaigns/campaign/{campaign.pk}/report/", ""),
         ("Judgments still needed", f"/admin/campaigns/campaign/{campaign.pk}/still-needed/", ""),
     ]
+
+
+def test_the_campaign_page_counts_progress_and_rows_once(client_of):
+    # The DA results panel and the checklist show the progress, the checklist and the form's
+    # "What it holds" the campaign's rows: each read once a page (evalsite.page_memo).
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaigns.actions import build_hits
+
+    campaign = da_campaign(systems=4, segments=28)
+    build_hits(campaign)
+    AssignmentFactory(hit=campaign.hits.first(), campaign=campaign, status="submitted")
+    with CaptureQueriesContext(connection) as queries:
+        page = client_of.get(change_url(campaign))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "1 assignments" in html  # the form's counts, with the HITs and judgments
+    statements = [query["sql"] for query in queries.captured_queries]
+    # The progress's live assignments with their judged units (analytics.progress).
+    judged = [sql for sql in statements if '"assignment_id" = ("judgments_assignment"."id")' in sql]
+    documents = [sql for sql in statements if 'AS "__count" FROM "campaigns_document"' in sql]
+    assert (len(judged), len(documents)) == (1, 1)
