@@ -632,8 +632,19 @@ class JudgmentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     )
     list_filter = ("campaign", "slot__role")
     search_fields = ("worker__external_id",)
-    list_select_related = ("campaign", "worker", "assignment__hit__campaign", "slot")
+    # The assignment's own worker too: its name shows the worker (one query a row otherwise).
+    list_select_related = (
+        "campaign",
+        "worker",
+        "assignment__worker",
+        "assignment__hit__campaign",
+        "slot",
+    )
     show_full_result_count = False
+    # Newest first, by the primary key: a page is the end of the (campaign, id) index. The
+    # model's order (assignment, then slot position) sorted every judgment of the campaign
+    # joined with its slot before showing 100: 4.8 s at a million judgments.
+    ordering = ("-id",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
