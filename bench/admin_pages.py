@@ -24,11 +24,13 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.trees import commit_tree  # noqa: E402 (the path above first)
 
 PAGES = (
     ("campaign page", "/admin/campaigns/campaign/{pk}/change/"),
@@ -72,20 +74,6 @@ def child(tree: Path, campaign: int, repeat: int) -> None:
     print(json.dumps(result))
 
 
-def _tree_of(commit: str) -> Path:
-    """The files of ``commit`` in a temporary directory (removed at exit)."""
-    import atexit
-    import shutil
-
-    tree = Path(tempfile.mkdtemp(prefix="admin-pages-baseline-"))
-    atexit.register(shutil.rmtree, tree, True)
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    return tree
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--campaign", type=int, required=True)
@@ -101,7 +89,7 @@ def main() -> None:
         return
     codes = [("current", ROOT)]
     if args.baseline:
-        codes.insert(0, (args.baseline, _tree_of(args.baseline)))
+        codes.insert(0, (args.baseline, commit_tree(args.baseline, "admin-pages-baseline-")))
     times: dict[tuple[str, str], list[float]] = {}
     print(f"campaign {args.campaign}; the fastest of {args.repeat} requests a page")
     for round_number in range(1, args.rounds + 1):

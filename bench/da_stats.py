@@ -54,6 +54,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
 
+from bench.trees import commit_tree  # noqa: E402 (the path above first)
+
 WORDS = (
     "the of and to in a is that for it as was with be by on not he this are or his from at "
     "which but have an they you were her she there been one all we their has would when if so"
@@ -324,7 +326,7 @@ def compare(campaign_ids: list[int], rounds: int, baseline: str | None = None) -
 
     from judgments.models import Judgment
 
-    baseline_tree = _baseline_tree(baseline) if baseline else None
+    baseline_tree = commit_tree(baseline, "da-stats-baseline-") if baseline else None
 
     def run(campaign_id: int, code: str) -> dict:
         script, cwd = Path(__file__), ROOT
@@ -390,21 +392,6 @@ def compare(campaign_ids: list[int], rounds: int, baseline: str | None = None) -
             )
         )
     print(f"  load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-
-
-def _baseline_tree(commit: str) -> Path:
-    """The files of ``commit`` in a temporary directory (removed at exit)."""
-    import atexit
-    import shutil
-    import subprocess
-
-    tree = Path(tempfile.mkdtemp(prefix="da-stats-baseline-"))
-    atexit.register(shutil.rmtree, tree, True)
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    return tree
 
 
 def main() -> None:

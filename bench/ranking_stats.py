@@ -69,6 +69,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
 
+from bench.trees import commit_tree  # noqa: E402 (the path above first)
+
 WORDS = (
     "the of and to in a is that for it as was with be by on not he this are or his from at "
     "which but have an they you were her she there been one all we their has would when if so"
@@ -364,11 +366,7 @@ def compare(campaign_ids: list[int], rounds: int, baseline_commit: str | None = 
 
     baseline_tree: Path | None = None
     if baseline_commit:
-        baseline_tree = Path(tempfile.mkdtemp(prefix="ranking-baseline-"))
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", baseline_commit], check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(baseline_tree)], input=archive, check=True)
+        baseline_tree = commit_tree(baseline_commit, "ranking-baseline-")
 
     def run(campaign_id: int, code: str) -> dict:
         tree, as_code = ROOT, code
