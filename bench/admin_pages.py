@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Server time of the requester's admin pages on a large campaign: the campaign's own page
-(results panel, checklist, form) and its judgments' list, alternating the current code with
-the tree of another commit in the same run.
+(results panel, checklist, form), its judgments' list and its dashboard's progress plot,
+alternating the current code with the tree of another commit in the same run.
 
     DATABASE_URL=postgres://evalsite:evalsite@127.0.0.1:5432/evalsite_perf_f \\
     REDIS_URL=redis://127.0.0.1:6379/3 \\
@@ -35,6 +35,7 @@ from bench.trees import commit_tree  # noqa: E402 (the path above first)
 PAGES = (
     ("campaign page", "/admin/campaigns/campaign/{pk}/change/"),
     ("judgments list", "/admin/judgments/judgment/?campaign__id__exact={pk}"),
+    ("progress plot", "/admin/campaigns/campaign/{pk}/dashboard/plots/progress/"),
 )
 
 

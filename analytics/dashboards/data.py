@@ -62,12 +62,14 @@ def progress_data(campaign: Campaign) -> tuple[list[Any], list[int]]:
         )
         hours, counts = np.unique(done, return_counts=True)
         return [hour.astype(datetime) for hour in hours], [int(n) for n in counts]
-    rows = list(
+    # Sorted here, not by the database: PostgreSQL cannot tell how few hours a million
+    # judgments fall into, and for an ORDER BY it sorted every row (on disk) instead of
+    # hashing them into their hours: 0.87 -> 0.60 s at a million judgments.
+    rows = sorted(
         judgments.annotate(hour=TruncHour("submitted_at", tzinfo=UTC))
         .order_by()
         .values_list("hour")
         .annotate(n=Count("id"))
-        .order_by("hour")
     )
     return [hour for hour, _ in rows], [n for _, n in rows]
 

@@ -107,3 +107,27 @@ def test_direct_assessment_progress_counts_judgments_on_the_dashboard():
     shown = texts(svg_of(progress_plot(campaign))[1])
     assert "planned for the HITs built (8)" in shown and "received (3)" in shown
     assert "Judgments per hour" in shown
+
+
+def test_direct_assessment_progress_is_per_hour_in_time_order():
+    # Sorted in Python, not by the database (analytics.dashboards.data.progress_data): the
+    # hours come out in order whatever order the judgments were stored in.
+    campaign = CampaignFactory()
+    hit = HitFactory(campaign=campaign)
+    assignment = AssignmentFactory(hit=hit, status=AssignmentStatus.SUBMITTED)
+    at = [
+        dt.datetime(2026, 5, 2, hour, minute, tzinfo=dt.UTC)
+        for hour, minute in [(14, 5), (9, 30), (14, 50), (11, 0), (9, 1)]
+    ]
+    for when in at:
+        judgment = Judgment.objects.create(
+            campaign=campaign,
+            worker=assignment.worker,
+            assignment=assignment,
+            slot=HitSlotFactory(hit=hit),
+            score=50,
+        )
+        Judgment.objects.filter(pk=judgment.pk).update(submitted_at=when)
+    hours, counts = progress_data(campaign)
+    assert [hour.hour for hour in hours] == [9, 11, 14]
+    assert counts == [2, 1, 2]
