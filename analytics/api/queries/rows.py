@@ -75,8 +75,11 @@ CENT = Decimal("0.01")
 
 
 def _count(queryset: QuerySet, outer: str) -> Coalesce:
-    """COUNT(*) of ``queryset`` (already filtered on ``OuterRef``) as a correlated subquery."""
-    counted = queryset.order_by().values(outer).annotate(n=Count("pk")).values("n")
+    """COUNT(*) of ``queryset`` (already filtered on ``OuterRef``) as a correlated subquery.
+    COUNT(*), not of the primary key: any index on the filtered columns answers it (a campaign's
+    judgments: the 11 MB (campaign, worker) index at a million, not the 115 MB covering one
+    that also holds the id: 0.17 -> 0.03 s)."""
+    counted = queryset.order_by().values(outer).annotate(n=Count("*")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
