@@ -192,6 +192,15 @@ def _categories_by_edges(
     return codes
 
 
+def _pairs_within(sizes: NDArray[np.int64]) -> int:
+    """The number of within-group pairs, sum n (n - 1) / 2 over the groups' sizes: exact
+    integers, in one temporary as large as the sizes."""
+    pairs = sizes - 1
+    pairs *= sizes
+    pairs //= 2
+    return int(pairs.sum())
+
+
 @dataclass(frozen=True)
 class _Groups:
     """Judgments grouped so that every within-group pair of members is one compared pair."""
@@ -211,8 +220,7 @@ class _Groups:
 
     @property
     def n_pairs(self) -> int:
-        n = self.sizes
-        return int(np.sum(n * (n - 1) // 2))
+        return _pairs_within(self.sizes)
 
     def diff_moments(self, x: NDArray[np.float64]) -> tuple[float, float, float]:
         """(number of pairs, sum of |x_i - x_j|, sum of (x_i - x_j)**2) over within-group pairs.
@@ -223,6 +231,8 @@ class _Groups:
         if self.pairs:
             return self._pair_moments(x)
         n = self.sizes
+        # Counted before the arrays over every member below exist (the recompute's peak).
+        n_pairs = _pairs_within(n)
         if self.presorted:
             xs, gs = x, self.group
         else:
@@ -252,7 +262,7 @@ class _Groups:
         del xs
         dev *= dev
         ss = np.bincount(gs, weights=dev, minlength=self.n_groups)
-        return float(self.n_pairs), abs_sum, float(np.sum(n * ss))
+        return float(n_pairs), abs_sum, float(np.sum(n * ss))
 
     def _pair_moments(self, x: NDArray[np.float64]) -> tuple[float, float, float]:
         """:meth:`diff_moments` of groups of two (members 2g, 2g + 1), bit for bit: the same

@@ -97,7 +97,7 @@ def _rows_of(judgments: DAJudgments, workers: NDArray[np.bool_]) -> DAJudgments:
     given_z = judgments.given_z[at]
     return DAJudgments(
         # Fresh arrays of ours, read-only: taken without another copy (int32 ids stay).
-        **{name: freeze(getattr(judgments, name)[at]) for name in _TAKEN},
+        **{name: freeze(column) for name, column in judgments.rows_of(at, _TAKEN).items()},
         scale_max=judgments.scale_max,
         given_z=None if np.isnan(given_z).all() else freeze(given_z),
     )

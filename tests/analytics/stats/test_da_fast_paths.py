@@ -153,8 +153,11 @@ def test_a_subset_equals_judgments_built_from_its_rows(release: bool) -> None:
         assert len(j) == 4 * 6 * 2 * 3
 
 
+_LAZY = {"assignment", "slot", "pair_slot", "seconds"}
+
+
 @pytest.mark.parametrize("release", [False, True])
-def test_a_subset_of_int32_ids_takes_assignment_and_slot_on_first_use(release: bool) -> None:
+def test_a_subset_of_int32_ids_takes_four_columns_on_first_use(release: bool) -> None:
     # The loaders and an incremental recompute's cache give int32 id columns: the scored
     # copy leaves out the two columns no statistic reads from it until one is asked for.
     columns = _columns(campaign())
@@ -166,14 +169,18 @@ def test_a_subset_of_int32_ids_takes_assignment_and_slot_on_first_use(release: b
     rows = ~((j.assignment == 121) | (j.worker == 13))
     built = DAJudgments(**{k: v[rows] for k, v in columns.items()})
     sub = j.subset(rows, release=release)
-    assert {"assignment", "slot"}.isdisjoint(vars(sub))
+    assert _LAZY.isdisjoint(vars(sub))
     assert "worker" in vars(sub)
     # What the statistics read is there, and the same as built from the rows.
     np.testing.assert_array_equal(sub.partner, built.partner)
     assert analyse_campaign(sub).systems.mean_z.tolist() == (
         analyse_campaign(built).systems.mean_z.tolist()
     )
+    # The analysis counted the unmatched controls (pair_slot) and timed every worker
+    # (seconds): those two were taken; the id columns still are not.
     assert {"assignment", "slot"}.isdisjoint(vars(sub))
+    np.testing.assert_array_equal(sub.seconds, built.seconds)
+    np.testing.assert_array_equal(sub.pair_slot, built.pair_slot)
     # Asked for, each is taken then, once, and equals the rows' values.
     assert sub.assignment.tolist() == built.assignment.tolist()
     assert sub.assignment is sub.assignment
@@ -190,8 +197,76 @@ def test_a_subset_of_int64_ids_copies_every_column_at_once() -> None:
     # taken (release): the subset holds its own narrow copy, not the wide parent columns.
     j = campaign()
     sub = j.subset(j.worker != 13, release=True)
-    assert {"assignment", "slot"} <= set(vars(sub))
-    assert "_taken_on_use" not in vars(sub)
+    assert {"assignment", "slot", "pair_slot"} <= set(vars(sub))
+    # Durations are float64 either way: held, at most the rows the subset leaves out.
+    assert set(vars(sub)["_taken_on_use"]) == {"seconds"}
+
+
+def _narrow_judgments() -> tuple[DAJudgments, dict]:
+    """A campaign with int32 id columns (as the loaders and the cache give), and its columns."""
+    columns = _columns(campaign())
+    narrow = {
+        name: freeze(values.astype(np.int32)) if values.dtype == np.int64 else values
+        for name, values in columns.items()
+    }
+    return DAJudgments(**narrow), columns
+
+
+@pytest.mark.parametrize("release", [False, True])
+def test_a_subset_of_a_subset_takes_nothing_from_its_parent(release: bool) -> None:
+    # The workers tested again are a subset of the scored rows: their rows are read from the
+    # arrays the scored rows would take theirs from, which stay untaken (a million rows:
+    # 7 MB of ids and 8 MB of durations at a recompute's peak).
+    j, columns = _narrow_judgments()
+    rows = ~((j.assignment == 121) | (j.worker == 13))
+    sub = j.subset(rows)
+    inner = np.isin(sub.worker, [11, 14])
+    subsub = sub.subset(inner, release=release)
+    assert _LAZY.isdisjoint(vars(subsub))
+    if release:  # the parent let go of its columns, and of the arrays it held
+        assert len(sub) == 0 and "_taken_on_use" not in vars(sub)
+    else:
+        assert _LAZY.isdisjoint(vars(sub))
+    built = DAJudgments(**{k: v[rows] for k, v in columns.items()})
+    built_inner = DAJudgments(**{k: v[rows][inner] for k, v in columns.items()})
+    for name in sorted(_LAZY):
+        np.testing.assert_array_equal(getattr(subsub, name), getattr(built_inner, name))
+    np.testing.assert_array_equal(subsub.partner, built_inner.partner)
+    if not release:  # the parent was left whole: its own rows, taken now
+        for name in sorted(_LAZY):
+            np.testing.assert_array_equal(getattr(sub, name), getattr(built, name))
+
+
+def test_rows_of_reads_rows_without_taking_the_column() -> None:
+    j, columns = _narrow_judgments()
+    rows = j.worker != 12
+    sub = j.subset(rows)
+    built = DAJudgments(**{k: v[rows] for k, v in columns.items()})
+    at = np.array([0, 5, 17, len(sub) - 1])
+    mask = np.isin(sub.worker, [13])
+    for where in (at, mask):
+        read = sub.rows_of(where, ["worker", "slot", "seconds", "pair_slot"])
+        for name, values in read.items():
+            np.testing.assert_array_equal(values, getattr(built, name)[where])
+    assert _LAZY.isdisjoint(vars(sub))
+    assert read["slot"].dtype == np.int32
+
+
+def test_a_subset_does_not_follow_a_mask_changed_after_it() -> None:
+    j, columns = _narrow_judgments()
+    rows = j.worker != 12
+    want = columns["slot"][rows].tolist()
+    sub = j.subset(rows)
+    rows[:] = True  # the caller's mask, used for something else afterwards
+    assert sub.slot.tolist() == want
+
+
+def test_pairs_within_counts_every_within_group_pair() -> None:
+    from analytics.stats.direct_assessment.agreement import _pairs_within
+
+    sizes = np.array([0, 1, 2, 3, 7, 100_000], dtype=np.int64)
+    assert _pairs_within(sizes) == 0 + 0 + 1 + 3 + 21 + 4_999_950_000
+    assert _pairs_within(np.zeros(0, dtype=np.int64)) == 0
 
 
 def test_a_subset_that_cuts_a_pair_leaves_the_control_unmatched() -> None:
