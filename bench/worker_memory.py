@@ -4,7 +4,8 @@ under 300 MiB, peak, whole process), side by side with the previous code.
 
     DATABASE_URL=postgres://evalsite:evalsite@127.0.0.1:5432/evalsite_perf_f \\
     REDIS_URL=redis://127.0.0.1:6379/8 \\
-        .venv/bin/python bench/worker_memory.py --campaign 1 [--rounds 2] [--baseline 57c688c]
+        .venv/bin/python bench/worker_memory.py --campaign 1 [--rounds 2] [--baseline 57c688c] \\
+            [--modes incremental,full]
 
 Each round starts, alternately, a worker of the current tree and one of the baseline commit
 (``git archive`` of it into a temporary directory), each exactly as deploy/worker.sh runs it
@@ -19,10 +20,12 @@ worker's peak (main + pool as proportional set sizes, /proc/<pid>/smaps_rollup P
 the pages the fork shares with its parent count once; sampled), the task's seconds as the
 worker logs them, the ratios and the load average.
 
-The recompute is the full one (``ANALYTICS_INCREMENTAL=0``: a worker's first recompute of a
-campaign reads it in full in any case); ``--incremental`` leaves the setting to the
-environment. The exit status is 1 when the current code's whole-worker peak is not under
-``--target`` MiB (300).
+Both ways a worker recomputes are measured (``--modes``, by default both, alternated too):
+``incremental``, the default setting (``ANALYTICS_INCREMENTAL=1``), where the worker's first
+recompute reads the campaign in full into the arrays it keeps for the next runs
+(``analytics.incremental``) and analyses it while holding them; and ``full``
+(``ANALYTICS_INCREMENTAL=0``), which keeps nothing. The exit status is 1 when the current
+code's whole-worker peak is not under ``--target`` MiB (300) in either.
 """
 
 from __future__ import annotations
@@ -40,6 +43,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.trees import commit_tree  # noqa: E402 (the path above first)
+
 RECOMPUTE_TASK = "analytics.tasks.recompute_campaign_results"
 SAMPLE_SECONDS = 0.02
 
@@ -94,16 +101,6 @@ class Sampler(threading.Thread):
             self.peak_total = max(self.peak_total, _pss(self.pid) + sum(map(_pss, pool)))
             self.peak_child = max([self.peak_child, *(_status(c).get("VmRSS", 0.0) for c in pool)])
             time.sleep(SAMPLE_SECONDS)
-
-
-def _baseline_tree(commit: str, into: Path) -> Path:
-    tree = into / f"evalsite-{commit}"
-    tree.mkdir()
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    return tree
 
 
 def _send(campaign_id: int, broker: str) -> None:
@@ -185,6 +182,9 @@ def run_worker(tree: Path, campaign_id: int, env: dict[str, str], timeout: float
         log_path.unlink(missing_ok=True)
 
 
+MODES = {"incremental": "1", "full": "0"}  # ANALYTICS_INCREMENTAL
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--campaign", type=int, required=True, help="A kept DA campaign's id.")
@@ -194,50 +194,62 @@ def main() -> int:
         default="57c688c",
         help="Commit of the previous code (default: before this issue's memory work).",
     )
+    parser.add_argument(
+        "--modes",
+        default="incremental,full",
+        help="Comma-separated: incremental (the default setting), full.",
+    )
     parser.add_argument("--target", type=float, default=300.0, help="MiB, whole worker.")
     parser.add_argument("--timeout", type=float, default=300.0)
-    parser.add_argument("--incremental", action="store_true", help="Keep ANALYTICS_INCREMENTAL.")
     args = parser.parse_args()
     for name in ("DATABASE_URL", "REDIS_URL"):
         if not os.environ.get(name):
             parser.error(f"{name} must be set (PostgreSQL and a Redis database of your own)")
-    env = dict(os.environ)
-    if not args.incremental:
-        env["ANALYTICS_INCREMENTAL"] = "0"
+    modes = [mode.strip() for mode in args.modes.split(",") if mode.strip()]
+    unknown = sorted(set(modes) - set(MODES))
+    if unknown or not modes:
+        parser.error(f"--modes: unknown {unknown}; choose among {', '.join(MODES)}")
     print(
         f"campaign {args.campaign}: one recompute per worker start, {args.rounds} rounds, "
-        f"current tree vs {args.baseline} alternated (load average before: "
-        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+        f"modes {', '.join(modes)}, current tree vs {args.baseline} alternated "
+        f"(load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )
-    with tempfile.TemporaryDirectory(prefix="worker-memory-") as tmp:
-        trees = {"current": ROOT, "baseline": _baseline_tree(args.baseline, Path(tmp))}
-        runs: dict[str, list[dict]] = {"current": [], "baseline": []}
-        for k in range(args.rounds):
-            for code in ("baseline", "current") if k % 2 == 0 else ("current", "baseline"):
+    trees = {"current": ROOT, "baseline": commit_tree(args.baseline, "worker-memory-")}
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for k in range(args.rounds):
+        codes = ("baseline", "current") if k % 2 == 0 else ("current", "baseline")
+        for mode in modes:
+            env = {**os.environ, "ANALYTICS_INCREMENTAL": MODES[mode]}
+            for code in codes:
                 result = run_worker(trees[code], args.campaign, env, args.timeout)
-                runs[code].append(result)
+                runs.setdefault((mode, code), []).append(result)
                 print(
-                    f"  round {k + 1} {code:8s}: pool process {result['idle_child']:.0f} MiB idle, "
-                    f"peak {result['peak_child']:.0f} MiB; whole worker peak "
-                    f"{result['peak_total']:.0f} MiB; task {result['seconds']:.2f} s",
+                    f"  round {k + 1} {mode:11s} {code:8s}: pool process "
+                    f"{result['idle_child']:.0f} MiB idle, peak {result['peak_child']:.0f} MiB; "
+                    f"whole worker peak {result['peak_total']:.0f} MiB; "
+                    f"task {result['seconds']:.2f} s",
                     flush=True,
                 )
     med = {
-        code: {key: statistics.median(r[key] for r in rs) for key in rs[0]}
-        for code, rs in runs.items()
+        key: {name: statistics.median(r[name] for r in rs) for name in rs[0]}
+        for key, rs in runs.items()
     }
-    cur, base = med["current"], med["baseline"]
-    print(
-        f"median: current whole worker peak {cur['peak_total']:.0f} MiB (pool process "
-        f"{cur['peak_child']:.0f}, {cur['idle_child']:.0f} idle), task {cur['seconds']:.2f} s | "
-        f"baseline {base['peak_total']:.0f} MiB (pool {base['peak_child']:.0f}, "
-        f"{base['idle_child']:.0f} idle), task {base['seconds']:.2f} s | baseline/current "
-        f"{base['peak_total'] / cur['peak_total']:.2f}x memory, "
-        f"{base['seconds'] / cur['seconds']:.2f}x time; target {args.target:.0f} MiB: "
-        + ("met" if cur["peak_total"] < args.target else "missed")
-    )
+    met = True
+    for mode in modes:
+        cur, base = med[(mode, "current")], med[(mode, "baseline")]
+        met = met and cur["peak_total"] < args.target
+        print(
+            f"median, {mode}: current whole worker peak {cur['peak_total']:.0f} MiB (pool "
+            f"process {cur['peak_child']:.0f}, {cur['idle_child']:.0f} idle), task "
+            f"{cur['seconds']:.2f} s | baseline {base['peak_total']:.0f} MiB (pool "
+            f"{base['peak_child']:.0f}, {base['idle_child']:.0f} idle), task "
+            f"{base['seconds']:.2f} s | baseline/current "
+            f"{base['peak_total'] / cur['peak_total']:.2f}x memory, "
+            f"{base['seconds'] / cur['seconds']:.2f}x time; target {args.target:.0f} MiB: "
+            + ("met" if cur["peak_total"] < args.target else "missed")
+        )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    return 0 if cur["peak_total"] < args.target else 1
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
