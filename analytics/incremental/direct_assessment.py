@@ -46,7 +46,11 @@ from analytics.incremental.analysis import (
 )
 from analytics.incremental.columns import Column, narrow_ids
 from analytics.incremental.links import LinkedDAJudgments, PairLinks
-from analytics.kinds.direct_assessment.loading import JUDGMENT_COPY_COLUMNS, LoadedCampaign
+from analytics.kinds.direct_assessment.loading import (
+    JUDGMENT_COPY_COLUMNS,
+    LoadedCampaign,
+    read_judgment_tables,
+)
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.direct_assessment import DAJudgments, Role
 from analytics.stats.direct_assessment.judgments import COLUMNS as DA_JUDGMENT_COLUMNS
@@ -90,6 +94,29 @@ def _scored_judgments(campaign_id: int):
         .filter(Q(score__isnull=False) | Q(given_z__isnull=False))
         .order_by("id")
     )
+
+
+def _items_of(
+    values: NDArray[np.integer], rows: NDArray[np.intp]
+) -> tuple[NDArray[np.integer], NDArray[np.intp], NDArray[np.intp]]:
+    """The distinct ``values`` sorted, the first of ``rows`` (aligned to ``values``) where each
+    appears, and each value's position among them: ``np.unique``'s values, ``rows[index]``
+    and inverse. Item ids of one campaign are dense: then counted in a table as long as
+    their span (a million rows: 10 ms against unique's sort, 130 ms)."""
+    if values.shape[0]:
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < 4 * values.shape[0] + 1024:
+            unseen = np.iinfo(np.intp).max
+            first_row = np.full(hi - lo + 1, unseen, dtype=np.intp)
+            at = values - lo
+            np.minimum.at(first_row, at, rows)
+            present = first_row != unseen
+            position = np.cumsum(present, dtype=np.intp)
+            position -= 1
+            items = (np.flatnonzero(present) + lo).astype(values.dtype)
+            return items, first_row[present], position[at]
+    items, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    return items, rows[first], inverse.reshape(-1)
 
 
 @dataclass(frozen=True)
@@ -228,7 +255,7 @@ class CachedDACampaign:
             self.given_z.truncate(keep)
         first = not self.loaded_once
         read_at = timezone.now()
-        n_new = self._append_after(self.settled_id, count_first=first)
+        n_new = self._append_after(self.settled_id, first_read=first)
         self.other_roles = self.other_roles or bool(
             (self.columns["role"].view()[keep:] == _NO_ROLE).any()
         )
@@ -268,19 +295,25 @@ class CachedDACampaign:
         cached = int(np.searchsorted(self.columns["id"].view(), self.settled_id, side="right"))
         return in_database == cached
 
-    def _append_after(self, after_id: int, *, count_first: bool) -> int:
-        rows = load_columns(
-            _scored_judgments(self.campaign_id)
-            .filter(id__gt=after_id)
-            .annotate(duration_ms=Coalesce("client_duration_ms", "server_duration_ms")),
-            [("id", "id"), *JUDGMENT_COPY_COLUMNS],
-            count_first=count_first,
+    def _append_after(self, after_id: int, *, first_read: bool) -> int:
+        judgments = _scored_judgments(self.campaign_id).annotate(
+            duration_ms=Coalesce("client_duration_ms", "server_duration_ms")
         )
+        columns = [("id", "id"), *JUDGMENT_COPY_COLUMNS]
+        if first_read:
+            # Every judgment, with the slots and outputs, read as a full recompute reads them:
+            # at once where that can be (a million judgments: 1.3 -> 0.6 s).
+            rows, slots, outputs = read_judgment_tables(self.campaign_id, judgments, columns)
+            self._take_slots(slots)
+            self._take_outputs(outputs)
+            del slots, outputs
+        else:
+            rows = load_columns(judgments.filter(id__gt=after_id), columns)
         n = int(rows["id"].shape[0])
         if n == 0:
             return 0
         slot = rows["slot_id"]
-        if not np.isin(slot, self.slot_id).all():
+        if not first_read and not np.isin(slot, self.slot_id).all():
             self._load_slots()
         at = lookup(self.slot_id, slot, "judged slot(s)")
         role = self.slot_role[at]
@@ -290,7 +323,7 @@ class CachedDACampaign:
         scored_output = np.isin(role, (Role.SYSTEM, Role.REPEAT)) & (item >= 0)
         if scored_output.any():
             wanted = item[scored_output]
-            if not np.isin(wanted, self.output_id).all():
+            if not first_read and not np.isin(wanted, self.output_id).all():
                 self._load_outputs()
             system[scored_output] = self.output_system[
                 lookup(self.output_id, wanted, "judged output(s)")
@@ -319,13 +352,46 @@ class CachedDACampaign:
             self.given_z.append(np.full(n_before, np.nan))
         if self.given_z is not None:
             self.given_z.append(given_z)
-        # Items numbered once the read arrays are let go, a chunk at a time: a first read's
-        # temporaries stay a few MB, not 35 MB on top of its peak.
+        # Items numbered once the read arrays are let go; a first read numbers every row at
+        # once, later reads a chunk at a time (a few MB of temporaries).
         item, system = self.columns["item"].view(), self.columns["system"].view()
+        if n_before == 0:
+            self.item_code.append(self._number_every_item(item, system))
+            return n
         for start in range(n_before, n_before + n, _NUMBERING_CHUNK):
             end = min(start + _NUMBERING_CHUNK, n_before + n)
             self.item_code.append(self._number_items(item[start:end], system[start:end]))
         return n
+
+    def _number_every_item(
+        self, item: NDArray[np.integer], system: NDArray[np.integer]
+    ) -> NDArray[np.int32]:
+        """:meth:`_number_items` of the rows of an empty cache, a chunk of
+        ``_NUMBERING_CHUNK`` rows after another, in one pass: the same numbers (each chunk's
+        new items numbered next, in the order of their ids) and the same items' systems, with
+        one sort of the items instead of one per chunk (a million rows: 0.20 -> 0.06 s)."""
+        codes = np.full(item.shape[0], -1, dtype=np.int32)
+        rows = np.flatnonzero(item >= 0)
+        items, first_row, inverse = _items_of(item[rows], rows)
+        # The chunk each item first appears in; within it, the items in id order (as they
+        # come): a stable sort by chunk numbers them as the chunks would have.
+        order = np.argsort(first_row // _NUMBERING_CHUNK, kind="stable")
+        del first_row
+        item_code = np.empty(items.shape[0], dtype=np.int32)
+        item_code[order] = np.arange(items.shape[0], dtype=np.int32)
+        codes[rows] = item_code[inverse]
+        del rows, inverse
+        self.item_ids = items[order]
+        self.items_sorted, self.items_sorted_code = items, item_code
+        self.item_system = np.full(items.shape[0], -1, dtype=np.int64)
+        self.pairs = None
+        output = system >= 0
+        if output.any():
+            output_codes, output_system = codes[output], system[output].astype(np.int64)
+            self.item_system[output_codes] = output_system
+            if not np.array_equal(self.item_system[output_codes], output_system):
+                self.items_one_system = False
+        return codes
 
     def _number_items(
         self, item: NDArray[np.integer], system: NDArray[np.integer]
@@ -381,22 +447,32 @@ class CachedDACampaign:
         return (self.item_code.view(), *self.pairs)
 
     def _load_slots(self) -> None:
-        slots = load_columns(
-            HitSlot.objects.filter(hit__campaign_id=self.campaign_id)
-            .order_by("id")
-            .annotate(role_code=_role_code()),
-            [("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id")],
+        self._take_slots(
+            load_columns(
+                HitSlot.objects.filter(hit__campaign_id=self.campaign_id)
+                .order_by("id")
+                .annotate(role_code=_role_code()),
+                [("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id")],
+            )
         )
+
+    def _take_slots(self, slots: dict[str, NDArray]) -> None:
+        """The campaign's slots' columns, by id."""
         self.slot_id = narrow_ids(slots["id"])
         self.slot_role = slots["role_code"].astype(np.int8)
         self.slot_output = narrow_ids(slots["output_id"])
         self.slot_control = narrow_ids(slots["controls_id"])
 
     def _load_outputs(self) -> None:
-        outputs = load_columns(
-            Output.objects.filter(system__campaign_id=self.campaign_id).order_by("id"),
-            [("id", "id"), ("system_id", "id")],
+        self._take_outputs(
+            load_columns(
+                Output.objects.filter(system__campaign_id=self.campaign_id).order_by("id"),
+                [("id", "id"), ("system_id", "id")],
+            )
         )
+
+    def _take_outputs(self, outputs: dict[str, NDArray]) -> None:
+        """The campaign's outputs' columns, by id."""
         self.output_id = narrow_ids(outputs["id"])
         self.output_system = narrow_ids(outputs["system_id"])
 

@@ -664,3 +664,52 @@ def test_row_masks_are_taken_over_while_their_ids_stay_and_tested_again_when_the
     cache.masks["rejected"] = (np.array([5, 7]), changed, 2)
     cut = cache._member_rows("rejected", np.array([5, 7, 9, 9], dtype=np.int32), np.array([5, 7]))
     assert cut.tolist() == [True, True, False, False]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_first_read_outside_a_transaction_reads_every_table_together(monkeypatch):
+    """A worker's first read of a campaign reads as a full recompute does: on PostgreSQL
+    outside a transaction the judgments (here as two streams), slots and outputs are COPYs
+    in flight together; the cache equals a full load and one read inside a transaction."""
+    from django.db import connection, transaction
+
+    from analytics import copies
+    from analytics.kinds.direct_assessment import loading
+
+    built = Campaign3("together")
+    first, second = built.assign(0, "w1"), built.assign(1, "w2")
+    built.answer(first, 60)
+    built.answer(second, 35)
+    calls, real = [], copies.read_copies
+
+    def recorded(kwargs, jobs):
+        calls.append([query for query, _ in jobs])
+        return real(kwargs, jobs)
+
+    monkeypatch.setattr(copies, "read_copies", recorded)
+    monkeypatch.setattr(loading, "SPLIT_JUDGMENT_IDS", 1)
+    cache = cached_da.CachedDACampaign(built.campaign.pk)
+    assert cache.refresh(now=0.0).n_new == 95
+    if connection.vendor == "postgresql":
+        (queries,) = calls
+        tables = sorted(query.split(" FROM ")[1].split()[0] for query in queries)
+        assert tables == [
+            '"campaigns_hitslot"',
+            '"campaigns_output"',
+            '"judgments_judgment"',
+            '"judgments_judgment"',
+        ]
+    else:
+        assert calls == []
+    assert_same_load(cache)
+    with transaction.atomic():
+        inside = cached_da.CachedDACampaign(built.campaign.pk)
+        inside.refresh(now=0.0)
+    for name, column in cache.columns.items():
+        assert column.view().tolist() == inside.columns[name].view().tolist(), name
+    for name in ("slot_id", "slot_role", "slot_output", "slot_control", "output_id"):
+        assert getattr(cache, name).tolist() == getattr(inside, name).tolist(), name
+    assert cache.item_code.view().tolist() == inside.item_code.view().tolist()
+    assert [a.tolist() for a in cache.segment_items()] == [
+        a.tolist() for a in inside.segment_items()
+    ]

@@ -42,9 +42,18 @@ from campaigns.models import HitSlot, Output
 from judgments.models import CampaignWorker, Judgment
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from numpy.typing import NDArray
 
-__all__ = ["JUDGMENT_COPY_COLUMNS", "LoadSummary", "LoadedCampaign", "load_da_judgments", "subset"]
+__all__ = [
+    "JUDGMENT_COPY_COLUMNS",
+    "LoadSummary",
+    "LoadedCampaign",
+    "load_da_judgments",
+    "read_judgment_tables",
+    "subset",
+]
 
 # Judgment columns read, in this order (all numeric or NULL, so one float array holds them;
 # ids stay exact in float64 up to 2**53).
@@ -200,9 +209,14 @@ SPLIT_JUDGMENT_IDS = 200_000
 PREALLOCATED_SPAN = 1 << 24
 
 
-def _read_tables(campaign_id: int, judgments_qs: QuerySet) -> tuple[dict, dict, dict]:
-    """The judgments' columns (``JUDGMENT_COPY_COLUMNS``, in id order), the slots' and the
-    outputs' (by id).
+def read_judgment_tables(
+    campaign_id: int,
+    judgments_qs: QuerySet,
+    columns: Sequence[tuple[str, str]] = JUDGMENT_COPY_COLUMNS,
+) -> tuple[dict, dict, dict]:
+    """The judgments' ``columns`` (by default ``JUDGMENT_COPY_COLUMNS``, in id order), the
+    slots' and the outputs' (by id). ``judgments_qs``: the campaign's judgments to read, in
+    id order (the incremental cache's first read adds their ids to the columns).
 
     Where the reads can run together (``analytics.loading.reads_together``: PostgreSQL
     outside a transaction), the ids' range is read first (one query, from the (campaign, id)
@@ -224,10 +238,9 @@ def _read_tables(campaign_id: int, judgments_qs: QuerySet) -> tuple[dict, dict, 
         or bounds["hi"] - bounds["lo"] + 1 > PREALLOCATED_SPAN
     ):
         judgments, slots, outputs = load_columns_together(
-            [ColumnsRead(judgments_qs, JUDGMENT_COPY_COLUMNS), *side]
+            [ColumnsRead(judgments_qs, columns), *side]
         )
         return judgments, _by_id(slots), _by_id(outputs)
-    columns = JUDGMENT_COPY_COLUMNS
     key = columns[0][0]
     lo, hi = bounds["lo"], bounds["hi"]
     span = hi - lo + 1
@@ -264,7 +277,7 @@ def _read_tables(campaign_id: int, judgments_qs: QuerySet) -> tuple[dict, dict, 
                 array[n_lower : n_lower + n_upper] = array[cut : cut + n_upper]
         n = n_lower + n_upper
     slots, outputs = side_columns
-    return _first_rows(arrays, n), _by_id(slots), _by_id(outputs)
+    return _first_rows(arrays, n, columns), _by_id(slots), _by_id(outputs)
 
 
 def _id_bounds(campaign_id: int) -> dict[str, int | None]:
@@ -277,12 +290,14 @@ def _id_bounds(campaign_id: int) -> dict[str, int | None]:
     )
 
 
-def _first_rows(arrays: list[NDArray | None], n: int) -> dict[str, NDArray]:
+def _first_rows(
+    arrays: list[NDArray | None], n: int, columns: Sequence[tuple[str, str]]
+) -> dict[str, NDArray]:
     """The first ``n`` rows of the judgments' column ``arrays`` (as long as their ids'
     span), by column name: the arrays themselves when full, else copies (one column at a
     time), so that no column keeps the rest of its span."""
     out = {}
-    for k, (name, _) in enumerate(JUDGMENT_COPY_COLUMNS):
+    for k, (name, _) in enumerate(columns):
         array, arrays[k] = arrays[k], None
         out[name] = array if n == array.shape[0] else array[:n].copy()
         del array
@@ -292,7 +307,7 @@ def _first_rows(arrays: list[NDArray | None], n: int) -> dict[str, NDArray]:
 def load_da_judgments(campaign_id: int) -> LoadedCampaign:
     """Load campaign ``campaign_id``'s direct-assessment judgments: five queries in all (the
     judgments, slots and outputs, the held-back assignments and excluded workers), plus the
-    judgment ids' range where the first three are read together (:func:`_read_tables`)."""
+    judgment ids' range where the first three are read together (:func:`read_judgment_tables`)."""
     judgments_qs = (
         Judgment.objects.filter(campaign_id=campaign_id)
         .filter(Q(score__isnull=False) | Q(given_z__isnull=False))
@@ -304,7 +319,7 @@ def load_da_judgments(campaign_id: int) -> LoadedCampaign:
         duration_ms=Coalesce("client_duration_ms", "server_duration_ms")
     )
     rejected_assignments, excluded_workers = _held_back(campaign_id)
-    columns, slots, outputs = _read_tables(campaign_id, judgments_qs)
+    columns, slots, outputs = read_judgment_tables(campaign_id, judgments_qs)
 
     # Ids as int32 when they fit (any database short of two billion rows): half the memory
     # of the loaded judgments' id columns, taken one column at a time.
