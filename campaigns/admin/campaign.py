@@ -25,8 +25,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import BLANK_CHOICE_DASH, Count, OuterRef, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import BLANK_CHOICE_DASH, QuerySet
 from django.http import (
     Http404,
     HttpRequest,
@@ -55,6 +54,7 @@ from campaigns.kinds import CampaignKind, registry
 from campaigns.links import prolific_study_url
 from campaigns.models import Campaign, CampaignStatus, Hit, Segment, System
 from evalsite.page_memo import once_per_page
+from evalsite.subquery_counts import related_count
 
 
 def _fields_of(options: dict[str, Any]) -> set[str]:
@@ -67,18 +67,6 @@ def _fields_of(options: dict[str, Any]) -> set[str]:
 
 def _opened(options: dict[str, Any]) -> dict[str, Any]:
     return {**options, "classes": tuple(c for c in options.get("classes", ()) if c != "collapse")}
-
-
-def count_of(model, field: str = "campaign") -> Coalesce:
-    """A correlated COUNT subquery: one query for the whole changelist, not one per row."""
-    counted = (
-        model.objects.filter(**{field: OuterRef("pk")})
-        .order_by()
-        .values(field)
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(counted), 0)
 
 
 def _changes_results(implementation: CampaignKind, campaign: Campaign, formset) -> bool:
@@ -240,9 +228,9 @@ class CampaignAdmin(
             super()
             .get_queryset(request)
             .annotate(
-                systems_count=count_of(System),
-                segments_count=count_of(Segment),
-                hits_count=count_of(Hit),
+                systems_count=related_count(System),
+                segments_count=related_count(Segment),
+                hits_count=related_count(Hit),
             )
         )
 

@@ -10,8 +10,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from campaigns.admin.access import CampaignRowsAdminMixin
-from campaigns.admin.campaign import count_of
 from campaigns.models import Document, GoldAnswer, Hit, HitSlot, Output, Segment, System
+from evalsite.subquery_counts import related_count
 
 
 @admin.register(System)
@@ -22,7 +22,7 @@ class SystemAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     list_select_related = ("campaign",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[System]:
-        return super().get_queryset(request).annotate(outputs_count=count_of(Output, "system"))
+        return super().get_queryset(request).annotate(outputs_count=related_count(Output, "system"))
 
     @admin.display(description="Outputs", ordering="outputs_count")
     def n_outputs(self, system: System) -> int:
@@ -37,7 +37,8 @@ class DocumentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     list_select_related = ("campaign",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
-        return super().get_queryset(request).annotate(segments_count=count_of(Segment, "document"))
+        segments_count = related_count(Segment, "document")
+        return super().get_queryset(request).annotate(segments_count=segments_count)
 
     @admin.display(description="Segments", ordering="segments_count")
     def n_segments(self, document: Document) -> int:
@@ -119,7 +120,7 @@ class HitAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     show_full_result_count = False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Hit]:
-        return super().get_queryset(request).annotate(slots_count=count_of(HitSlot, "hit"))
+        return super().get_queryset(request).annotate(slots_count=related_count(HitSlot, "hit"))
 
     @admin.display(description="Slots", ordering="slots_count")
     def n_slots(self, hit: Hit) -> int:
