@@ -26,6 +26,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.trees import commit_tree  # noqa: E402 (the path above first)
 
 
 def dump(campaign_id: int, out: str) -> None:
@@ -107,12 +110,7 @@ def run(kind: str, description: str, script: str, dump_one) -> None:
         return
     work = Path(tempfile.mkdtemp(prefix=f"{kind.lower()}-identical-"))
     try:
-        tree = work / "baseline"
-        tree.mkdir()
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", args.baseline], check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        tree = commit_tree(args.baseline, f"{kind.lower()}-identical-baseline-")
         failed = False
         for campaign_id in (int(pk) for pk in args.campaign.split(",")):
             dumps = {}

@@ -58,7 +58,6 @@ import json
 import os
 import random
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -83,6 +82,7 @@ from bench.submissions import (  # noqa: E402
     stop,
     wait_port,
 )
+from bench.trees import commit_tree  # noqa: E402
 
 # deploy/web.sh's gunicorn settings, as the submissions bench runs them.
 GUNICORN_ARGS = submissions.GUNICORN_ARGS
@@ -530,12 +530,7 @@ def main() -> None:
     trees = [("head", ROOT)]
     if args.baseline_commit:
         trees.append(("base", baseline_tree(args.baseline_commit)))
-    try:
-        run_all(args, url, modes, trees)
-    finally:
-        for name, tree in trees:
-            if name == "base":
-                shutil.rmtree(tree, ignore_errors=True)
+    run_all(args, url, modes, trees)  # the baseline's tree is removed at exit
 
 
 def _mode(text: str) -> tuple[str, int, int | None]:
@@ -546,11 +541,7 @@ def _mode(text: str) -> tuple[str, int, int | None]:
 
 def baseline_tree(commit: str) -> Path:
     """The commit's tree as it was (git archive), its numba kernels compiled once (untimed)."""
-    tree = Path(tempfile.mkdtemp(prefix="freshness-baseline-"))
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    tree = commit_tree(commit, "freshness-baseline-")
     compile_kernels = tree / "deploy" / "compile_kernels.py"
     if compile_kernels.exists():
         subprocess.run(
