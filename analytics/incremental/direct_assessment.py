@@ -353,9 +353,10 @@ class CachedDACampaign:
         if self.given_z is not None:
             self.given_z.append(given_z)
         # Items numbered once the read arrays are let go; a first read numbers every row at
-        # once, later reads a chunk at a time (a few MB of temporaries).
+        # once, later reads a chunk at a time (a few MB of temporaries). Not after every row
+        # was cut unsettled: the items keep the numbers they have.
         item, system = self.columns["item"].view(), self.columns["system"].view()
-        if n_before == 0:
+        if n_before == 0 and self.item_ids.shape[0] == 0:
             self.item_code.append(self._number_every_item(item, system))
             return n
         for start in range(n_before, n_before + n, _NUMBERING_CHUNK):

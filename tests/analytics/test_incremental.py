@@ -713,3 +713,17 @@ def test_a_first_read_outside_a_transaction_reads_every_table_together(monkeypat
     assert [a.tolist() for a in cache.segment_items()] == [
         a.tolist() for a in inside.segment_items()
     ]
+
+
+def test_rows_all_cut_unsettled_are_read_again_keeping_their_items_numbers():
+    built = Campaign3("recut")
+    built.answer(built.assign(0, "w1"), 40)
+    cache = cached_da.CachedDACampaign(built.campaign.pk)
+    cache.refresh(now=0.0)
+    assert cache.settled_id == 0  # every row inserted just now: none settled yet
+    codes, items = cache.item_code.view().tolist(), cache.item_ids.tolist()
+    refresh = cache.refresh(now=1.0)  # every row cut and read again
+    assert (refresh.full, refresh.n_new) == (False, 40)
+    assert cache.item_code.view().tolist() == codes
+    assert cache.item_ids.tolist() == items
+    assert_same_load(cache)
