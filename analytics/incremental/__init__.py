@@ -44,9 +44,10 @@ One worker process at a time recomputes a campaign, run after run while submissi
 
 Memory: the cache is per worker process and bounded by ``ANALYTICS_CACHE_MIB`` (least
 recently recomputed campaigns are dropped first; a campaign bigger than the budget is not
-kept). A million judgments take about 46 MB with room to grow (ids as int32, no given-z column
-unless a row has one; measured at 1M: 46.5 MiB), plus the last run's z-scores and scored-row
-mask (9 MB).
+kept). A million judgments take about 53 MiB (``CachedDACampaign.nbytes`` after a first read
+of the 1M bench campaign: its columns, slots, outputs, items and links; ids as int32, scores as
+float32 while every one is exact, no given-z column unless a row has one; 58 MiB with float64
+scores), plus the last run's z-scores and scored-row mask (9 MB).
 
 Used by ``analytics.tasks.recompute_campaign_results`` when ``ANALYTICS_INCREMENTAL`` is on (the
 default) for the kinds that support it (direct assessment); every other path (the admin's

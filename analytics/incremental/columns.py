@@ -6,8 +6,12 @@ column is stored as int32 while every id fits (``narrow``, half of int64's bytes
 to int64 once one does not (the statistics take int32 ids as they are); columns are kept
 read-only between changes, so that
 ``DAJudgments`` takes a view of them without a copy (8 MB per column at a million judgments).
-Floats stay float64: scores and durations must be the very values a full load reads, or the
-statistics would differ.
+Floats must be the very values a full load reads, or the statistics would differ: a float
+column that narrows (the scores) is kept as float32 while every value is one exactly (the
+slider's whole numbers: 4 MB less at a million judgments, at a recompute's peak) and widened to
+float64 once a value is not; the statistics take it as float64 (``view64``: a copy, which a
+recompute lets go once it has the scored rows). Durations (milliseconds over 1000) stay
+float64.
 """
 
 from __future__ import annotations
@@ -45,13 +49,25 @@ class Column:
     """One column: ``view()`` is the filled part; ``append`` grows it, ``truncate`` cuts it."""
 
     def __init__(self, dtype: type, *, narrow: bool = False) -> None:
-        self.narrow = narrow and np.dtype(dtype).kind in "iu"
-        self.data: NDArray = _read_only(np.empty(0, dtype=dtype))
+        kind = np.dtype(dtype).kind
+        self.narrow = narrow and kind in "iu"
+        # Floats kept as float32 while every value is one exactly (the slider's whole
+        # numbers), widened to float64 once one is not.
+        self.narrow_floats = narrow and kind == "f"
+        stored = np.float32 if self.narrow_floats else dtype
+        self.data: NDArray = _read_only(np.empty(0, dtype=stored))
         self.n = 0
 
     def view(self) -> NDArray:
         """The filled part, read-only (its buffer too, until the next append)."""
         return self.data[: self.n]
+
+    def view64(self) -> NDArray:
+        """:meth:`view`, as float64 (a read-only copy where the column is float32)."""
+        view = self.view()
+        if view.dtype == np.float64:
+            return view
+        return _read_only(view.astype(np.float64))
 
     @property
     def nbytes(self) -> int:
@@ -64,6 +80,11 @@ class Column:
             wanted = np.result_type(data.dtype, narrow_ids(values).dtype)
             if wanted != data.dtype:  # an id past int32: widen once
                 data = data.astype(wanted)
+        if self.narrow_floats and data.dtype == np.float32:
+            as_float32 = values.astype(np.float32)
+            if not np.array_equal(as_float32.astype(np.float64), values, equal_nan=True):
+                data = data.astype(np.float64)  # a value float32 does not hold: widen once
+            del as_float32
         end = self.n + values.shape[0]
         if end > data.shape[0]:
             grown = np.empty(max(end, data.shape[0] + data.shape[0] // 8, 1024), dtype=data.dtype)

@@ -71,7 +71,6 @@ VERIFY_SECONDS = 30.0
 _ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
 _ID_COLUMNS = ("id", "worker", "assignment", "slot", "system", "item", "pair_slot")
-_FLOAT_COLUMNS = ("score", "seconds")
 # Rows whose items are numbered at once (analytics.incremental.direct_assessment._number_items).
 _NUMBERING_CHUNK = 1 << 17
 # The columns DAJudgments takes (besides given_z, passed on its own).
@@ -144,7 +143,8 @@ class CachedDACampaign:
         # columns are int32 while their ids fit (DAJudgments takes int32 ids as they are).
         self.columns = {name: Column(np.int32, narrow=True) for name in _ID_COLUMNS}
         self.columns["role"] = Column(np.int8)
-        self.columns.update({name: Column(np.float64) for name in _FLOAT_COLUMNS})
+        self.columns["score"] = Column(np.float64, narrow=True)
+        self.columns["seconds"] = Column(np.float64)
         # Given z-scores (imported standardised judgments) are rare: no column, and none
         # handed to the statistics, until a row has one (8 MB of NaN at a million rows).
         self.given_z: Column | None = None
@@ -261,7 +261,7 @@ class CachedDACampaign:
         )
         if not self.other_roles:
             self.links.update(
-                {name: self.columns[name].view() for name in _DA_COLUMNS},
+                self._views(_DA_COLUMNS),
                 self.given_z.view() if self.given_z is not None else None,
             )
         if first:
@@ -515,7 +515,7 @@ class CachedDACampaign:
 
     def judgments(self) -> DAJudgments:
         """The cached rows' judgments, as :meth:`loaded` gives them (views of the cache)."""
-        c = {name: column.view() for name, column in self.columns.items()}
+        c = self._views(self.columns)
         return self._judgments(c, self.given_z.view() if self.given_z is not None else None)[0]
 
     def _judgments(
@@ -537,6 +537,14 @@ class CachedDACampaign:
             )
         return judgments, keep, n_skipped
 
+    def _views(self, names) -> dict[str, NDArray]:
+        """The cached ``names``' columns as the statistics take them: views, but for the
+        scores, float64 (a copy where the cache holds them as float32)."""
+        return {
+            name: self.columns[name].view64() if name == "score" else self.columns[name].view()
+            for name in names
+        }
+
     def loaded(self) -> LoadedCampaign:
         """The cached rows as ``load_da_judgments`` returns them, with the rejected
         assignments and excluded workers read now (two queries). Its judgments are views of
@@ -551,7 +559,7 @@ class CachedDACampaign:
                 )
             )
         )
-        c = {name: column.view() for name, column in self.columns.items()}
+        c = self._views(self.columns)
         given_z = self.given_z.view() if self.given_z is not None else None
         n_read = len(self)
         rejected = self._member_rows("rejected", c["assignment"], rejected_assignments)

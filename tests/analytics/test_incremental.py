@@ -462,9 +462,14 @@ def test_the_statistics_take_the_cached_columns_without_a_copy():
     cache = cached_da.CachedDACampaign(built.campaign.pk)
     cache.refresh(now=0.0)
     judgments = cache.loaded().judgments
-    for name in ("worker", "assignment", "slot", "system", "item", "pair_slot", "score"):
+    for name in ("worker", "assignment", "slot", "system", "item", "pair_slot", "seconds"):
         assert np.shares_memory(getattr(judgments, name), cache.columns[name].data), name
         assert not cache.columns[name].data.flags.writeable
+    # The scores (whole numbers and quarters here) are kept as float32, half the memory, and
+    # handed over as the float64 a full load reads.
+    assert cache.columns["score"].data.dtype == np.float32
+    assert judgments.score.dtype == np.float64 and not judgments.score.flags.writeable
+    assert judgments.score.tolist() == cache.columns["score"].view().tolist()
     built.answer(built.assigned_last(), 10)
     cache.refresh(now=1.0)  # unsettled rows rewritten in place: the columns stay exact
     assert_same_load(cache)
@@ -505,6 +510,22 @@ def test_columns_grow_narrow_and_widen_when_an_id_does_not_fit():
     with pytest.raises(ValueError, match="cannot truncate"):
         column.truncate(5000)
     assert narrow_ids(np.array([-1, 7])).dtype == np.int32
+
+
+def test_float_columns_stay_float32_while_exact_and_widen_once_a_value_is_not():
+    column = Column(np.float64, narrow=True)
+    column.append(np.array([0.0, 100.0, 37.25, np.nan]))
+    assert column.view().dtype == np.float32
+    assert column.view64().dtype == np.float64
+    np.testing.assert_array_equal(column.view64(), [0.0, 100.0, 37.25, np.nan])
+    column.append(np.array([33.3]))  # not a float32: every value kept exactly as float64
+    assert column.view().dtype == np.float64
+    assert column.view64()[4] == 33.3
+    np.testing.assert_array_equal(column.view()[:4], [0.0, 100.0, 37.25, np.nan])
+    assert np.shares_memory(column.view64(), column.data)  # float64: no copy
+    column.append(np.array([1.0]))  # widened for good
+    assert column.view().dtype == np.float64
+    assert not column.view64().flags.writeable
 
 
 def test_a_control_read_before_the_output_it_controls_is_linked_once_the_output_comes():
