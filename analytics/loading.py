@@ -137,7 +137,6 @@ def load_columns(
     queryset: QuerySet,
     columns: Sequence[tuple[str, str]],
     *,
-    count_first: bool = False,
     into: Sequence[NDArray] | None = None,
 ) -> dict[str, NDArray]:
     """The rows of ``queryset`` as one numpy array per column, in the queryset's order.
@@ -146,11 +145,9 @@ def load_columns(
     NULL as -1, a "float" column float64 with NULL as NaN. On PostgreSQL the rows come as one
     binary ``COPY`` of fixed-width rows (the NULLs replaced in SQL), parsed in
     ``COPY_CHUNK_BYTES`` pieces: no Python object per value, no list of tuples, and the stream
-    never held whole. ``count_first`` counts the rows first (one more query, a second pass of
-    PostgreSQL over them) to parse straight into arrays of that size; without it each piece
-    is parsed into arrays of its own, joined column by column at the end (one column's pieces
-    at a time held twice, a few MB). Elsewhere (SQLite) it is one ``values_list`` converted
-    in C.
+    never held whole: each piece is parsed into arrays of its own, joined column by column at
+    the end (one column's pieces at a time held twice, a few MB). Elsewhere (SQLite) it is one
+    ``values_list`` converted in C.
 
     ``into``: one array per column (int64 for "id", float64 for "float"), all as long as the
     most rows the queryset can have (e.g. the span of the ids it reads): the rows are parsed
@@ -183,8 +180,7 @@ def load_columns(
         return {name: into[k][:n] for k, name in enumerate(names)}
     with connection.cursor() as cursor:
         statement = f"COPY ({_copy_query(queryset, columns, cursor)}) TO STDOUT (FORMAT binary)"
-        capacity = 0 if into is not None or not count_first else queryset.order_by().count()
-        sink = _BinaryCopySink(kinds, capacity, into)
+        sink = _BinaryCopySink(kinds, into)
         writer = io.BufferedWriter(sink, buffer_size=COPY_CHUNK_BYTES)
         cursor.copy_expert(statement, writer)
         writer.flush()
@@ -248,7 +244,7 @@ def load_columns_together(reads: Sequence[ColumnsRead]) -> list[dict[str, NDArra
             if read.queryset.query.is_empty():  # .none(): no SQL to send
                 results.append(_no_rows(read.columns, into))
                 continue
-            sink = _BinaryCopySink(kinds, 0, into)
+            sink = _BinaryCopySink(kinds, into)
             jobs.append((_copy_query(read.queryset, read.columns, cursor), sink))
             results.append(sink)
     if jobs:
@@ -305,13 +301,10 @@ def _nullable(queryset: QuerySet, name: str) -> bool:
 
 class _BinaryCopySink(io.RawIOBase):
     """Receives PostgreSQL's binary COPY stream of fixed-width rows (every field 8 bytes, none
-    NULL) in large pieces and fills one array per column: preallocated when the number of
-    rows is known (``capacity``) or arrays are given to fill (``into``: as many rows as
-    they hold, at most), else one array per piece, joined by :meth:`finish`."""
+    NULL) in large pieces and fills one array per column: the arrays given to fill (``into``:
+    as many rows as they hold, at most), else one array per piece, joined by :meth:`finish`."""
 
-    def __init__(
-        self, kinds: Sequence[str], capacity: int, into: Sequence[NDArray] | None = None
-    ) -> None:
+    def __init__(self, kinds: Sequence[str], into: Sequence[NDArray] | None = None) -> None:
         self.kinds = list(kinds)
         fields: list[tuple[str, str]] = [("count", ">i2")]
         for k, kind in enumerate(kinds):
@@ -319,12 +312,7 @@ class _BinaryCopySink(io.RawIOBase):
         self.row = np.dtype(fields)
         self.dtypes = [np.dtype(np.int64 if kind == "id" else np.float64) for kind in kinds]
         self.given = into is not None
-        self.preallocated = capacity > 0 or self.given
-        self.arrays = (
-            list(into)
-            if into is not None
-            else [np.empty(max(capacity, 0), dtype=dtype) for dtype in self.dtypes]
-        )
+        self.arrays = list(into) if into is not None else []
         self.pieces: list[list[NDArray]] = [[] for _ in kinds]
         self.n = 0
         self.pending = b""
@@ -368,16 +356,13 @@ class _BinaryCopySink(io.RawIOBase):
         ):
             raise ValueError("unexpected field in the binary COPY stream")
         end = self.n + rows.shape[0]
-        if not self.preallocated:
+        if not self.given:
             for k, dtype in enumerate(self.dtypes):
                 self.pieces[k].append(rows[f"v{k}"].astype(dtype))
             self.n = end
             return
         if end > self.arrays[0].shape[0]:
-            if self.given:
-                raise ValueError(f"more rows than the {self.arrays[0].shape[0]} given")
-            capacity = max(end, 2 * self.arrays[0].shape[0], 1024)
-            self.arrays = [np.resize(a, capacity) for a in self.arrays]
+            raise ValueError(f"more rows than the {self.arrays[0].shape[0]} given")
         for k, array in enumerate(self.arrays):
             array[self.n : end] = rows[f"v{k}"]
         self.n = end
@@ -385,7 +370,7 @@ class _BinaryCopySink(io.RawIOBase):
     def finish(self) -> list[NDArray]:
         if not self.ended or self.pending:
             raise ValueError("the binary COPY stream ended early")
-        if not self.preallocated:
+        if not self.given:
             arrays = []
             for k, dtype in enumerate(self.dtypes):
                 pieces, self.pieces[k] = self.pieces[k], []
@@ -400,6 +385,4 @@ class _BinaryCopySink(io.RawIOBase):
             return arrays
         if self.n == self.arrays[0].shape[0]:
             return self.arrays
-        if self.given:
-            return [a[: self.n] for a in self.arrays]
-        return [a[: self.n].copy() for a in self.arrays]
+        return [a[: self.n] for a in self.arrays]
