@@ -62,6 +62,23 @@ def test_load_columns_reads_what_values_list_reads(judgments, monkeypatch, chunk
     assert got["score"][1] != got["score"][1]  # NULL: NaN
 
 
+@pytest.mark.parametrize("length", [7, 20, 6])
+def test_load_columns_into_given_arrays_fills_them_and_refuses_more_rows(judgments, length):
+    into = [
+        np.full(length, 99, dtype=np.int64 if kind == "id" else np.float64) for _, kind in COLUMNS
+    ]
+    if length < 7:  # seven judgments
+        with pytest.raises(ValueError, match="given"):
+            load_columns(Judgment.objects.order_by("id"), COLUMNS, into=into)
+        return
+    got = load_columns(Judgment.objects.order_by("id"), COLUMNS, into=into)
+    want = expected()
+    for k, (name, _) in enumerate(COLUMNS):
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+        assert np.shares_memory(got[name], into[k])  # the given arrays' first rows
+        assert got[name].shape == (7,)
+
+
 def test_load_columns_of_no_rows() -> None:
     got = load_columns(Judgment.objects.all(), COLUMNS)
     for name, kind in COLUMNS:
