@@ -9,9 +9,9 @@ read-only between changes, so that
 Floats must be the very values a full load reads, or the statistics would differ: a float
 column that narrows (the scores) is kept as float32 while every value is one exactly (the
 slider's whole numbers: 4 MB less at a million judgments, at a recompute's peak) and widened to
-float64 once a value is not; the statistics take it as float64 (``view64``: a copy, which a
-recompute lets go once it has the scored rows). Durations (milliseconds over 1000) stay
-float64.
+float64 once a value is not; ``DAJudgments`` takes it as float64 (a copy of the rows it is
+given, which a recompute lets go once it has the scored rows). Durations (milliseconds over
+1000) stay float64.
 """
 
 from __future__ import annotations
@@ -61,13 +61,6 @@ class Column:
     def view(self) -> NDArray:
         """The filled part, read-only (its buffer too, until the next append)."""
         return self.data[: self.n]
-
-    def view64(self) -> NDArray:
-        """:meth:`view`, as float64 (a read-only copy where the column is float32)."""
-        view = self.view()
-        if view.dtype == np.float64:
-            return view
-        return _read_only(view.astype(np.float64))
 
     @property
     def nbytes(self) -> int:

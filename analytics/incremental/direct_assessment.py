@@ -261,7 +261,7 @@ class CachedDACampaign:
         )
         if not self.other_roles:
             self.links.update(
-                self._views(_DA_COLUMNS),
+                {name: self.columns[name].view() for name in _DA_COLUMNS},
                 self.given_z.view() if self.given_z is not None else None,
             )
         if first:
@@ -515,7 +515,7 @@ class CachedDACampaign:
 
     def judgments(self) -> DAJudgments:
         """The cached rows' judgments, as :meth:`loaded` gives them (views of the cache)."""
-        c = self._views(self.columns)
+        c = {name: column.view() for name, column in self.columns.items()}
         return self._judgments(c, self.given_z.view() if self.given_z is not None else None)[0]
 
     def _judgments(
@@ -537,14 +537,6 @@ class CachedDACampaign:
             )
         return judgments, keep, n_skipped
 
-    def _views(self, names) -> dict[str, NDArray]:
-        """The cached ``names``' columns as the statistics take them: views, but for the
-        scores, float64 (a copy where the cache holds them as float32)."""
-        return {
-            name: self.columns[name].view64() if name == "score" else self.columns[name].view()
-            for name in names
-        }
-
     def loaded(self) -> LoadedCampaign:
         """The cached rows as ``load_da_judgments`` returns them, with the rejected
         assignments and excluded workers read now (two queries). Its judgments are views of
@@ -559,7 +551,7 @@ class CachedDACampaign:
                 )
             )
         )
-        c = self._views(self.columns)
+        c = {name: column.view() for name, column in self.columns.items()}
         given_z = self.given_z.view() if self.given_z is not None else None
         n_read = len(self)
         rejected = self._member_rows("rejected", c["assignment"], rejected_assignments)

@@ -21,7 +21,7 @@ import numpy as np
 from analytics.incremental.columns import Column
 from analytics.stats.direct_assessment import DAJudgments
 from analytics.stats.direct_assessment.judgments import COLUMNS as _DA_COLUMNS
-from analytics.stats.direct_assessment.judgments import _no_given_z
+from analytics.stats.direct_assessment.judgments import _no_given_z, freeze
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -38,7 +38,7 @@ _TYPES = {
     **{name: _IDS for name in _CHECKED_COLUMNS},
     "links": _IDS,
     "role": ("int8",),
-    "score": ("float64",),
+    "score": ("float64", "float32"),  # float32: the cache's exact scores, widened below
     "seconds": ("float64",),
 }
 
@@ -66,6 +66,11 @@ class LinkedDAJudgments(DAJudgments):
             values = getattr(self, name)
             if values.shape != (n,) or values.flags.writeable or values.dtype not in _TYPES[name]:
                 raise ValueError(f"{name} must be a read-only column of {n} rows")
+        if self.score.dtype != np.float64:
+            # The statistics add scores up in float64: a float32 column (which holds each
+            # value exactly: analytics.incremental.columns) is taken as the float64 a full
+            # load reads, a copy the recompute lets go with the scored rows.
+            object.__setattr__(self, "score", freeze(self.score.astype(np.float64)))
         if self.given_z is None or (n and np.size(self.given_z) == 0):
             object.__setattr__(self, "given_z", _no_given_z(n))
         elif (

@@ -73,3 +73,19 @@ def test_without_links_every_check_is_made() -> None:
     # The same rows are refused when linked, so a bad row never reaches the cache's judgments.
     with pytest.raises(ValueError, match=r"score must lie in \[0, 100.0\]"):
         _linked({**columns, "score": too_high})
+
+
+def test_float32_scores_are_taken_as_float64_and_other_float_widths_refused() -> None:
+    # The cache keeps exact scores as float32 (analytics.incremental.columns): the statistics
+    # get the float64 a full load reads, read-only.
+    columns = _columns()
+    links = _linked(columns)
+    narrow = columns["score"].astype(np.float32)
+    narrow.setflags(write=False)
+    judgments = LinkedDAJudgments(**{**columns, "score": narrow}, links=links)
+    assert judgments.score.dtype == np.float64 and not judgments.score.flags.writeable
+    assert judgments.score.tolist() == [80.0, 20.0, 70.0, 75.0]
+    half = columns["score"].astype(np.float16)
+    half.setflags(write=False)
+    with pytest.raises(ValueError, match="score must be a read-only column of 4 rows"):
+        LinkedDAJudgments(**{**columns, "score": half}, links=links)
