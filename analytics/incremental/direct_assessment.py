@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import numpy as np
-from django.db.models import Case, IntegerField, Q, Value, When
+from django.db.models import Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -50,11 +50,12 @@ from analytics.kinds.direct_assessment.loading import (
     JUDGMENT_COPY_COLUMNS,
     LoadedCampaign,
     read_judgment_tables,
+    read_outputs,
+    read_slots,
 )
 from analytics.loading import held_back_assignment_ids, id_array, load_columns, lookup
 from analytics.stats.direct_assessment import DAJudgments, Role
 from analytics.stats.direct_assessment.judgments import COLUMNS as DA_JUDGMENT_COLUMNS
-from campaigns.models import HitSlot, Output
 from judgments.models import CampaignWorker, Judgment
 
 if TYPE_CHECKING:
@@ -68,22 +69,12 @@ SETTLE_SECONDS = 30.0
 # How often the judgments up to the settled mark are counted against the cache.
 VERIFY_SECONDS = 30.0
 
-_ROLE_CODES = {member.name.lower(): member.value for member in Role}
 _NO_ROLE = -1
 _ID_COLUMNS = ("id", "worker", "assignment", "slot", "system", "item", "pair_slot")
 # Rows whose items are numbered at once (analytics.incremental.direct_assessment._number_items).
 _NUMBERING_CHUNK = 1 << 17
 # The columns DAJudgments takes (besides given_z, passed on its own).
 _DA_COLUMNS = tuple(name for name in DA_JUDGMENT_COLUMNS if name != "given_z")
-
-
-def _role_code() -> Case:
-    """The slot's role as a Role code in SQL; roles outside direct assessment become -1."""
-    return Case(
-        *(When(role=name, then=Value(code)) for name, code in _ROLE_CODES.items()),
-        default=Value(_NO_ROLE),
-        output_field=IntegerField(),
-    )
 
 
 def _scored_judgments(campaign_id: int):
@@ -448,14 +439,7 @@ class CachedDACampaign:
         return (self.item_code.view(), *self.pairs)
 
     def _load_slots(self) -> None:
-        self._take_slots(
-            load_columns(
-                HitSlot.objects.filter(hit__campaign_id=self.campaign_id)
-                .order_by("id")
-                .annotate(role_code=_role_code()),
-                [("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id")],
-            )
-        )
+        self._take_slots(read_slots(self.campaign_id))
 
     def _take_slots(self, slots: dict[str, NDArray]) -> None:
         """The campaign's slots' columns, by id."""
@@ -465,12 +449,7 @@ class CachedDACampaign:
         self.slot_control = narrow_ids(slots["controls_id"])
 
     def _load_outputs(self) -> None:
-        self._take_outputs(
-            load_columns(
-                Output.objects.filter(system__campaign_id=self.campaign_id).order_by("id"),
-                [("id", "id"), ("system_id", "id")],
-            )
-        )
+        self._take_outputs(read_outputs(self.campaign_id))
 
     def _take_outputs(self, outputs: dict[str, NDArray]) -> None:
         """The campaign's outputs' columns, by id."""

@@ -31,6 +31,7 @@ from analytics.loading import (
     ColumnsRead,
     held_back_assignment_ids,
     id_array,
+    load_columns,
     load_columns_together,
     lookup,
     reads_together,
@@ -52,6 +53,8 @@ __all__ = [
     "LoadedCampaign",
     "load_da_judgments",
     "read_judgment_tables",
+    "read_outputs",
+    "read_slots",
     "subset",
 ]
 
@@ -157,6 +160,18 @@ def _by_id(columns: dict[str, NDArray]) -> dict[str, NDArray]:
 # The slots' and outputs' columns read.
 _SLOT_COLUMNS = (("id", "id"), ("role_code", "id"), ("output_id", "id"), ("controls_id", "id"))
 _OUTPUT_COLUMNS = (("id", "id"), ("system_id", "id"))
+
+
+def read_slots(campaign_id: int) -> dict[str, NDArray]:
+    """The campaign's slots' columns (id, role_code, output_id, controls_id), by id."""
+    slots, _ = _side_reads(campaign_id)
+    return _by_id(load_columns(slots.queryset, slots.columns))
+
+
+def read_outputs(campaign_id: int) -> dict[str, NDArray]:
+    """The campaign's outputs' columns (id, system_id), by id."""
+    _, outputs = _side_reads(campaign_id)
+    return _by_id(load_columns(outputs.queryset, outputs.columns))
 
 
 def _side_reads(campaign_id: int) -> list[ColumnsRead]:
