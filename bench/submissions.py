@@ -5,7 +5,7 @@ bare one-INSERT Django view under the same gunicorn settings.
     DATABASE_URL=postgres://evalsite:evalsite@127.0.0.1:5432/evalsite_perf_g \\
     REDIS_URL=redis://127.0.0.1:6379/15 \\
         .venv/bin/python bench/submissions.py [--rounds 3] [--workers 60] [--items 100] \\
-            [--clients 2x12] [--gunicorn 3x4] [--warmup 24]
+            [--clients 2x12] [--gunicorn 3x4] [--warmup 24] [--rate 0]
 
 The parent (no Django) creates the database if missing, migrates it and builds a direct-
 assessment campaign in a child process (redundancy 1; ``rounds x workers`` HITs of ``items``
@@ -24,7 +24,12 @@ its statements prepared, the Celery worker past its first full read of the campa
 each round runs, alternately, (a) ``workers`` simulated workers doing their DA HIT through
 the real endpoints (worker link -> redirect, item, one POST per item), at most
 ``clients`` (processes x threads) at a time, then (b) as many POSTs to the bare view as
-(a) stored judgments, with the same pool. It prints per round judgments/s (stored judgments
+(a) stored judgments, with the same pool. Each client sends its next request as soon as the
+last is answered (closed loop: the rate is the most the stack takes, and the latencies
+include the queue at that rate); ``--rate R`` paces both apps to R requests a second in all
+(open loop, as crowd workers' submissions arrive), for the latencies at a load the machine
+carries. A HIT is its 100 submissions plus its link and item requests, so R requests a
+second are about 0.98 R judgments. It prints per round judgments/s (stored judgments
 over the round's wall time, hand-out and item requests included), the submit requests'
 p50/p99, the bare view's rate and p99, the ratio, gunicorn CPU per request and the load
 average; then the medians, with the CPU per judgment and per bare request of gunicorn,
@@ -214,13 +219,29 @@ def run_child(env: dict, *extra: str) -> dict:
 
 
 class Client:
-    """One keep-alive connection; each request returns (status, headers, body, seconds)."""
+    """One keep-alive connection; each request returns (status, headers, body, seconds).
+    ``interval``: seconds between the starts of this client's requests (open loop: a request
+    due while the last one is still running goes at once, and the schedule restarts from
+    then, so a client that falls behind does not burst to catch up); 0: one after another."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, interval: float = 0.0) -> None:
         self.port = port
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.interval = interval
+        self.due = time.perf_counter()
+
+    def pace(self) -> None:
+        if not self.interval:
+            return
+        now = time.perf_counter()
+        if self.due > now:
+            time.sleep(self.due - now)
+        else:
+            self.due = now
+        self.due += self.interval
 
     def request(self, method: str, path: str, body: bytes | None = None):
+        self.pace()
         headers = {"Host": "localhost"}
         if body is not None:
             headers["Content-Type"] = "application/json"
@@ -278,14 +299,15 @@ def do_bare(client: Client, values: range, out: dict) -> None:
             out["stored"] += 1
 
 
-def load_process(kind: str, port: int, jobs: list, threads: int) -> dict:
-    """Runs in a pool process: ``threads`` threads taking jobs (links, or value ranges)."""
+def load_process(kind: str, port: int, jobs: list, threads: int, interval: float = 0.0) -> dict:
+    """Runs in a pool process: ``threads`` threads taking jobs (links, or value ranges), each
+    thread's requests ``interval`` seconds apart (0: one after another)."""
     lock = threading.Lock()
     queue = list(reversed(jobs))
     out = {"submit": [], "errors": [], "stored": 0}
 
     def run() -> None:
-        client = Client(port)
+        client = Client(port, interval)
         while True:
             with lock:
                 if not queue:
@@ -308,10 +330,17 @@ def load_process(kind: str, port: int, jobs: list, threads: int) -> dict:
     return out
 
 
-def run_load(executor, kind: str, port: int, jobs: list, processes: int, threads: int) -> dict:
+def run_load(
+    executor, kind: str, port: int, jobs: list, processes: int, threads: int, rate: float = 0.0
+) -> dict:
+    """``jobs`` shared among ``processes`` x ``threads`` clients; ``rate``: requests a second in
+    all, paced (open loop), else each client as fast as it is answered (closed loop)."""
     shares = [jobs[i::processes] for i in range(processes)]
+    interval = processes * threads / rate if rate else 0.0
     started = time.perf_counter()
-    futures = [executor.submit(load_process, kind, port, share, threads) for share in shares]
+    futures = [
+        executor.submit(load_process, kind, port, share, threads, interval) for share in shares
+    ]
     results = [future.result() for future in futures]
     wall = time.perf_counter() - started
     latencies = sorted(s for result in results for s in result["submit"])
@@ -452,6 +481,13 @@ def main() -> None:
         default=24,
         help="HITs done (and as many bare requests as their judgments) before the rounds; 0: none",
     )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="requests a second in all, paced (open loop), for both apps; 0 (default): as fast "
+        "as they are answered",
+    )
     parser.add_argument("--step", help=argparse.SUPPRESS)
     parser.add_argument("--hits", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--campaign", type=int, help=argparse.SUPPRESS)
@@ -535,9 +571,15 @@ def main() -> None:
             wait_port(port, web, logs / "web.log")
             wait_port(bare_port, bare, logs / "bare.log")
             time.sleep(2)
+            pace = (
+                f"paced at {args.rate:,.0f} requests/s (open loop: the rates are the pace, "
+                "compare the latencies)"
+                if args.rate
+                else "as fast as answered"
+            )
             print(
                 f"DA HITs of {args.items} items, {args.workers} simulated workers a round, "
-                f"{processes}x{threads} clients, gunicorn {' '.join(server_args)}"
+                f"{processes}x{threads} clients {pace}, gunicorn {' '.join(server_args)}"
             )
             print(
                 "round  evalsite j/s  p50 ms  p99 ms  CPU ms/j |  bare req/s  p50 ms  p99 ms  "
@@ -589,7 +631,7 @@ def main() -> None:
                     share = links[number * args.workers : (number + 1) * args.workers]
                     jobs = [(number * args.workers + i, link) for i, link in enumerate(share)]
                     before = cpu_figures(web.pid, worker.pid)
-                    ours = run_load(executor, "evalsite", port, jobs, processes, threads)
+                    ours = run_load(executor, "evalsite", port, jobs, processes, threads, args.rate)
                     after = cpu_figures(web.pid, worker.pid)
                     ours["cpu"], ours["db"], ours["worker"] = (
                         (later - earlier) / max(ours["stored"], 1) * 1000
@@ -603,7 +645,9 @@ def main() -> None:
                     ]
                     bare_value += total
                     cpu, db_cpu = cpu_seconds(bare.pid), database_cpu_seconds()
-                    theirs = run_load(executor, "bare", bare_port, bare_jobs, processes, threads)
+                    theirs = run_load(
+                        executor, "bare", bare_port, bare_jobs, processes, threads, args.rate
+                    )
                     theirs["cpu"] = (cpu_seconds(bare.pid) - cpu) / max(theirs["stored"], 1) * 1000
                     theirs["db"] = (
                         (database_cpu_seconds() - db_cpu) / max(theirs["stored"], 1) * 1000
