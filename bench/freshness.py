@@ -78,6 +78,7 @@ from bench.submissions import (  # noqa: E402
     cpu_seconds,
     ensure_database,
     free_port,
+    stack_env,
     start,
     stop,
     wait_port,
@@ -556,17 +557,7 @@ def baseline_tree(commit: str) -> Path:
 
 def run_all(args, url: str, modes: list, trees: list) -> None:
     with tempfile.TemporaryDirectory(prefix="evalsite-bench-freshness-") as tmp:
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "evalsite.settings",
-            "DEBUG": "0",
-            "HTTPS": "0",
-            "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-" + "x" * 50,
-            "ALLOWED_HOSTS": "localhost,127.0.0.1",
-            "STATIC_ROOT": str(Path(tmp) / "static"),
-            "PYTHONPATH": str(ROOT),
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        }
+        env = stack_env(Path(tmp))
         # As deploy/web.sh does before gunicorn: with DEBUG=0 a page whose template names a
         # static file (the message page of a link with no task left) fails without the manifest.
         subprocess.run(

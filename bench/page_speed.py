@@ -44,6 +44,7 @@ from bench.submissions import (  # noqa: E402 (the path above)
     Client,
     ensure_database,
     free_port,
+    stack_env,
     start,
     stop,
     wait_port,
@@ -191,17 +192,7 @@ def main() -> None:
     ensure_database(url)
 
     with tempfile.TemporaryDirectory(prefix="evalsite-bench-page-speed-") as tmp:
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "evalsite.settings",
-            "DEBUG": "0",
-            "HTTPS": "0",
-            "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-" + "x" * 50,
-            "ALLOWED_HOSTS": "localhost,127.0.0.1",
-            "STATIC_ROOT": str(Path(tmp) / "static"),
-            "PYTHONPATH": str(ROOT),
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        }
+        env = stack_env(Path(tmp))
         bare_env = {**env, "DJANGO_SETTINGS_MODULE": "bare_app.settings"}
         bare_env["PYTHONPATH"] = f"{ROOT / 'bench'}{os.pathsep}{ROOT}"
         subprocess.run(

@@ -39,11 +39,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-import submissions as bench  # bench/submissions.py: the stack and the load
+from bench import submissions as bench  # noqa: E402 (the path above first): the stack, the load
 
-ROOT = bench.ROOT
 APPS = ("evalsite", "lean", "bare", "raw")
 HIT_APPS = ("evalsite", "lean")  # the others store one row a request
 MODULES = {
@@ -97,17 +97,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="evalsite-bench-ceiling-") as tmp:
         logs = Path(tmp)
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "evalsite.settings",
-            "DEBUG": "0",
-            "HTTPS": "0",
-            "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-" + "x" * 50,
-            "ALLOWED_HOSTS": "localhost,127.0.0.1",
-            "STATIC_ROOT": str(logs / "static"),
-            "PYTHONPATH": f"{ROOT / 'bench'}{os.pathsep}{ROOT}",
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        }
+        # The bench's folder first: the comparison apps (bare_app, ceiling_apps) live there.
+        env = bench.stack_env(logs, pythonpath=f"{ROOT / 'bench'}{os.pathsep}{ROOT}")
         app_env = {name: env for name in APPS}
         app_env["bare"] = {**env, "DJANGO_SETTINGS_MODULE": "bare_app.settings"}
         for settings, command in (
@@ -246,23 +237,8 @@ def main() -> None:
                 f" of raw; load average {os.getloadavg()}"
             )
             counts = bench.run_child(env, "--step=count", f"--campaign={built['campaign']}")
-            expected = hits * args.items
-            rows_expected = inserted["bare"] + inserted["raw"]
-            print(
-                f"stored: {counts['judgments']:,} judgments ({counts['distinct']:,} distinct "
-                f"(assignment, slot); expected {expected:,}), {counts['submitted']:,} of {hits:,}"
-                f" assignments submitted; rows {counts['bare']:,} ({counts['bare_distinct']:,} "
-                f"distinct; expected {rows_expected:,})"
-            )
-            if (
-                counts["judgments"] != expected
-                or counts["distinct"] != expected
-                or counts["submitted"] != hits
-                or counts["bare"] != rows_expected
-                or counts["bare_distinct"] != rows_expected
-            ):
+            if not bench.counts_right(counts, hits, args.items, inserted["bare"] + inserted["raw"]):
                 failed = True
-                print("FAILED: lost or duplicated judgments or rows")
         finally:
             for process in (*servers.values(), worker):
                 bench.stop(process)

@@ -198,6 +198,27 @@ def count(campaign_id: int) -> dict:
     }
 
 
+def counts_right(counts: dict, hits: int, items: int, rows: int) -> bool:
+    """Print what ``count`` found against what the load sent (every HIT's ``items`` judgments
+    and ``rows`` one-INSERT requests, each stored exactly once); False if anything is lost or
+    doubled."""
+    expected = hits * items
+    print(
+        f"stored: {counts['judgments']:,} judgments ({counts['distinct']:,} distinct "
+        f"(assignment, slot); expected {expected:,}), {counts['submitted']:,} of {hits:,} "
+        f"assignments submitted; one-INSERT rows {counts['bare']:,} "
+        f"({counts['bare_distinct']:,} distinct; expected {rows:,})"
+    )
+    right = (
+        counts["judgments"] == counts["distinct"] == expected
+        and counts["submitted"] == hits
+        and counts["bare"] == counts["bare_distinct"] == rows
+    )
+    if not right:
+        print("FAILED: lost or duplicated judgments or rows")
+    return right
+
+
 def child(args: argparse.Namespace) -> None:
     setup_django()
     if args.step == "build":
@@ -425,6 +446,24 @@ def cpu_figures(web_pid: int, worker_pid: int) -> tuple[float, float, float]:
     return cpu_seconds(web_pid), database_cpu_seconds(), cpu_seconds(worker_pid)
 
 
+def stack_env(tmp: Path, pythonpath: str | None = None) -> dict[str, str]:
+    """The environment the benches start evalsite's stack with (its servers, worker and
+    children): production settings (DEBUG off, no HTTPS redirect on loopback), a bench
+    secret unless SECRET_KEY is set, static files collected into ``tmp``, this tree first on
+    the path (``pythonpath``: another), and this Python's scripts (gunicorn, celery) first."""
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+        "DEBUG": "0",
+        "HTTPS": "0",
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-" + "x" * 50,
+        "ALLOWED_HOSTS": "localhost,127.0.0.1",
+        "STATIC_ROOT": str(tmp / "static"),
+        "PYTHONPATH": pythonpath or str(ROOT),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+
 def start(command: list[str], env: dict, log: Path) -> subprocess.Popen:
     return subprocess.Popen(
         command,
@@ -502,17 +541,7 @@ def main() -> None:
     ensure_database(url)
 
     with tempfile.TemporaryDirectory(prefix="evalsite-bench-submissions-") as tmp:
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "evalsite.settings",
-            "DEBUG": "0",
-            "HTTPS": "0",
-            "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-" + "x" * 50,
-            "ALLOWED_HOSTS": "localhost,127.0.0.1",
-            "STATIC_ROOT": str(Path(tmp) / "static"),
-            "PYTHONPATH": str(ROOT),
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        }
+        env = stack_env(Path(tmp))
         hits = args.rounds * args.workers + args.warmup
         server_args = gunicorn_args(args.gunicorn)
         bare_env = {**env, "DJANGO_SETTINGS_MODULE": "bare_app.settings"}
@@ -694,20 +723,8 @@ def main() -> None:
                 "per bare request"
             )
             counts = run_child(env, "--step=count", f"--campaign={campaign}")
-            expected = hits * args.items
-            print(
-                f"stored: {counts['judgments']:,} judgments ({counts['distinct']:,} distinct "
-                f"(assignment, slot); expected {expected:,}), {counts['submitted']:,} of "
-                f"{hits:,} assignments submitted; bare rows {counts['bare']:,} "
-                f"({counts['bare_distinct']:,} distinct values)"
-            )
-            if (
-                counts["judgments"] != expected
-                or counts["distinct"] != expected
-                or counts["submitted"] != hits
-            ):
+            if not counts_right(counts, hits, args.items, bare_value):
                 failed = True
-                print("FAILED: lost or duplicated judgments")
         finally:
             for process in (web, bare, worker):
                 stop(process)
