@@ -132,6 +132,21 @@ def child(args: argparse.Namespace) -> None:
         worker__external_id__startswith=f"fresh-load-{campaign.pk}-",
     ).update(expires_at=timezone.now())
     expire_abandoned_assignments(campaign=campaign)
+    # Each load worker takes a HIT place of its own, and a kept campaign's places run out after
+    # some runs: say so rather than measure a load whose workers find no task.
+    from django.db.models import Count, Q
+
+    from judgments.models import LIVE_ASSIGNMENT_STATUSES
+
+    hits = campaign.hits.filter(is_qualification=False).annotate(
+        live=Count("assignments", filter=Q(assignments__status__in=LIVE_ASSIGNMENT_STATUSES))
+    )
+    left = sum(max((hit.places or campaign.redundancy) - hit.live, 0) for hit in hits)
+    if left < args.n:
+        raise SystemExit(
+            f"campaign {campaign.pk} has {left:,} HIT places left for new workers and a phase "
+            f"needs {args.n:,}: build a new campaign (leave out --campaign)"
+        )
     stamp = int(time.time())
     workers = Worker.objects.bulk_create(
         Worker(platform="direct", external_id=f"fresh-load-{campaign.pk}-{stamp}-{n}")
