@@ -22,7 +22,8 @@ access log on), on loopback, with the real Celery worker (deploy/worker.sh) reco
 
 Each round runs the four in turn (the order rotates from round to round), the two INSERT apps
 as many requests as evalsite stored judgments. It prints each app's rate, p50/p99 of its POSTs
-and its CPU per request (gunicorn, PostgreSQL), then the medians and the ratios, and at the end
+and its CPU (gunicorn's, PostgreSQL's) per stored judgment or row (a HIT app's link and item
+requests counted in), then the medians and the ratios, and at the end
 checks that every judgment and every row was stored exactly once (exit status 1 if not).
 The database is built as bench/submissions.py builds it (``--step=build``).
 """
