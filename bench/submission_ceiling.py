@@ -75,11 +75,6 @@ def measure(executor, name, port, pid, jobs, processes, threads) -> dict:
     return result
 
 
-def value_jobs(first: int, total: int, pieces: int) -> list[range]:
-    step = max(total // pieces, 1)
-    return [range(at, min(at + step, first + total)) for at in range(first, first + total, step)]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -167,7 +162,7 @@ def main() -> None:
                         executor,
                         "bare",
                         ports[name],
-                        value_jobs(10**9 + VALUE_BASE[name], total, pieces),
+                        bench.value_jobs(10**9 + VALUE_BASE[name], total, pieces),
                         processes,
                         threads,
                     )
@@ -193,7 +188,9 @@ def main() -> None:
                         else:
                             # As many requests as a HIT app's round stores.
                             count = args.workers * args.items
-                            jobs = value_jobs(VALUE_BASE[name] + inserted[name], count, pieces)
+                            jobs = bench.value_jobs(
+                                VALUE_BASE[name] + inserted[name], count, pieces
+                            )
                             inserted[name] += count
                         result = measure(
                             executor,

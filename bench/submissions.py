@@ -351,6 +351,13 @@ def load_process(kind: str, port: int, jobs: list, threads: int, interval: float
     return out
 
 
+def value_jobs(first: int, total: int, pieces: int) -> list[range]:
+    """The one-INSERT requests' values ``first`` .. ``first + total - 1`` in about ``pieces``
+    ranges, the jobs the clients take in turn."""
+    step = max(total // pieces, 1)
+    return [range(at, min(at + step, first + total)) for at in range(first, first + total, step)]
+
+
 def run_load(
     executor, kind: str, port: int, jobs: list, processes: int, threads: int, rate: float = 0.0
 ) -> dict:
@@ -633,15 +640,11 @@ def main() -> None:
                         threads,
                     )
                     warm_total = warm["stored"]
-                    warm_step = max(warm_total // (processes * threads * 4), 1)
                     run_load(
                         executor,
                         "bare",
                         bare_port,
-                        [
-                            range(10**9 + start_, 10**9 + min(start_ + warm_step, warm_total))
-                            for start_ in range(0, warm_total, warm_step)
-                        ],
+                        value_jobs(10**9, warm_total, processes * threads * 4),
                         processes,
                         threads,
                     )
@@ -667,11 +670,7 @@ def main() -> None:
                         for earlier, later in zip(before, after, strict=True)
                     )
                     total = ours["stored"]
-                    step = max(total // (processes * threads * 4), 1)
-                    bare_jobs = [
-                        range(start_, min(start_ + step, bare_value + total))
-                        for start_ in range(bare_value, bare_value + total, step)
-                    ]
+                    bare_jobs = value_jobs(bare_value, total, processes * threads * 4)
                     bare_value += total
                     cpu, db_cpu = cpu_seconds(bare.pid), database_cpu_seconds()
                     theirs = run_load(
