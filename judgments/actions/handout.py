@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from campaigns.kinds import CampaignKind, kind_of
 from campaigns.models import Campaign, CampaignStatus, Hit
+from judgments.actions.frontier import advance, hand_out_start
 from judgments.actions.hot_sql import load_started_assignment, pick_regular_hit
 from judgments.actions.membership import expire_abandoned_assignments
 from judgments.actions.qualification import _store_qualification
@@ -256,20 +257,23 @@ def _regular_hand_out(
     expires_at: datetime,
     now: datetime,
 ) -> HandOut:
+    # Every regular HIT with room is numbered from ``start`` on (judgments.actions.frontier).
+    start = hand_out_start(campaign.pk)
+    hand_out = _choose_regular(campaign, worker, mine, expires_at, now, start)
+    advance(campaign.pk, campaign.redundancy, start)
+    return hand_out
+
+
+def _choose_regular(
+    campaign: Campaign,
+    worker: Worker,
+    mine: QuerySet[Assignment],
+    expires_at: datetime,
+    now: datetime,
+    start: int,
+) -> HandOut:
     regular = Hit.objects.filter(campaign=campaign, is_qualification=False)
     kind = kind_of(campaign)
-    if _kind_has_no_hit_rules(kind):
-        # The same choice as below, in one hand-written statement (hot_sql.pick_regular_hit).
-        picked = pick_regular_hit(campaign.pk, worker.pk, campaign.redundancy)
-        if picked is not None:
-            hit_id, mine_expired = picked
-            if mine_expired:
-                assignment = mine.select_related("hit", "campaign").get(hit_id=hit_id)
-                return HandOut(_restart(assignment, expires_at, now), kind=HandOutKind.REACTIVATED)
-            assignment = Assignment.objects.create(
-                campaign=campaign, hit_id=hit_id, worker=worker, expires_at=expires_at
-            )
-            return HandOut(assignment, kind=HandOutKind.NEW)
     # A HIT published on MTurk is MTurk's to hand out (its MaxAssignments places, counted in
     # judgments.actions.platform): handing it out here too put 7 live assignments on a HIT of
     # redundancy 5 when the attacks of issue 11 were replayed (4 by direct link, 3 on MTurk).
@@ -283,17 +287,32 @@ def _regular_hand_out(
         worker,
         offered_here.filter(~Exists(mine_on_hit.exclude(status=AssignmentStatus.EXPIRED))),
     )
-    hit = (
-        eligible.annotate(
-            live=Count("assignments", filter=Q(assignments__status__in=LIVE_ASSIGNMENT_STATUSES)),
-            mine_expired=Exists(mine_on_hit),
+    hit_id: int | None = None
+    mine_expired = False
+    if _kind_has_no_hit_rules(kind):
+        # The same choice as below, in one hand-written statement (hot_sql.pick_regular_hit).
+        picked = pick_regular_hit(campaign.pk, worker.pk, campaign.redundancy, start)
+        if picked is not None:
+            hit_id, mine_expired = picked
+    else:
+        hit = (
+            eligible.filter(number__gte=start)
+            .annotate(
+                live=Count(
+                    "assignments", filter=Q(assignments__status__in=LIVE_ASSIGNMENT_STATUSES)
+                ),
+                mine_expired=Exists(mine_on_hit),
+            )
+            # A HIT's own places (a verification HIT's verifiers), else the campaign's
+            # redundancy.
+            .filter(live__lt=Coalesce("places", Value(campaign.redundancy)))
+            .order_by("-mine_expired", *kind.hit_preference(), "number")
+            .values_list("pk", "mine_expired")
+            .first()
         )
-        # A HIT's own places (a verification HIT's verifiers), else the campaign's redundancy.
-        .filter(live__lt=Coalesce("places", Value(campaign.redundancy)))
-        .order_by("-mine_expired", *kind.hit_preference(), "number")
-        .first()
-    )
-    if hit is None:
+        if hit is not None:
+            hit_id, mine_expired = hit
+    if hit_id is None:
         if eligible.exists():
             return HandOut(None, reason=NoWorkReason.ALL_TAKEN)
         if offered_here.exists():
@@ -302,10 +321,10 @@ def _regular_hand_out(
             return HandOut(None, reason=NoWorkReason.ON_MTURK)
         return HandOut(None, reason=NoWorkReason.NO_TASKS)
 
-    if hit.mine_expired:
-        assignment = mine.select_related("hit", "campaign").get(hit=hit)
+    if mine_expired:
+        assignment = mine.select_related("hit", "campaign").get(hit_id=hit_id)
         return HandOut(_restart(assignment, expires_at, now), kind=HandOutKind.REACTIVATED)
     assignment = Assignment.objects.create(
-        campaign=campaign, hit=hit, worker=worker, expires_at=expires_at
+        campaign=campaign, hit_id=hit_id, worker=worker, expires_at=expires_at
     )
     return HandOut(assignment, kind=HandOutKind.NEW)

@@ -575,61 +575,121 @@ def load_slots(assignment: Assignment) -> HitSlots | JsonHitSlots:
 
 # --- The hand-out's choice of a regular HIT (kinds without their own rules) ------------------
 
-_hit_picks: dict[str, str] = {}
+_hit_picks: dict[str, tuple[str, str]] = {}
 
 
-def _hit_pick(connection) -> str:
-    built = _hit_picks.get(connection.vendor)
-    if built is not None:
-        return built
+def _room_and_offered(connection, hit: str = "h") -> str:
+    """SQL conditions on the HIT row ``hit``: a regular HIT, not published on MTurk (MTurk
+    hands those out), with fewer live assignments than its own places, else the campaign's
+    redundancy (the last parameter of the conditions, after the live statuses)."""
     from campaigns.platforms.models import MTurkHit
 
     quote = connection.ops.quote_name
     assignments = quote(Assignment._meta.db_table)
     live = ", ".join(["%s"] * len(LIVE_ASSIGNMENT_STATUSES))
-    built = (
+    return (
         # Identifiers from the models' metadata only; every value is a parameter.
-        "SELECT h.id, EXISTS (SELECT 1 FROM "  # noqa: S608
-        f"{assignments} x WHERE x.hit_id = h.id AND x.worker_id = %s) AS mine_expired "
-        f"FROM {quote(Hit._meta.db_table)} h "
-        f"WHERE h.campaign_id = %s AND h.{quote('is_qualification')} = %s "
-        # Not published on MTurk (MTurk hands those out).
+        f"{hit}.{quote('is_qualification')} = %s "  # noqa: S608
         f"AND NOT EXISTS (SELECT 1 FROM {quote(MTurkHit._meta.db_table)} m "
-        f"WHERE m.{quote(MTurkHit._meta.get_field('hit').column)} = h.id) "
-        # Never held by the worker, or held and let expire.
-        f"AND NOT EXISTS (SELECT 1 FROM {assignments} y WHERE y.hit_id = h.id "
-        "AND y.worker_id = %s AND y.status <> %s) "
-        # Room: fewer live assignments than its own places, else the campaign's redundancy.
-        f"AND (SELECT COUNT(*) FROM {assignments} z WHERE z.hit_id = h.id "
-        f"AND z.status IN ({live})) < COALESCE(h.{quote('places')}, %s) "
-        f"ORDER BY mine_expired DESC, h.{quote('number')} LIMIT 1"
+        f"WHERE m.{quote(MTurkHit._meta.get_field('hit').column)} = {hit}.id) "
+        f"AND (SELECT COUNT(*) FROM {assignments} z WHERE z.hit_id = {hit}.id "
+        f"AND z.status IN ({live})) < COALESCE({hit}.{quote('places')}, %s)"
     )
+
+
+def _room_params(redundancy: int) -> list[Any]:
+    return [False, *(status.value for status in LIVE_ASSIGNMENT_STATUSES), redundancy]
+
+
+def _hit_pick(connection) -> tuple[str, str]:
+    """(the pick, the frontier's upsert)."""
+    built = _hit_picks.get(connection.vendor)
+    if built is not None:
+        return built
+    quote = connection.ops.quote_name
+    assignments = quote(Assignment._meta.db_table)
+    hits = quote(Hit._meta.db_table)
+    number = quote("number")
+    room = _room_and_offered(connection)
+    # Two choices, each the first by number, so that each is an ordered walk that stops at
+    # its first match (the worker's own assignments; the campaign's (campaign, number)
+    # index from the frontier on): the worker's own expired HITs, then HITs the worker never
+    # held. Ordering every candidate by "own expired first" instead counted the live
+    # assignments of every HIT of the campaign on every hand-out (issue 16).
+    pick = (
+        # Identifiers from the models' metadata only; every value is a parameter.
+        "SELECT id, mine_expired FROM ("  # noqa: S608
+        f"SELECT * FROM (SELECT h.id, 1 AS mine_expired, h.{number} AS n "
+        f"FROM {assignments} y INNER JOIN {hits} h ON h.id = y.hit_id "
+        "WHERE y.worker_id = %s AND y.campaign_id = %s AND y.status = %s "
+        f"AND {room} ORDER BY h.{number} LIMIT 1) mine "
+        "UNION ALL "
+        f"SELECT * FROM (SELECT h.id, 0 AS mine_expired, h.{number} AS n FROM {hits} h "
+        f"WHERE h.campaign_id = %s AND h.{number} >= %s AND {room} "
+        f"AND NOT EXISTS (SELECT 1 FROM {assignments} x "
+        "WHERE x.hit_id = h.id AND x.worker_id = %s) "
+        f"ORDER BY h.{number} LIMIT 1) never) picked "
+        "ORDER BY mine_expired DESC, n LIMIT 1"
+    )
+    # The frontier's next place, stored: the first HIT with room for anyone from a number on,
+    # else one past the campaign's last HIT (judgments.actions.frontier). One upsert, which
+    # writes no new row version when the number stays.
+    from judgments.models import HandOutFrontier
+
+    frontier = quote(HandOutFrontier._meta.db_table)
+    campaign_column = quote(HandOutFrontier._meta.get_field("campaign").column)
+    first_open = (
+        f"INSERT INTO {frontier} ({campaign_column}, {number}) VALUES (%s, "  # noqa: S608
+        f"COALESCE((SELECT h.{number} FROM {hits} h "
+        f"WHERE h.campaign_id = %s AND h.{number} >= %s AND {room} "
+        f"ORDER BY h.{number} LIMIT 1), "
+        f"(SELECT MAX(h.{number}) + 1 FROM {hits} h WHERE h.campaign_id = %s), 0)) "
+        f"ON CONFLICT ({campaign_column}) DO UPDATE SET {number} = excluded.{number} "
+        f"WHERE {frontier}.{number} <> excluded.{number}"
+    )
+    built = (pick, first_open)
     _hit_picks[connection.vendor] = built
     return built
 
 
-def pick_regular_hit(campaign_id: int, worker_id: int, redundancy: int) -> tuple[int, bool] | None:
+def pick_regular_hit(
+    campaign_id: int, worker_id: int, redundancy: int, start: int = 0
+) -> tuple[int, bool] | None:
     """The hand-out's choice for a kind with no rules of its own (``CampaignKind.
     hits_for_worker`` and ``hit_preference`` left as they are): (HIT id, whether it is the
     worker's own expired one), or None. The same choice as the ORM query of
     :func:`judgments.actions.handout._regular_hand_out`, in one statement Django need not
     build: a regular HIT not published on MTurk, never held by the worker or held and let
     expire, with fewer live assignments than its places (else ``redundancy``); the worker's
-    own expired HITs first, then by number."""
+    own expired HITs first, then by number. HITs the worker never held are looked for from
+    number ``start`` on (the campaign's :mod:`~judgments.actions.frontier`: every such HIT
+    below it is full)."""
     connection = connections[router.db_for_read(Hit)]
+    room = _room_params(redundancy)
     params = [
         worker_id,
         campaign_id,
-        False,
-        worker_id,
         AssignmentStatus.EXPIRED.value,
-        *(status.value for status in LIVE_ASSIGNMENT_STATUSES),
-        redundancy,
+        *room,
+        campaign_id,
+        start,
+        *room,
+        worker_id,
     ]
     with connection.cursor() as cursor:
-        prepared_statements.execute(cursor, connection, _hit_pick(connection), params)
+        prepared_statements.execute(cursor, connection, _hit_pick(connection)[0], params)
         row = cursor.fetchone()
     return None if row is None else (row[0], bool(row[1]))
+
+
+def store_frontier(campaign_id: int, redundancy: int, start: int) -> None:
+    """Store the campaign's :class:`~judgments.models.HandOutFrontier`: the number of its
+    first regular HIT not on MTurk with room for anyone, from ``start`` on; one past its last
+    HIT when none has room (0 without HITs)."""
+    connection = connections[router.db_for_write(Hit)]
+    params = [campaign_id, campaign_id, start, *_room_params(redundancy), campaign_id]
+    with connection.cursor() as cursor:
+        prepared_statements.execute(cursor, connection, _hit_pick(connection)[1], params)
 
 
 # --- A submission's write: one statement, in autocommit (PostgreSQL) ------------------------
