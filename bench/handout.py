@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """The hand-out's time as a campaign grows (issue 16: the link a worker opens for each new
-HIT), side by side with a previous commit's code.
+HIT), and the completion page's check whether another task is there, side by side with a
+previous commit's code.
 
     DATABASE_URL=postgres://evalsite:evalsite@127.0.0.1:5432/evalsite_handout \\
         .venv/bin/python bench/handout.py [--hits 2000,20000] [--rounds 3] [--baseline 2d03246]
@@ -12,7 +13,8 @@ answers "all taken"). Each round then runs, alternately, this tree's code and th
 commit's (``git archive`` of it), each in a fresh process on the same database: for every
 campaign one hand-out that is kept (so that the campaign's hand-out frontier is stored, as it
 is after any hand-out), then ``--repeat`` hand-outs to new workers, each in a transaction that
-is rolled back, so that each finds the same campaign. Prints per campaign the median
+is rolled back, so that each finds the same campaign; then as many checks of the completion
+page (``work_for``: read-only) for one more worker. Prints per campaign the median
 milliseconds of both codes and their ratio. One client, loopback PostgreSQL: the hand-out holds
 the campaign's lock for this long, so it bounds how many workers a campaign can take on a
 second.
@@ -37,6 +39,14 @@ from bench.trees import commit_tree  # noqa: E402 (the path above first)
 
 REDUNDANCY = 3
 OPEN_TAIL = 10
+HITS_PER_WORKER = 20
+
+
+def _holders(workers: list, index: int, size: int) -> list:
+    """The REDUNDANCY distinct workers holding HIT ``index`` of a campaign of ``size`` HITs,
+    each worker holding about HITS_PER_WORKER HITs."""
+    n = min(len(workers), max(-(-size * REDUNDANCY // HITS_PER_WORKER), REDUNDANCY))
+    return [workers[(index * REDUNDANCY + r) % n] for r in range(REDUNDANCY)]
 
 
 def _setup(tree: Path) -> None:
@@ -51,6 +61,7 @@ def _setup(tree: Path) -> None:
 def build(sizes: list[int]) -> list[int]:
     """Two campaigns per size (the last ten HITs open; every HIT full); their ids."""
     from django.core.management import call_command
+    from django.db import connection
     from django.utils import timezone
 
     from campaigns.kinds import registry
@@ -61,10 +72,17 @@ def build(sizes: list[int]) -> list[int]:
     direct_assessment = registry.get(TaskKind.DIRECT_ASSESSMENT)
 
     call_command("migrate", verbosity=0)
-    workers = [
-        Worker.objects.get_or_create(platform="direct", external_id=f"bench-handout-holder-{i}")[0]
-        for i in range(REDUNDANCY)
-    ]
+    # Each holder holds HITS_PER_WORKER HITs' places, as people who did that many HITs: the
+    # planner's statistics then see workers as they are in a real campaign.
+    needed = max(-(-max(sizes) * REDUNDANCY // HITS_PER_WORKER), REDUNDANCY)
+    have = Worker.objects.filter(external_id__startswith="bench-handout-holder-").count()
+    Worker.objects.bulk_create(
+        Worker(platform="direct", external_id=f"bench-handout-holder-{i}")
+        for i in range(have, needed)
+    )
+    workers = list(
+        Worker.objects.filter(external_id__startswith="bench-handout-holder-").order_by("pk")
+    )
     expires = timezone.now() + timedelta(days=365)
     ids = []
     for size in sizes:
@@ -93,22 +111,27 @@ def build(sizes: list[int]) -> list[int]:
                         status=AssignmentStatus.SUBMITTED,
                         expires_at=expires,
                     )
-                    for hit in filled
-                    for worker in workers
+                    for index, hit in enumerate(filled)
+                    for worker in _holders(workers, index, size)
                 ),
                 batch_size=5000,
             )
             ids.append(campaign.pk)
+            with connection.cursor() as cursor:
+                cursor.execute("ANALYZE")
             print(f"built campaign {campaign.pk}: {campaign.name}", file=sys.stderr, flush=True)
     return ids
 
 
 def measure(campaign_ids: list[int], repeat: int) -> dict[str, list[float]]:
-    """Per campaign: the milliseconds of ``repeat`` hand-outs to new workers, rolled back."""
+    """Per campaign (``"<id>"``): the milliseconds of ``repeat`` hand-outs to new workers,
+    rolled back; and (``"<id> page"``) of as many checks of the completion page whether another
+    task is there for a worker (judgments.entry.availability.work_for)."""
     from django.db import transaction
 
     from campaigns.models import Campaign
     from judgments.actions import next_assignment_for
+    from judgments.entry.availability import work_for
     from judgments.models import Worker
 
     class Rollback(Exception):
@@ -138,6 +161,15 @@ def measure(campaign_ids: list[int], repeat: int) -> dict[str, list[float]]:
             except Rollback:
                 pass
         out[str(campaign_id)] = times
+        looker = Worker.objects.create(
+            platform="direct", external_id=f"bench-handout-looker-{time.time_ns()}"
+        )
+        page = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            work_for(looker, campaign)
+            page.append((time.perf_counter() - started) * 1000)
+        out[f"{campaign_id} page"] = page
     return out
 
 
@@ -192,19 +224,22 @@ def main() -> None:
         print(f"round {round_number + 1} done", file=sys.stderr, flush=True)
 
     print(
-        f"hand-out to a new worker, median ms of {args.rounds} x {args.repeat} "
+        f"median ms of {args.rounds} x {args.repeat} "
         f"(this tree vs {args.baseline}, alternated; load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )
-    print(f"{'campaign':>9} {'HITs':>7} {'full':>7}  {'current':>8} {'baseline':>9}  speed-up")
-    for pk in ids:
-        current = statistics.median(results["current"][str(pk)])
-        before = statistics.median(results["baseline"][str(pk)])
-        hits, full = names[pk]
-        print(
-            f"{pk:>9} {hits:>7,} {full:>7,}  {current:>8.2f} {before:>9.2f}  "
-            f"{before / current:>6.1f}x"
-        )
+    header = f"{'campaign':>9} {'HITs':>7} {'full':>7}  {'current':>8} {'baseline':>9}  speed-up"
+    for what, suffix in (("hand-out", ""), ("completion page's availability check", " page")):
+        print(f"{what}:")
+        print(header)
+        for pk in ids:
+            current = statistics.median(results["current"][f"{pk}{suffix}"])
+            before = statistics.median(results["baseline"][f"{pk}{suffix}"])
+            hits, full = names[pk]
+            print(
+                f"{pk:>9} {hits:>7,} {full:>7,}  {current:>8.2f} {before:>9.2f}  "
+                f"{before / current:>6.1f}x"
+            )
 
 
 if __name__ == "__main__":

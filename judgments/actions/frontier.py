@@ -64,3 +64,26 @@ def advance(campaign_id: int, redundancy: int, start: int) -> None:
     (:func:`judgments.actions.hot_sql.store_frontier`, one statement). Called under the
     campaign's lock, after the hand-out's own assignment is written."""
     store_frontier(campaign_id, redundancy, start)
+
+
+def lowest_with_room(campaign_id: int) -> int:
+    """Read-only: a number below which every regular HIT of the campaign not on MTurk has all
+    its places held by live assignments (the frontier, lowered to every HIT reopened since the
+    last hand-out, whose rows are left as they are). One query; 0 before the first hand-out.
+    For pages that only look (judgments.entry.availability)."""
+    connection = connections[router.db_for_read(HitReopened)]
+    quote = connection.ops.quote_name
+    campaign, number = quote("campaign_id"), quote("number")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Identifiers from the models' metadata only; the values are parameters.
+            f"SELECT (SELECT {number} FROM {quote(HandOutFrontier._meta.db_table)} "  # noqa: S608
+            f"WHERE {campaign} = %s), (SELECT MIN({number}) FROM "
+            f"{quote(HitReopened._meta.db_table)} WHERE {campaign} = %s)",
+            [campaign_id, campaign_id],
+        )
+        stored, reopened = cursor.fetchone()
+    start = stored or 0
+    if reopened is not None:
+        start = min(start, max(reopened, 0))
+    return start

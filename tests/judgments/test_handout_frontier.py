@@ -17,6 +17,7 @@ from campaigns.platforms.models import MTurkHit
 from judgments.actions import HandOutKind, NoWorkReason, handout, next_assignment_for
 from judgments.actions.frontier import hand_out_start
 from judgments.actions.membership import expire_abandoned_assignments
+from judgments.entry.availability import WorkAvailability, work_for
 from judgments.models import Assignment, AssignmentStatus, HandOutFrontier, HitReopened
 from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, WorkerFactory
 
@@ -260,3 +261,33 @@ def test_random_hand_outs_match_the_scan_without_a_frontier(monkeypatch):
                 Hit.objects.filter(pk=hits[hit_index].pk).update(places=places)
     assert seen[0] == seen[1]
     assert len({got for _, got, _ in seen[0] if isinstance(got, int)}) == 12
+
+
+# --- The completion page's read-only twin (judgments.entry.availability.work_for) ----------
+
+
+def test_availability_sees_a_releasable_holder_below_the_frontier():
+    campaign, _ = campaign_with_hits(3)
+    assignments = fill(campaign, 3)
+    assert frontier(campaign) == 4
+    late = WorkerFactory()
+    assert work_for(late, campaign, now=NOW) == WorkAvailability(
+        False, held=3, frees_at=min(a.expires_at for a in assignments)
+    )
+    # Past its deadline but not expired yet (no hand-out or sweep ran): its place counts as
+    # free, as the hand-out's expiry would make it, though HIT 1 is below the frontier.
+    Assignment.objects.filter(pk=assignments[0].pk).update(expires_at=NOW - timedelta(seconds=1))
+    assert work_for(late, campaign, now=NOW).available
+    assert not HitReopened.objects.filter(campaign=campaign).exists()
+    assert hand_out(campaign, late) == 1
+
+
+def test_availability_sees_a_reopened_hit_before_any_hand_out():
+    campaign, _ = campaign_with_hits(3)
+    assignments = fill(campaign, 3)
+    late = WorkerFactory()
+    assert not work_for(late, campaign, now=NOW).available
+    Assignment.objects.filter(pk=assignments[1].pk).update(status=AssignmentStatus.RETURNED)
+    assert work_for(late, campaign, now=NOW).available  # the row is read, not consumed
+    assert HitReopened.objects.filter(campaign=campaign).count() == 1
+    assert hand_out(campaign, late) == 2

@@ -229,8 +229,10 @@ EXPECTED = {
     "submit_retry": (submit_retry, 200, 5),
     "submit_last": (submit_last, 200, 6),
     # Whether another task is there for the worker (judgments.entry.availability: their
-    # membership, a started task of theirs, a HIT with room), issue 17.
-    "done_page": (done_page, 200, 5),
+    # membership, a started task of theirs, a HIT with room), issue 17; and where the hand-out
+    # would start looking (judgments.actions.frontier), so that the HITs below it are not
+    # counted (issue 16).
+    "done_page": (done_page, 200, 6),
     "background_form": (background_form, 200, 3),
     "background_post": (background_post, 303, 8),
     "mturk_preview": (mturk_preview, 200, 4),
