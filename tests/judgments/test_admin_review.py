@@ -18,6 +18,7 @@ from campaigns.models import ReliabilityTest, TaskKind
 from campaigns.platforms.models import PlatformEvent
 from judgments.models import Assignment, AssignmentStatus, Bonus, BonusStatus, Worker
 from tests.campaigns.platforms import review_support as review_fixtures
+from tests.campaigns.platforms.mturk.support import request_error
 from tests.campaigns.platforms.review_support import (
     DECIDED,
     HIT_1,
@@ -33,7 +34,6 @@ from tests.campaigns.platforms.review_support import (
     remote_item,
     sent_to_mturk,
 )
-from tests.campaigns.platforms.test_mturk import request_error
 from tests.factories import AssignmentFactory, CampaignFactory, WorkerFactory
 
 pytestmark = pytest.mark.django_db

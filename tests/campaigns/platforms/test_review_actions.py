@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from campaigns.platforms import review
 from judgments.models import Assignment, AssignmentStatus, Bonus, BonusStatus, Worker
+from tests.campaigns.platforms.mturk.support import request_error
 from tests.campaigns.platforms.review_support import (
     INVALID_STATE,
     INVALID_STATE_CODE,
@@ -25,7 +26,6 @@ from tests.campaigns.platforms.review_support import (
     published_hit,
     sent_to_mturk,
 )
-from tests.campaigns.platforms.test_mturk import request_error
 from tests.factories import AssignmentFactory, CampaignFactory, WorkerFactory
 
 pytestmark = pytest.mark.django_db

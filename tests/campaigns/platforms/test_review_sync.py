@@ -16,6 +16,7 @@ from campaigns.platforms import review
 from campaigns.platforms.models import MTurkHit
 from campaigns.tasks import review as review_tasks
 from judgments.models import Assignment, AssignmentStatus
+from tests.campaigns.platforms.mturk.support import request_error
 from tests.campaigns.platforms.review_support import (
     ALL_STATUSES,
     DECIDED,
@@ -32,7 +33,6 @@ from tests.campaigns.platforms.review_support import (
     published_hit,
     remote_item,
 )
-from tests.campaigns.platforms.test_mturk import request_error
 from tests.factories import CampaignFactory
 
 pytestmark = pytest.mark.django_db
