@@ -443,6 +443,9 @@ ASSIGNMENT_FIRST_TOUCH_SECONDS = env_int("ASSIGNMENT_FIRST_TOUCH_SECONDS", 10 * 
 ASSIGNMENT_UNANSWERED_HOLD_SECONDS = env_int(
     "ASSIGNMENT_UNANSWERED_HOLD_SECONDS", 30 * 60, minimum=60
 )
+# The worker's entry page keeps its campaign-wide facts (pay, task length, open places) this
+# many seconds (judgments.entry.overview; 0: computed on every visit).
+ENTRY_PAGE_FACTS_SECONDS = env_int("ENTRY_PAGE_FACTS_SECONDS", 10, minimum=0)
 # A pending recompute whose flag is older than the countdown plus this is presumed lost and
 # enqueued again by the sweep (analytics.actions.repair_lost_recompute).
 ANALYTICS_RECOMPUTE_GRACE = env_int("ANALYTICS_RECOMPUTE_GRACE", 10, minimum=1)
