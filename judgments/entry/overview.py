@@ -17,7 +17,8 @@ those. Else a default per kind of task (the task page's ``default_seconds_per_ju
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, fields
 from decimal import Decimal
 
 from django.conf import settings
@@ -111,6 +112,13 @@ class _CampaignFacts:
     progress: CampaignProgress
 
 
+# In the cache key: facts kept by a release whose classes had other fields are not read back
+# by this one (a deploy within the few seconds they are kept).
+_FACTS_SHAPE = zlib.crc32(
+    ",".join(f.name for cls in (_CampaignFacts, CampaignProgress) for f in fields(cls)).encode()
+)
+
+
 def _campaign_facts(campaign: Campaign) -> _CampaignFacts:
     """Six queries whatever the campaign's size, but each reads all its HITs or assignments."""
     regular = Hit.objects.filter(campaign=campaign, is_qualification=False)
@@ -156,7 +164,7 @@ def _cached_facts(campaign: Campaign) -> _CampaignFacts:
     if seconds <= 0:
         return _campaign_facts(campaign)
     key = (
-        f"entry-facts:{campaign.pk}:{campaign.created_at.timestamp()}:"
+        f"entry-facts:{_FACTS_SHAPE}:{campaign.pk}:{campaign.created_at.timestamp()}:"
         f"{campaign.updated_at.timestamp()}"
     )
     facts = cache_get(key)
