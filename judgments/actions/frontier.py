@@ -53,10 +53,7 @@ def hand_out_start(campaign_id: int) -> int:
         .values_list("number", flat=True)
         .first()
     )
-    start = 0 if stored is None else stored
-    if reopened:
-        start = min(start, max(min(reopened), 0))
-    return start
+    return _lowered(stored, min(reopened, default=None))
 
 
 def advance(campaign_id: int, redundancy: int, start: int) -> None:
@@ -82,8 +79,14 @@ def lowest_with_room(campaign_id: int) -> int:
             f"{quote(HitReopened._meta.db_table)} WHERE {campaign} = %s)",
             [campaign_id, campaign_id],
         )
-        stored, reopened = cursor.fetchone()
+        stored, lowest_reopened = cursor.fetchone()
+    return _lowered(stored, lowest_reopened)
+
+
+def _lowered(stored: int | None, lowest_reopened: int | None) -> int:
+    """The stored frontier (0 when none is stored yet) lowered to the lowest HIT number
+    reopened since, if any."""
     start = stored or 0
-    if reopened is not None:
-        start = min(start, max(reopened, 0))
+    if lowest_reopened is not None:
+        start = min(start, max(lowest_reopened, 0))
     return start

@@ -2,9 +2,6 @@
 hand-out, and ``HitReopened``, written by the triggers below whenever a HIT may have a place
 free again (see the models). The triggers only ever insert into judgments_hitreopened, so they
 take no lock a hand-out holds.
-
-The statuses are those of ``judgments.models.LIVE_ASSIGNMENT_STATUSES`` now, written out: a
-migration keeps meaning what it meant when it was written.
 """
 
 import django.db.models.deletion
