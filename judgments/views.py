@@ -23,6 +23,8 @@ from contextlib import nullcontext
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -107,6 +109,28 @@ def _error_json(message: str, status: int, field: str | None = None) -> JsonResp
         status=status,
         json_dumps_params={"ensure_ascii": False},
     )
+
+
+def json_method(method: str):
+    """``require_GET``/``require_POST`` for the task page's JSON endpoints: another method gets
+    405 (with ``Allow``) and the same JSON error body as every other refusal of these
+    endpoints, instead of Django's empty HTML 405."""
+
+    def decorator(view):
+        @wraps(view)
+        def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method != method:
+                response = _error_json(
+                    pgettext("task page", "Send this request with {method}.").format(method=method),
+                    405,
+                )
+                response["Allow"] = method
+                return response
+            return view(request, *args, **kwargs)
+
+        return inner
+
+    return decorator
 
 
 # --- Entry and hand-out ---------------------------------------------------------------------
@@ -277,7 +301,7 @@ def _task_page(request: HttpRequest, token: str, assignment: Assignment) -> Http
 
 
 @never_cache_json
-@require_GET
+@json_method("GET")
 def task_item(request: HttpRequest, token: str) -> JsonResponse:
     """JSON: {"ok", "next": the current item or null, "done", "progress": {"done", "total"}}."""
     link = _read_task_token(token)
@@ -320,18 +344,23 @@ def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 @csrf_exempt  # authorised by the signed token in the URL; MTurk's iframe sends no cookies
 @never_cache_json
-@require_POST
+@json_method("POST")
 def task_submit(request: HttpRequest, token: str) -> JsonResponse:
     """JSON POST of one answer (one DA item, or one ranking set: see
     judgments.actions.record_judgment). Success: the same body as the item endpoint, with the
     next item or page; an identical retry also gets "already_recorded": true. Errors: {"ok": false,
-    "error", "field"} with 400 (bad input, out of order), 404 (bad link), 409 (an answered
-    item answered differently, or a finished task) or 410 (expired or returned)."""
+    "error", "field"} with 400 (bad input, out of order), 404 (bad link), 405 (not a POST),
+    409 (an answered item answered differently, or a finished task), 410 (expired or
+    returned) or 413 (a body past ``DATA_UPLOAD_MAX_MEMORY_SIZE``)."""
     link = _read_task_token(token)
     if link is None:
         return _error_json(INVALID_LINK, 404)
     try:
-        payload = json.loads(request.body, object_pairs_hook=_object_without_repeats)
+        body = request.body
+    except RequestDataTooBig:
+        return _refused_in_worker_language(link, _too_large, 413)
+    try:
+        payload = json.loads(body, object_pairs_hook=_object_without_repeats)
     except RepeatedKey as error:
         return _error_json(
             pgettext(
@@ -341,7 +370,7 @@ def task_submit(request: HttpRequest, token: str) -> JsonResponse:
             400,
         )
     except (ValueError, RecursionError):  # not JSON, or nested too deeply to decode ([[[[...)
-        return _unreadable_answer(link)
+        return _refused_in_worker_language(link, _unreadable, 400)
     try:
         result = actions.record_judgment(link.assignment_id, link.worker_id, payload)
     except SubmissionError as error:
@@ -350,19 +379,34 @@ def task_submit(request: HttpRequest, token: str) -> JsonResponse:
     return _state_json(result.state, **extra)
 
 
-def _unreadable_answer(link: tokens.AssignmentLink) -> JsonResponse:
-    """400 for a body that is not JSON, saying what to send for the task's kind (a task no kind
-    has a page for takes no answers; an unknown assignment is a bad link, as on submit)."""
+def _refused_in_worker_language(
+    link: tokens.AssignmentLink, message_of, status: int
+) -> JsonResponse:
+    """A refusal of a body that could not be read, in the language of the worker's page
+    (``message_of(task)`` makes the message; an unknown assignment is a bad link, as on
+    submit)."""
     try:
         assignment = actions.get_assignment(link.assignment_id, link.worker_id)
     except SubmissionError as error:
         return _error_json(error.message, error.status, error.field)
     with worker_language(assignment):
-        spec = task_spec(assignment.hit.task)
-        if spec is None:
-            message = pgettext("task answer", "This kind of task cannot take answers here.")
-        else:
-            message = pgettext(
-                "task page", "The answer could not be read: send JSON such as {example}."
-            ).format(example=spec.example)
-    return _error_json(message, 400)
+        return _error_json(message_of(assignment.hit.task), status)
+
+
+def _unreadable(task: str) -> str:
+    """For a body that is not JSON: what to send for the task's kind (a task no kind has a page
+    for takes no answers)."""
+    spec = task_spec(task)
+    if spec is None:
+        return pgettext("task answer", "This kind of task cannot take answers here.")
+    return pgettext(
+        "task page", "The answer could not be read: send JSON such as {example}."
+    ).format(example=spec.example)
+
+
+def _too_large(task: str) -> str:
+    """For a body past ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django refuses to read it)."""
+    megabytes = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 2**20
+    return pgettext("task page", "The answer is too large: send at most {size} MB.").format(
+        size=f"{megabytes:g}"
+    )

@@ -12,7 +12,7 @@ from django.db.models import Q, sql
 from django.utils import timezone
 from django.utils.translation import pgettext
 
-from judgments.actions.constants import MAX_STORED_INT
+from judgments.actions.constants import FINISHED_ASSIGNMENT_STATUSES, MAX_STORED_INT
 from judgments.actions.hot_sql import TakeTheLock, store_unlocked
 from judgments.actions.membership import _send_logged
 from judgments.actions.qualification import _store_qualification
@@ -205,6 +205,12 @@ def _record(
     """record_judgment's work on the locked assignment, inside its transaction; ``unlocked``:
     on the assignment as read without a lock, writing with :func:`store_unlocked` (which
     raises TakeTheLock when the assignment changed since it was read)."""
+    if assignment.status not in FINISHED_ASSIGNMENT_STATUSES:
+        # Expired or returned: 410 whatever the answer, a retry of a stored one included (its
+        # answer is kept, and the message says so), rather than a 200 offering the next item
+        # or a 400 about an answer that could never be stored. A finished assignment still
+        # answers a retry with its stored judgments (its completion page may be a reload away).
+        check_open(assignment, now)
     task = assignment.hit.task
     submission = parse_submission(task, payload, now)
     spec = task_spec(task)
@@ -239,7 +245,7 @@ def _record(
         raise SubmissionError(
             f"{spec.answered(unit.number)} {follow_on}", field=spec.key, status=409
         )
-    check_open(assignment, now)
+    check_open(assignment, now)  # a finished assignment takes no new answer (409)
     check_background_given(assignment)
     # The unit is unanswered and the assignment open, so there is a next unit.
     if upcoming != unit:

@@ -134,7 +134,9 @@ def test_a_retry_with_the_same_answer_returns_the_stored_judgment(assignment, si
     before = snapshot(assignment)
 
     # Timing may differ on a retry; the answer is what must match.
-    retry = submit(assignment, answer(1, 40.0, client_duration_ms=1500), now=NOW + timedelta(1))
+    retry = submit(
+        assignment, answer(1, 40.0, client_duration_ms=1500), now=NOW + timedelta(seconds=30)
+    )
 
     assert (retry.created, retry.judgment.pk) == (False, first.judgment.pk)
     assert retry.judgment.client_duration_ms == 900
@@ -317,6 +319,40 @@ def test_an_assignment_that_is_not_open_takes_no_answer(
 
     assert (caught.value.status, caught.value.message) == (status, message)
     assert snapshot(assignment) == before  # not even the status is written
+    assert signals == []
+
+
+EXPIRED_MESSAGE = (
+    "This task has expired: its time ran out. The answers you gave are saved. Open your task "
+    "link again to continue or to get a new task."
+)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        answer(1, 40),  # a retry of the stored answer
+        answer(1, 41),  # another answer to the answered item
+        answer(2),  # the next item
+        answer(2, 101),  # an answer that would be refused for its shape
+        {"position": 2, "colour": "red"},
+    ],
+    ids=["identical-retry", "changed-answer", "next-item", "out-of-range", "unknown-field"],
+)
+def test_an_expired_assignment_answers_410_whatever_is_sent(assignment, signals, payload):
+    """A retry of a stored answer after the deadline does not offer the next item (which the
+    next answer could not be stored for), and a malformed answer is not corrected first: the
+    task is over, and the message says that its answers are saved."""
+    submit(assignment, answer(1, 40), now=NOW - timedelta(minutes=5))
+    Assignment.objects.filter(pk=assignment.pk).update(expires_at=NOW - timedelta(seconds=1))
+    signals.clear()
+    before = snapshot(assignment)
+
+    with pytest.raises(SubmissionError) as caught:
+        submit(assignment, payload)
+
+    assert (caught.value.status, caught.value.message) == (410, EXPIRED_MESSAGE)
+    assert snapshot(assignment) == before
     assert signals == []
 
 

@@ -109,6 +109,41 @@ def test_a_body_nested_100000_deep_is_a_400_not_a_500(assignment):
     assert not Judgment.objects.exists()
 
 
+def test_a_body_past_the_upload_limit_is_a_json_413_and_stores_nothing(assignment, settings):
+    """Django refuses to read a body past DATA_UPLOAD_MAX_MEMORY_SIZE; the worker's page gets
+    the endpoints' JSON error saying so, not Django's HTML error page."""
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+    body = json.dumps(answer(note="a" * (1024 * 1024)))
+
+    response = post(assignment, body)
+
+    assert (response.status_code, response.json()) == (
+        413,
+        {"ok": False, "error": "The answer is too large: send at most 1 MB.", "field": None},
+    )
+    assert not Judgment.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "method", "allowed"),
+    [
+        ("judgments:task-submit", "get", "POST"),
+        ("judgments:task-submit", "put", "POST"),
+        ("judgments:task-item", "post", "GET"),
+        ("judgments:task-item", "delete", "GET"),
+    ],
+)
+def test_a_wrong_method_is_a_json_405_naming_the_right_one(assignment, endpoint, method, allowed):
+    response = getattr(Client(), method)(task_url(assignment, endpoint))
+
+    assert (response.status_code, response["Allow"], response.json()) == (
+        405,
+        allowed,
+        {"ok": False, "error": f"Send this request with {allowed}.", "field": None},
+    )
+    assert response["Cache-Control"] == "max-age=0, no-cache, no-store, must-revalidate, private"
+
+
 # --- The window, exactly --------------------------------------------------------------------
 
 

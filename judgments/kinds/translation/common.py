@@ -116,18 +116,28 @@ def parse_seconds(payload: Mapping[str, Any]) -> float:
     """``seconds``: the time spent on the sentence, a number from 0 to a week (rounded to a
     tenth of a second)."""
     value = payload.get("seconds")
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or not 0 <= value <= MAX_SECONDS
-    ):
+    if value is None:
         raise SubmissionError(
             pgettext(
                 "translation answer",
                 "seconds is required: the time spent on the sentence, a number of seconds from 0 "
                 "(got {value}).",
             ).format(value=json_kind(value)),
+            field="seconds",
+        )
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not 0 <= value <= MAX_SECONDS
+    ):
+        # Sent, but not a time: say what it must be, as the other fields' messages do.
+        raise SubmissionError(
+            pgettext(
+                "translation answer",
+                "seconds must be the time spent on the sentence, a number of seconds from 0 to "
+                "{maximum} (a week) (got {value}).",
+            ).format(maximum=f"{MAX_SECONDS:.0f}", value=json_kind(value)),
             field="seconds",
         )
     return round(float(value), 1)

@@ -212,7 +212,8 @@ def test_one_post_per_sentence_saved_stripped_with_its_details(assignment):
     assignment.refresh_from_db()
     assert assignment.status == AssignmentStatus.SUBMITTED
     assert Judgment.objects.get(slot__position=2).details["pastes"] == 2
-    assert "Thank you" in client.get(url(assignment)).content.decode() or True
+    done_page = client.get(url(assignment)).content.decode()
+    assert "You have finished this task. Your answers are saved." in done_page
 
 
 NASTY_ANSWER = "<b>It rains</b> & today."
@@ -235,8 +236,24 @@ NASTY_ANSWER = "<b>It rains</b> & today."
         (translation(1, "x" * 10_001), "text", None),
         (translation(1, "ok", keystrokes=-1), "keystrokes", None),
         (translation(1, "ok", pastes=True), "pastes", None),
-        (translation(1, "ok", seconds="fast"), "seconds", None),
-        (translation(1, "ok", seconds=-1), "seconds", None),
+        (
+            {"position": 1, "text": "ok", "keystrokes": 1, "pastes": 0},
+            "seconds",
+            "seconds is required: the time spent on the sentence, a number of seconds from 0 "
+            "(got null).",
+        ),
+        (
+            translation(1, "ok", seconds="fast"),
+            "seconds",
+            "seconds must be the time spent on the sentence, a number of seconds from 0 to "
+            '604800 (a week) (got the text "fast").',
+        ),
+        (
+            translation(1, "ok", seconds=-1),
+            "seconds",
+            "seconds must be the time spent on the sentence, a number of seconds from 0 to "
+            "604800 (a week) (got -1).",
+        ),
         (
             translation(4, "ok"),
             "position",
