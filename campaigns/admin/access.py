@@ -45,6 +45,26 @@ def is_superuser(request: HttpRequest) -> bool:
     return is_active_user(request.user) and request.user.is_superuser
 
 
+def campaign_page_object(
+    model_admin: Any, request: HttpRequest, campaign_id: int, *, change: bool
+) -> Campaign:
+    """The campaign of one of the campaign admin's own pages (links, import, publishing, the
+    results form): 404 when it is not shared with the user, exactly as for a campaign that
+    does not exist (``analytics.access``: nobody learns that it does); 403 when it is shared
+    but the user may not view it, or the page changes it and they may only read it."""
+    campaign = model_admin.get_object(request, str(campaign_id))
+    if campaign is None:  # get_object reads get_queryset: the campaigns shared with the user
+        raise Http404("No such campaign, or it is not shared with you.")
+    allowed = (
+        model_admin.has_change_permission(request, campaign)
+        if change
+        else model_admin.has_view_permission(request, campaign)
+    )
+    if not allowed:
+        raise PermissionDenied
+    return campaign
+
+
 def campaign_of(obj: Any, campaign_path: str) -> Campaign | None:
     """The campaign ``obj`` belongs to, following ``campaign_path`` ("campaign",
     "segment__campaign", ...); ``obj`` itself for an empty path."""

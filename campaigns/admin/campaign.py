@@ -33,7 +33,6 @@ from django.http import (
     HttpResponseNotAllowed,
     HttpResponseRedirect,
 )
-from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -43,7 +42,11 @@ from analytics.kinds import MEMBERSHIP_ACTIONS
 from analytics.kinds import registry as analytics_kinds
 from campaigns import actions as campaign_actions
 from campaigns import checklist
-from campaigns.admin.access import CampaignRowsAdminMixin, user_autocomplete
+from campaigns.admin.access import (
+    CampaignRowsAdminMixin,
+    campaign_page_object,
+    user_autocomplete,
+)
 from campaigns.admin.campaign_form import CampaignAccessInline, CampaignForm, SystemInline
 from campaigns.admin.judgment_import import CampaignJudgmentImportAdminMixin
 from campaigns.admin.kinds import KindAdminMixin
@@ -469,9 +472,7 @@ class CampaignAdmin(
         recomputed at once), or recompute now. POST only."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
-        campaign = get_object_or_404(Campaign, pk=campaign_id)
-        if not self.has_change_permission(request, campaign):
-            raise PermissionDenied
+        campaign = campaign_page_object(self, request, campaign_id, change=True)
         statistics = analytics_kinds.get(campaign.kind)
         back = reverse("admin:campaigns_campaign_change", args=[campaign.pk])
         if statistics is not None:

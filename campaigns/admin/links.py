@@ -21,7 +21,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import (
     HttpRequest,
@@ -29,13 +28,13 @@ from django.http import (
     HttpResponseRedirect,
     StreamingHttpResponse,
 )
-from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_GET, require_http_methods
 
 from campaigns import links
+from campaigns.admin.access import campaign_page_object
 from campaigns.models import Campaign
 from judgments.entry.prolific import completion_url
 
@@ -156,15 +155,7 @@ class WorkerLinksAdminMixin:
     # --- Pages ----------------------------------------------------------------------------
 
     def _campaign(self, request: HttpRequest, campaign_id: int, *, change: bool) -> Campaign:
-        campaign = get_object_or_404(Campaign, pk=campaign_id)
-        allowed = (
-            self.has_change_permission(request, campaign)
-            if change
-            else self.has_view_permission(request, campaign)
-        )
-        if not allowed:
-            raise PermissionDenied
-        return campaign
+        return campaign_page_object(self, request, campaign_id, change=change)
 
     def _page(
         self, request: HttpRequest, template: str, campaign: Campaign, title: str, **context: Any

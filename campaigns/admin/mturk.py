@@ -24,12 +24,11 @@ from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from campaigns.admin.access import CampaignRowsAdminMixin
+from campaigns.admin.access import CampaignRowsAdminMixin, campaign_page_object
 from campaigns.models import Campaign, Hit, MTurkHit, PlatformEvent
 from campaigns.platforms import mturk, publishing
 from campaigns.platforms.mturk.settings import checked_locales
@@ -318,8 +317,8 @@ class MTurkCampaignAdminMixin:
         nothing stops it and the balance covers the cost; back to the campaign page. A plan
         that changed meanwhile publishes nothing and shows the page again, with the new plan.
         """
-        campaign = get_object_or_404(Campaign, pk=campaign_id)
-        if not self.has_change_permission(request, campaign) or not _can_use_mturk(request):
+        campaign = campaign_page_object(self, request, campaign_id, change=True)
+        if not _can_use_mturk(request):
             raise PermissionDenied
         data = request.POST if request.method == "POST" else request.GET
         hits_text = data.get("hits", "").strip()

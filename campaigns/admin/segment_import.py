@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from campaigns.admin.access import campaign_page_object
 from campaigns.admin.import_jobs import job_url
 from campaigns.import_jobs.actions import create_segment_job, runs_as_job, upload_size
 from campaigns.importers import (
@@ -148,9 +147,7 @@ class ImportSegmentsForm(forms.Form):
 
 
 def import_segments_view(request: HttpRequest, campaign_id: int, model_admin) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    if not model_admin.has_change_permission(request, campaign):
-        raise PermissionDenied
+    campaign = campaign_page_object(model_admin, request, campaign_id, change=True)
     problems: list[ImportProblem] = []
     omitted = 0
     if request.method == "POST":

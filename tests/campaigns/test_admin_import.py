@@ -5,6 +5,7 @@ from django.contrib.auth.models import Permission, User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from analytics.models import AccessLevel, CampaignAccess
 from campaigns.models import Document, Output, Segment, System, TaskKind
 from tests.factories import CampaignFactory
 
@@ -116,11 +117,20 @@ def test_form_asks_for_the_files_the_format_needs(admin_client, campaign):
     assert response.context["form"].errors == {"file": ["Choose the file to import."]}
 
 
-def test_staff_without_change_permission_is_refused(client, campaign):
+def test_a_campaign_not_shared_is_not_found_and_a_read_only_one_is_refused(client, campaign):
+    """analytics.access: a campaign not shared with the user answers 404, as if it did not
+    exist; one shared for reading answers 403 to the import, which changes it."""
     user = User.objects.create(username="viewer", is_staff=True)
     user.user_permissions.add(Permission.objects.get(codename="view_campaign"))
     client.force_login(user)
+    upload = {"format": "tsv", "file": tsv_upload(GOOD_TSV)}
+    assert client.post(url(campaign), upload).status_code == 404
+    missing = reverse("admin:campaigns_campaign_import", args=[10**6])
+    assert client.post(missing, {"format": "tsv", "file": tsv_upload(GOOD_TSV)}).status_code == 404
+
+    CampaignAccess.objects.create(campaign=campaign, user=user, level=AccessLevel.READ)
     response = client.post(url(campaign), {"format": "tsv", "file": tsv_upload(GOOD_TSV)})
+
     assert response.status_code == 403
     assert counts(campaign) == (0, 0, 0, 0)
 

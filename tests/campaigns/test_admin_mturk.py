@@ -19,6 +19,7 @@ from django.test import RequestFactory, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
+from analytics.models import AccessLevel, CampaignAccess
 from campaigns.admin.mturk import LocaleListField, numbers_in_words
 from campaigns.models import Campaign, CampaignStatus, MTurkHit, PlatformEvent
 from campaigns.platforms import events, publishing
@@ -375,6 +376,9 @@ def test_staff_without_change_permission_cannot_publish(client, mturk_stub):
     user.user_permissions.add(Permission.objects.get(codename="view_campaign"))
     client.force_login(user)
     campaign = mturk_campaign()
+    # Not shared with them: not found, as if it did not exist (analytics.access).
+    assert client.get(publish_url(campaign)).status_code == 404
+    CampaignAccess.objects.create(campaign=campaign, user=user, level=AccessLevel.READ)
     assert client.get(publish_url(campaign)).status_code == 403
     mturk_stub.factory.assert_not_called()
 

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
+from analytics.models import AccessLevel, CampaignAccess
 from campaigns import links
 from campaigns.models import CampaignStatus
 from judgments import tokens
@@ -310,6 +311,9 @@ def test_staff_without_the_change_permission_cannot_make_links(client, campaign)
     viewer = User.objects.create(username="analyst", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_campaign"))
     client.force_login(viewer)
+    # Not shared with them: not found, as if it did not exist (analytics.access).
+    assert client.get(links_url(campaign)).status_code == 404
+    CampaignAccess.objects.create(campaign=campaign, user=viewer, level=AccessLevel.READ)
     assert client.get(links_url(campaign)).status_code == 403
     assert client.post(links_url(campaign), {"count": "2"}).status_code == 403
     assert Worker.objects.count() == 0

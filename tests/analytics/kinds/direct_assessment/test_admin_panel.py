@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.text import capfirst
 
 from analytics import actions
-from analytics.models import CampaignResult, WorkerStat
+from analytics.models import AccessLevel, CampaignAccess, CampaignResult, WorkerStat
 from analytics.stats.direct_assessment import DAConfig, analyse_campaign
 from campaigns.admin.campaign import CampaignAdmin
 from campaigns.models import Campaign, DirectAssessmentSettings, TaskKind
@@ -271,7 +271,11 @@ def test_the_results_form_needs_post_and_change_permission(
     viewer = django_user_model.objects.create_user("viewer", password="pw-viewer-1", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_campaign"))
     client.force_login(viewer)
-    response = client.post(url, {"action": "exclude", "worker": [small.careful.worker_id]})
+    form = {"action": "exclude", "worker": [small.careful.worker_id]}
+    # Not shared with them: not found, as if it did not exist (analytics.access).
+    assert client.post(url, form).status_code == 404
+    CampaignAccess.objects.create(campaign=small.campaign, user=viewer, level=AccessLevel.READ)
+    response = client.post(url, form)
     assert response.status_code == 403
     assert not CampaignWorker.objects.filter(excluded=True).exists()
 

@@ -12,7 +12,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from analytics import actions
-from analytics.models import RankingReference, RankingResult, RankingScore, RankingWorkerStat
+from analytics.models import (
+    AccessLevel,
+    CampaignAccess,
+    RankingReference,
+    RankingResult,
+    RankingScore,
+    RankingWorkerStat,
+)
 from campaigns.models import Campaign, CampaignStatus, TaskKind
 from judgments.models import CampaignWorker, Judgment
 from tests.analytics.kinds.direct_assessment.test_admin_panel import tables
@@ -233,9 +240,11 @@ def test_the_form_needs_change_permission(client, ranking, django_user_model):
     viewer = django_user_model.objects.create_user("viewer", password="pw-viewer-1", is_staff=True)
     viewer.user_permissions.add(Permission.objects.get(codename="view_campaign"))
     client.force_login(viewer)
-    response = client.post(
-        workers_url(ranking.campaign), {"action": "trust", "worker": [ranking.workers["reversed"]]}
-    )
+    form = {"action": "trust", "worker": [ranking.workers["reversed"]]}
+    # Not shared with them: not found, as if it did not exist (analytics.access).
+    assert client.post(workers_url(ranking.campaign), form).status_code == 404
+    CampaignAccess.objects.create(campaign=ranking.campaign, user=viewer, level=AccessLevel.READ)
+    response = client.post(workers_url(ranking.campaign), form)
     assert response.status_code == 403
     assert CampaignWorker.objects.get(worker_id=ranking.workers["reversed"]).untrusted
 
