@@ -23,7 +23,13 @@ a forged link could make our page post a worker's assignment id to any site.
 None of this proves that MTurk made the accept: the ids can be made up. So the accept takes one
 of the HIT's ``MaxAssignments`` places, counted here (a HIT whose places are all held refuses
 with 409 and a page that says so), and the judgments of an assignment count in the scores only
-once MTurk has reported it, at the sync (``judgments.models.held_back_from_scores``).
+once MTurk has reported it, at the sync (``judgments.models.held_back_from_scores``). Since
+made-up accepts could then hold every place of the published HITs for the campaign's working
+time, shutting out the workers MTurk really assigned, an accept that takes a place counts
+against the client's start limit (``settings.START_RATE``, :mod:`judgments.entry.throttle`),
+as a direct start does; reloads do not. MTurk's API cannot confirm an accept before the
+worker submits (it lists submitted assignments only), so the limit is the defence: a client
+with many addresses can still hold places, up to the limit per address.
 """
 
 from __future__ import annotations
@@ -44,15 +50,20 @@ from campaigns.platforms.models import MTurkHit
 from judgments import actions
 from judgments.actions import (
     CLOSED_CAMPAIGN_REASONS,
+    HandOutKind,
     MTurkAcceptRefused,
     NoWorkReason,
 )
+from judgments.entry import throttle
 from judgments.entry.framing import allow_mturk_framing
 from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
 from judgments.entry.presenters import first_unit
 from judgments.kinds import task_page
 from judgments.models import Assignment, Platform
 
+# Accepts that take one of the HIT's places (a new assignment, or an expired one started
+# again): they count against the start limit.
+PLACE_TAKING_HAND_OUTS = (HandOutKind.NEW, HandOutKind.REACTIVATED)
 # MTurk sends this as assignmentId while the worker previews a HIT they have not accepted.
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # MTurk's worker, assignment and HIT ids: capital letters and digits (case matters).
@@ -170,6 +181,20 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
     if problems:
         message = " ".join([*problems, OPEN_FROM_MTURK])
         return message_page(request, message, title=title, status=400)
+    # An accept that takes a place counts against the client's start limit, as a direct
+    # start does (judgments.entry.throttle): made-up ids could otherwise fill every place of
+    # every published HIT for the campaign's working time. Opening one's own assignment
+    # again (MTurk's frame reloaded) is never limited; an accept that took no place gives its
+    # start back.
+    reopened = Assignment.objects.filter(
+        platform_assignment_id=assignment_id,
+        hit=hit,
+        worker__platform=Platform.MTURK,
+        worker__external_id=params["workerId"],
+    ).exists()
+    ticket = throttle.StartTicket() if reopened else throttle.take_start(request)
+    if isinstance(ticket, throttle.StartRefused):
+        return ticket.response(request, title)
     # accept_problems refused a missing hitId and the check above any other: it is the
     # published HIT's id, which is what the assignment stores.
     try:
@@ -181,9 +206,12 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
             turk_submit_to=submit_host(params["turkSubmitTo"]),
         )
     except MTurkAcceptRefused as refused:
+        ticket.give_back()
         if refused.status == 404:
             return message_page(request, INVALID_LINK, title="Invalid link", status=404)
         return message_page(request, refused.message, title=title, status=refused.status)
+    if hand_out.kind not in PLACE_TAKING_HAND_OUTS:
+        ticket.give_back()  # a reload of a live or finished assignment, or no task at all
     if hand_out.assignment is None:
         reason = hand_out.reason
         status = 410 if reason in LASTING_REFUSALS else 200

@@ -1,7 +1,9 @@
 """The start limit: how many tasks one client may start in a period (issue 11, item 3).
 
 A start is what takes a task out of the pool for somebody new: a pseudonymous worker created
-at ``/work/<campaign>/start``, or a Prolific visit that is handed a new (or restarted) task.
+at ``/work/<campaign>/start``, a Prolific visit that is handed a new (or restarted) task, or
+an MTurk accept that takes one of a HIT's places (``judgments.entry.mturk``: its ids can be
+made up).
 Each counts against the client's address (``evalsite.security.client_ip``: ``REMOTE_ADDR``,
 or ``X-Forwarded-For`` behind ``TRUSTED_PROXY_COUNT`` trusted proxies) in a fixed window of
 ``settings.START_RATE`` ("10/10m": 10 starts per 10 minutes; s, m or h; empty: no limit),

@@ -23,6 +23,7 @@ from judgments.entry import throttle
 from judgments.entry.prolific import BAD_PARAMETER, MISSING_PARAMETER, WRONG_STUDY
 from judgments.models import Assignment, AssignmentStatus, Worker
 from tests.factories import CampaignFactory, HitFactory, HitSlotFactory, WorkerFactory
+from tests.judgments.test_mturk_entry import MTURK_HIT_ID, accept_url, publish
 
 pytestmark = pytest.mark.django_db
 
@@ -353,3 +354,76 @@ def test_without_the_study_id_any_study_is_taken_as_before(demo):
     response = Client().get(prolific_url(demo, study="60aa11bb22cc33dd44eeffff", session=None))
     assert response.status_code == 302
     assert Assignment.objects.count() == 1
+
+
+# --- MTurk accepts (made-up ids filled every place of a published HIT) ------------------------
+
+
+@pytest.fixture
+def mturk_hit():
+    """A HIT of three places, published on MTurk's sandbox."""
+    campaign = CampaignFactory(redundancy=3, assignment_duration_seconds=DURATION, status="active")
+    hit = HitFactory(campaign=campaign, number=1)
+    HitSlotFactory(hit=hit, position=1)
+    publish(hit, MTURK_HIT_ID)
+    return hit
+
+
+def mturk_accept(hit, worker: str, assignment: str, address: str = "203.0.113.7"):
+    """An accept of ``hit`` from the client at ``address``."""
+    url = accept_url(hit, workerId=worker, assignmentId=assignment)
+    return Client(REMOTE_ADDR=address).get(url)
+
+
+def test_mturk_accepts_that_take_a_place_count_against_the_start_limit(mturk_hit, settings):
+    """The attack: made-up accepts from one client took all of a HIT's places for the
+    campaign's working time, and MTurk's real worker was told to return the HIT. Now the
+    client's third accept is refused before anything is written, and the real worker, from
+    another address, gets the place that is left."""
+    settings.START_RATE = "2/10m"
+    forged = [mturk_accept(mturk_hit, f"FAKEWORKER{i}", f"3FAKEASSIGNMENT{i}") for i in range(3)]
+
+    assert [r.status_code for r in forged] == [302, 302, 429]
+    assert 1 <= int(forged[2]["Retry-After"]) <= 600
+    assert "Too many tasks were started from your network" in forged[2].content.decode()
+    assert "frame-ancestors https://worker.mturk.com" in forged[2]["Content-Security-Policy"]
+    assert sorted(Assignment.objects.values_list("platform_assignment_id", flat=True)) == [
+        "3FAKEASSIGNMENT0",
+        "3FAKEASSIGNMENT1",
+    ]
+    real = mturk_accept(mturk_hit, "A1REALWORKER", "3REALASSIGNMENT", address="198.51.100.20")
+    assert real.status_code == 302
+    assert Assignment.objects.get(platform_assignment_id="3REALASSIGNMENT").status == (
+        AssignmentStatus.STARTED
+    )
+
+
+def test_reopening_ones_own_mturk_assignment_is_never_limited(mturk_hit, settings):
+    """MTurk's frame is reloaded (or the HIT opened again from the worker's queue) as often
+    as the worker likes: only the first accept counted, so one more accept may start."""
+    settings.START_RATE = "2/10m"
+    first = mturk_accept(mturk_hit, "A1WORKER", "3ASSIGNMENTA")
+    again = [mturk_accept(mturk_hit, "A1WORKER", "3ASSIGNMENTA") for _ in range(5)]
+    assert {r["Location"] for r in again} == {first["Location"]}
+
+    others = [mturk_accept(mturk_hit, f"A{i}OTHER", f"3ASSIGNMENT{i}") for i in range(2)]
+
+    assert [r.status_code for r in others] == [302, 429]
+    assert Assignment.objects.count() == 2
+
+
+def test_an_mturk_accept_that_takes_no_place_gives_its_start_back(mturk_hit, settings):
+    """A HIT whose places are all taken refuses with 409 and writes nothing: that accept
+    took nothing from the pool, so it does not use up the client's starts."""
+    settings.START_RATE = "2/10m"
+    for i in range(3):  # the HIT's three places, from three other clients
+        assert mturk_accept(
+            mturk_hit, f"A{i}HOLDER", f"3HOLDER{i}", f"198.51.100.{i}"
+        ).status_code == (302)
+    refused = [mturk_accept(mturk_hit, f"A{i}LATE", f"3LATE{i}") for i in range(3)]
+    assert [r.status_code for r in refused] == [409, 409, 409]
+
+    Assignment.objects.filter(platform_assignment_id="3HOLDER0").update(
+        status=AssignmentStatus.RETURNED
+    )
+    assert mturk_accept(mturk_hit, "A9LATE", "3LATE9").status_code == 302
