@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Expression
 from django.db.models.fields.json import KeyTextTransform
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import path
@@ -67,6 +68,7 @@ from rest_framework.views import APIView
 from analytics import export_formats as formats
 from analytics.api.errors import NotComputed
 from analytics.api.permissions import get_visible_campaign
+from analytics.api.queries.rows import JUDGED_DOCUMENT, JUDGED_SYSTEM_NAME
 from analytics.api.serializers import KindQueryParams
 from analytics.kinds import registry, statistics_of
 from campaigns.links import safe_cell
@@ -80,15 +82,19 @@ __all__ = ["JUDGMENT_COLUMNS", "NotComputed", "judgment_rows", "urlpatterns"]
 # (column, the field path read for it): the export's columns in order. One query joins
 # judgment -> slot -> HIT / output -> system / segment -> document, worker, assignment and
 # campaign; nothing is looked up per row.
-JUDGMENT_FIELDS: tuple[tuple[str, str | KeyTextTransform], ...] = (
+JUDGMENT_FIELDS: tuple[tuple[str, str | Expression], ...] = (
     ("judgment_id", "id"),
     ("campaign", "campaign__name"),
     ("hit", "slot__hit__number"),
+    ("task", "slot__hit__task"),
     ("slot_position", "slot__position"),
     ("slot_group", "slot__group"),
     ("role", "slot__role"),
-    ("system", "slot__output__system__name"),
-    ("document", "slot__segment__document__external_id"),
+    ("about_judgment", "slot__about_judgment_id"),
+    # The system and document judged, as the API names them (a reading-comprehension HIT
+    # holds its article and system itself): analytics.api.queries.rows.
+    ("system", JUDGED_SYSTEM_NAME),
+    ("document", JUDGED_DOCUMENT),
     ("segment", "slot__segment__external_id"),
     ("source", "slot__segment__source"),
     # The main reference: the first of the segment's references, as text (->> 0): the

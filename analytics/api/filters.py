@@ -17,6 +17,7 @@ from drf_spectacular.contrib.django_filters import DjangoFilterExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
+from analytics.api.queries.rows import judged_system_filter
 from campaigns.models import Campaign, CampaignStatus, Hit, HitTask, SlotRole, TaskKind
 from judgments.models import Assignment, AssignmentStatus, Judgment, Platform, Worker
 
@@ -64,6 +65,23 @@ NO_NUL_STRING = {"type": "string", "pattern": "^[^\\x00]*$"}
 @extend_schema_field(NO_NUL_STRING)
 class TextFilter(django_filters.CharFilter):
     """An exact match on a text column, documented as a string without NUL characters."""
+
+
+class JudgedSystemFilter(IdFilter):
+    """A system id: the judgments of its outputs and of the reading-comprehension HITs that
+    show its translation (:func:`analytics.api.queries.rows.judged_system_filter`)."""
+
+    def filter(self, qs: QuerySet, value: int | None) -> QuerySet:
+        if value is not None and not -(2**63) <= value < 2**63:
+            return qs.none()
+        return judged_system_filter(qs, "id", value)
+
+
+class JudgedSystemNameFilter(TextFilter):
+    """A system name, matched as :class:`JudgedSystemFilter` matches an id."""
+
+    def filter(self, qs: QuerySet, value: str | None) -> QuerySet:
+        return judged_system_filter(qs, "name", value)
 
 
 class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
@@ -142,11 +160,11 @@ class AssignmentFilter(django_filters.FilterSet):
 class JudgmentFilter(django_filters.FilterSet):
     """Judgments of one campaign (/api/campaigns/{campaign_pk}/judgments/)."""
 
-    system = IdFilter(
-        field_name="slot__output__system_id",
-        label="A system id: judgments of its outputs (repeats and bad references included).",
+    system = JudgedSystemFilter(
+        label="A system id: judgments of its outputs (repeats and bad references included), "
+        "and reading-comprehension answers to its translations.",
     )
-    system_name = TextFilter(field_name="slot__output__system__name", label="A system name.")
+    system_name = JudgedSystemNameFilter(label="A system name.")
     worker = IdFilter(field_name="worker_id", label="A worker id.")
     worker_external_id = TextFilter(
         field_name="worker__external_id", label="A worker's platform id (e.g. MTurk WorkerId)."

@@ -499,17 +499,34 @@ class JudgmentSerializer(serializers.ModelSerializer):
     campaign = serializers.IntegerField(source="campaign_id")
     assignment = serializers.IntegerField(source="assignment_id")
     hit = serializers.IntegerField(source="hit_number", help_text="The HIT's number.")
+    task = serializers.CharField(
+        help_text="What the HIT asked (rank, assess, post_edit, verify_edit, rc_author, "
+        "rc_select, rc_answer, rc_grade, translate, detect_mt): a reading-comprehension "
+        "campaign's stage."
+    )
     slot_position = serializers.IntegerField()
     slot_group = serializers.IntegerField()
     role = serializers.CharField(help_text="The slot's role (system, repeat, bad_reference ...).")
+    about_judgment = serializers.IntegerField(
+        allow_null=True,
+        help_text="The judgment this one is about: the answer a reading-comprehension grade "
+        "marks, the edit a verification checks; null otherwise.",
+    )
     system_id = serializers.IntegerField(allow_null=True)
     system = serializers.CharField(
         source="system_name",
         allow_null=True,
-        help_text="The system of the output judged (for a repeat or bad reference: of the "
-        "output behind it); null for slots without an output (e.g. a gold translation).",
+        help_text="The system judged: of the output shown (for a repeat or bad reference: of "
+        "the output behind it), or, in reading comprehension, the system whose translation "
+        "the answering HIT showed. Null for slots without one: a gold translation, the human "
+        "translation of reading comprehension (the control), questions, votes, grades (see "
+        "about_judgment).",
     )
-    document_external_id = serializers.CharField(allow_null=True)
+    document_external_id = serializers.CharField(
+        allow_null=True,
+        help_text="The document of the segment judged, or the article of a "
+        "reading-comprehension HIT.",
+    )
     segment_external_id = serializers.CharField(allow_null=True)
     worker = serializers.IntegerField(source="worker_id")
     worker_external_id = serializers.CharField()
@@ -522,9 +539,11 @@ class JudgmentSerializer(serializers.ModelSerializer):
             "campaign",
             "assignment",
             "hit",
+            "task",
             "slot_position",
             "slot_group",
             "role",
+            "about_judgment",
             "system_id",
             "system",
             "document_external_id",

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.db.models import (
@@ -463,22 +463,49 @@ def annotate_assignments(queryset: QuerySet[Assignment]) -> QuerySet[Assignment]
     )
 
 
+# What a judgment is about, for the judgment exports and the API alike. A slot that shows a
+# system's output names its system and document through the output; a reading-comprehension
+# HIT names them on the HIT instead (the article, and the system whose translation an answering
+# HIT shows: none for the human translation, the control). A grade or a verification is about
+# another judgment (``about_judgment``), whose row carries that judgment's system.
+JUDGED_SYSTEM_ID = Coalesce(F("slot__output__system_id"), F("slot__hit__system_id"))
+JUDGED_SYSTEM_NAME = Coalesce(F("slot__output__system__name"), F("slot__hit__system__name"))
+JUDGED_DOCUMENT = Coalesce(
+    F("slot__segment__document__external_id"),
+    F("slot__output__segment__document__external_id"),
+    F("slot__hit__document__external_id"),
+)
+
+
+def judged_system_filter(queryset: QuerySet[Judgment], name: str, value: Any) -> QuerySet:
+    """The judgments of one system (``name`` "id" or "name"): of its outputs, and of the
+    reading-comprehension HITs that show its translation."""
+    if value in (None, ""):
+        return queryset
+    field = "system_id" if name == "id" else "system__name"
+    return queryset.filter(
+        Q(**{f"slot__output__{field}": value})
+        | Q(slot__output__isnull=True, **{f"slot__hit__{field}": value})
+    )
+
+
 def annotate_judgments(queryset: QuerySet[Judgment]) -> QuerySet[Judgment]:
     """Each judgment with what an analyst reads beside it, joined in the same query: the HIT
-    number, slot position, group and role, the system of the output judged, the document and
-    segment ids (the slot's segment, else its output's), the worker's platform id and the
-    assignment's status. Only the columns shown are read (no texts of the slot or output)."""
+    number and task, slot position, group and role, the judgment a grade or verification is
+    about, the system judged and the document (:data:`JUDGED_SYSTEM_ID`,
+    :data:`JUDGED_DOCUMENT`), the segment id (the slot's segment, else its output's), the
+    worker's platform id and the assignment's status. Only the columns shown are read (no
+    texts of the slot or output)."""
     return queryset.annotate(
         hit_number=F("slot__hit__number"),
+        task=F("slot__hit__task"),
         slot_position=F("slot__position"),
         slot_group=F("slot__group"),
         role=F("slot__role"),
-        system_id=F("slot__output__system_id"),
-        system_name=F("slot__output__system__name"),
-        document_external_id=Coalesce(
-            F("slot__segment__document__external_id"),
-            F("slot__output__segment__document__external_id"),
-        ),
+        about_judgment=F("slot__about_judgment_id"),
+        system_id=JUDGED_SYSTEM_ID,
+        system_name=JUDGED_SYSTEM_NAME,
+        document_external_id=JUDGED_DOCUMENT,
         segment_external_id=Coalesce(
             F("slot__segment__external_id"), F("slot__output__segment__external_id")
         ),

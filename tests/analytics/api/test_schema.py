@@ -178,7 +178,8 @@ def test_free_text_query_parameters_exclude_the_nul_character(admin_client):
     }
     assert judgments["worker_external_id"] == "A worker's platform id (e.g. MTurk WorkerId)."
     assert judgments["system"] == (
-        "A system id: judgments of its outputs (repeats and bad references included)."
+        "A system id: judgments of its outputs (repeats and bad references included), "
+        "and reading-comprehension answers to its translations."
     )
     pattern = re.compile(found[0][2]["pattern"])
     assert [bool(pattern.search(v)) for v in ("A1B2C3", "", "a\x00b", "\x00")] == [

@@ -17,7 +17,7 @@ from analytics import actions
 from analytics.kinds.reading_comprehension.routes import ANSWER_COLUMNS
 from analytics.models import ReadingComprehensionSystemScore
 from campaigns.models import HitTask
-from judgments.models import AssignmentStatus
+from judgments.models import AssignmentStatus, Judgment
 from tests.analytics.api.conftest import NOT_READERS, READERS, ROLES, UNAUTHENTICATED, make_cast
 from tests.analytics.kinds.reading_comprehension.campaign import build_rc_campaign
 
@@ -477,3 +477,62 @@ def test_the_kinds_endpoints_run_the_same_queries_whatever_their_size(cast, buil
     # Token, permissions (2), campaign; load (5), the page's texts and its grades' workers,
     # the result's time.
     assert small["answers/?page_size={n}"] == 12
+
+
+# --- The shared judgments export and endpoint ------------------------------------------------
+
+
+def test_the_judgments_export_names_each_rows_stage_article_and_system(cast, built):
+    """A reading-comprehension HIT holds its article and the system whose translation it
+    shows (none for the human translation): every row of the judgments export names them, and
+    its stage (the HIT's task); a grade names the answer it marks."""
+    rows = list(
+        csv.DictReader(
+            io.StringIO(get(cast, f"/api/campaigns/{built.campaign.pk}/export/judgments.csv"))
+        )
+    )
+    judgments = Judgment.objects.filter(campaign=built.campaign).select_related(
+        "slot__hit__document", "slot__hit__system", "slot__about_judgment__slot__hit__system"
+    )
+    expected = {
+        str(judgment.pk): (
+            judgment.slot.hit.task,
+            judgment.slot.hit.document.external_id,
+            judgment.slot.hit.system.name if judgment.slot.hit.system else "",
+            str(judgment.slot.about_judgment_id or ""),
+        )
+        for judgment in judgments
+    }
+
+    assert {
+        row["judgment_id"]: (row["task"], row["document"], row["system"], row["about_judgment"])
+        for row in rows
+    } == expected
+    tasks = [task for task, _, _, _ in expected.values()]
+    # Per article: 3 questions written, 3 votes, 5 readers x 2 kept questions, 2 graders each.
+    assert {task: tasks.count(task) for task in set(tasks)} == {
+        HitTask.RC_AUTHOR: 6,
+        HitTask.RC_SELECT: 6,
+        HitTask.RC_ANSWER: 20,
+        HitTask.RC_GRADE: 40,
+    }
+    answers = [values for values in expected.values() if values[0] == HitTask.RC_ANSWER]
+    assert sorted({system for _, _, system, _ in answers}) == sorted(["", *built.systems])
+    grades = [values for values in expected.values() if values[0] == HitTask.RC_GRADE]
+    answer_ids = {pk for pk, values in expected.items() if values[0] == HitTask.RC_ANSWER}
+    assert {about for _, _, _, about in grades} <= answer_ids
+
+
+def test_the_judgments_endpoint_filters_answers_by_the_system_read(cast, built):
+    name, system_id = sorted(built.systems.items())[0]
+    read = Judgment.objects.filter(
+        campaign=built.campaign, slot__hit__task=HitTask.RC_ANSWER, slot__hit__system_id=system_id
+    )
+    assert read.exists()
+
+    for query in (f"system={system_id}", f"system_name={name}"):
+        data = get(cast, f"/api/campaigns/{built.campaign.pk}/judgments/?{query}&page_size=500")
+        assert sorted(row["id"] for row in data["results"]) == sorted(
+            read.values_list("pk", flat=True)
+        )
+        assert {(row["task"], row["system"]) for row in data["results"]} == {("rc_answer", name)}
