@@ -79,11 +79,14 @@ def progress_figure(
     above, below = figure.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     x_edges = _dates.date2num(np.append(edges, edges[-1] + step))
     total = np.cumsum(per_bin)
-    # Cumulative count at the end of each bin, drawn from the first bin's start.
+    # Each bin's judgments counted from the bin's start ("pre": the step up is at the start,
+    # the total holds through the bin). Drawn at the bins' ends ("post"), the judgments of the
+    # hour under way showed only at its end, a time still to come: a campaign under an hour
+    # old looked empty.
     (line,) = above.step(
         x_edges,
         np.r_[0, total],
-        where="post",
+        where="pre",
         color=OKABE_ITO["blue"],
         linewidth=2,
         label=f"received ({int(total[-1]):,})",

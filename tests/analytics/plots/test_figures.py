@@ -96,6 +96,27 @@ def test_progress_bars_every_hour_including_empty_ones() -> None:
     assert "Judgments per hour" in shown and "Time (UTC)" in shown
 
 
+def test_progress_counts_an_hours_judgments_from_its_start() -> None:
+    """The judgments of the hour under way are counted from its start: drawn at its end (a
+    time still to come), a campaign under an hour old showed a flat line at 0."""
+    from matplotlib import dates
+
+    figure = progress_figure([H, H + dt.timedelta(hours=2)], [12, 3])
+    (line,) = [line for line in figure.axes[0].get_lines() if line.get_gid() == "cumulative"]
+    hours = [H + dt.timedelta(hours=n) for n in range(4)]  # 8:00 to 11:00
+    x = dates.date2num(np.array(hours, dtype="datetime64[s]"))
+
+    assert line.get_path().vertices.tolist() == [
+        [x[0], 0.0],
+        [x[0], 12.0],
+        [x[1], 12.0],
+        [x[1], 12.0],  # 9:00-10:00: no judgment
+        [x[2], 12.0],
+        [x[2], 15.0],
+        [x[3], 15.0],
+    ]
+
+
 def test_progress_counts_per_day_past_two_weeks() -> None:
     aware = dt.datetime(2026, 11, 1, 23, tzinfo=dt.UTC)
     hours = [aware, aware + dt.timedelta(hours=2), aware + dt.timedelta(days=20)]
