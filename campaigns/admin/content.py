@@ -6,7 +6,7 @@ user only (:mod:`campaigns.admin.access`); the campaigns themselves are
 from __future__ import annotations
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from campaigns.admin.access import CampaignRowsAdminMixin
@@ -45,11 +45,48 @@ class DocumentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
         return document.segments_count
 
 
+# A built HIT's slot keeps the text it shows (HitSlot.shown_text) and refers to its segment
+# and output: workers judged them as they were, and the exports and statistics read them. So
+# once a segment or output is in a built HIT its content cannot change here (an edit saved
+# "successfully" reached no worker and made the admin show a text nobody judged).
+IN_BUILT_HITS = (
+    "This {what} is shown in HITs already built: workers judge it as it was built, and the "
+    "judgments, exports and scores refer to it, so it can no longer be changed. To evaluate "
+    "a corrected text, import it into a new campaign."
+)
+
+
+def output_in_built_hits(output: Output) -> bool:
+    return HitSlot.objects.filter(output=output).exists()
+
+
+def segment_in_built_hits(segment: Segment) -> bool:
+    return HitSlot.objects.filter(Q(segment=segment) | Q(output__segment=segment)).exists()
+
+
 class OutputInline(admin.TabularInline):
     model = Output
     extra = 0
     fields = ("system", "text")
     raw_id_fields = ("system",)
+
+    def _frozen(self, request: HttpRequest, segment: Segment | None) -> bool:
+        if segment is None or segment.pk is None:
+            return False
+        key = (Segment.__name__, segment.pk)
+        cache = request.__dict__.setdefault("_evalsite_frozen", {})
+        if key not in cache:
+            cache[key] = segment_in_built_hits(segment)
+        return cache[key]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Segment | None = None):
+        return self.fields if self._frozen(request, obj) else ()
+
+    def has_add_permission(self, request: HttpRequest, obj: Segment | None = None) -> bool:
+        return not self._frozen(request, obj) and super().has_add_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Segment | None = None) -> bool:
+        return not self._frozen(request, obj) and super().has_delete_permission(request, obj)
 
 
 @admin.register(GoldAnswer)
@@ -65,8 +102,44 @@ class GoldAnswerAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     search_fields = ("gold_text", "segment__source")
 
 
+class FrozenInBuiltHitsMixin:
+    """The change page of a row that built HITs show: every field read-only, saying why
+    (:data:`IN_BUILT_HITS`)."""
+
+    frozen_what = "row"
+
+    def in_built_hits(self, obj) -> bool:
+        raise NotImplementedError
+
+    def _frozen(self, request: HttpRequest, obj) -> bool:
+        if obj is None or obj.pk is None:
+            return False
+        cache = request.__dict__.setdefault("_evalsite_frozen", {})
+        key = (type(obj).__name__, obj.pk)
+        if key not in cache:
+            cache[key] = self.in_built_hits(obj)
+        return cache[key]
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
+        if self._frozen(request, obj):
+            return [field.name for field in self.model._meta.fields if field.editable]
+        return super().get_readonly_fields(request, obj)
+
+    def get_fieldsets(self, request: HttpRequest, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if not self._frozen(request, obj):
+            return fieldsets
+        (name, options), *rest = fieldsets
+        note = IN_BUILT_HITS.format(what=self.frozen_what)
+        return [(name, {**options, "description": note}), *rest]
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        # Deleting it would delete the judgments of it (the slots cascade).
+        return not self._frozen(request, obj) and super().has_delete_permission(request, obj)
+
+
 @admin.register(Segment)
-class SegmentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
+class SegmentAdmin(FrozenInBuiltHitsMixin, CampaignRowsAdminMixin, admin.ModelAdmin):
     list_display = ("external_id", "document", "position", "source")
     list_filter = ("campaign",)
     search_fields = ("source", "external_id")
@@ -74,10 +147,14 @@ class SegmentAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     raw_id_fields = ("campaign", "document")
     inlines = [OutputInline]
     show_full_result_count = False
+    frozen_what = "segment"
+
+    def in_built_hits(self, obj: Segment) -> bool:
+        return segment_in_built_hits(obj)
 
 
 @admin.register(Output)
-class OutputAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
+class OutputAdmin(FrozenInBuiltHitsMixin, CampaignRowsAdminMixin, admin.ModelAdmin):
     campaign_path = "segment__campaign"
     list_display = ("id", "system", "segment", "text")
     list_filter = ("system__campaign", "system")
@@ -85,6 +162,10 @@ class OutputAdmin(CampaignRowsAdminMixin, admin.ModelAdmin):
     list_select_related = ("system", "segment")
     raw_id_fields = ("system", "segment")
     show_full_result_count = False
+    frozen_what = "output"
+
+    def in_built_hits(self, obj: Output) -> bool:
+        return output_in_built_hits(obj)
 
 
 class HitSlotInline(admin.TabularInline):
