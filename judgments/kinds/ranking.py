@@ -198,8 +198,9 @@ class RankPage(TaskPage):
             "prompt": prompt.format(n=campaign.ranking_settings.outputs_per_set),
             "keys": pgettext(
                 "ranking page",
-                "Keyboard: Tab or the up and down arrow keys move between translations; a number "
-                "key gives the translation in focus its rank.",
+                "Keyboard: a number key gives the translation in focus its rank and moves on to "
+                "the next translation; Tab or the up and down arrow keys move between "
+                "translations (go back up to change a rank); Enter sends the ranks.",
             ),
             "source": pgettext("ranking page", "Source"),
             "reference": pgettext("ranking page", "Reference"),

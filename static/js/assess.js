@@ -82,10 +82,13 @@
       .replace("{n}", String(number))
       .replace("{total}", String(total));
     el.progressText.textContent = text;
+    // The label names the item shown ("37 of 100"); the bar shows the items answered (36),
+    // as the other task pages' bars do: empty before the first answer, full only at the end.
+    var done = Math.min(progress.done, total);
     el.progressBar.setAttribute("aria-valuemax", String(total));
-    el.progressBar.setAttribute("aria-valuenow", String(number));
+    el.progressBar.setAttribute("aria-valuenow", String(done));
     el.progressBar.setAttribute("aria-valuetext", text);
-    el.progressFill.style.width = (total ? (100 * number) / total : 0) + "%";
+    el.progressFill.style.width = (total ? (100 * done) / total : 0) + "%";
   }
 
   function finish() {

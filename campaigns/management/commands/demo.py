@@ -190,20 +190,15 @@ DEMO_CAMPAIGNS: tuple[DemoCampaign, ...] = (
         kind=TaskKind.TRANSLATION,
         title="Translate short German sentences into English",
         description=(
-            "Translate short German texts into English (no machine translation), then answer "
-            "a few questions about your languages."
+            "Answer a few questions about your languages, then translate short German texts "
+            "into English (no machine translation)."
         ),
+        # The page shows 000's instructions itself (what a translation must be, no machine
+        # translation, a dictionary allowed), after the questions about the worker's
+        # languages: the campaign's own words only add what this campaign is.
         instructions=(
-            "Translate these sentences: your task is to translate German sentences into "
-            "English. Please make sure that your English translation:\n\n"
-            "- is faithful to the original in both meaning and style;\n"
-            "- is grammatical, fluent and natural-sounding English;\n"
-            "- does not add or delete information from the original text;\n"
-            "- does not contain any spelling errors.\n\n"
-            "When creating your translation, please do not use any machine translation "
-            "system. You may look up a word in a dictionary if you do not know its "
-            "translation.\n\n"
-            "Afterwards, we will ask you a few quick questions about your language abilities."
+            "Each task is one short text of seven sentences: translate them one after the "
+            "other, each as it stands."
         ),
         # 000 paid $0.10 a sentence: a HIT is one document of 7 sentences.
         reward=Decimal("0.70"),
