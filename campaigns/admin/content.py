@@ -56,12 +56,25 @@ IN_BUILT_HITS = (
 )
 
 
-def output_in_built_hits(output: Output) -> bool:
-    return HitSlot.objects.filter(output=output).exists()
+def slots_showing(model: type, rows) -> QuerySet[HitSlot]:
+    """The built HITs' slots that show ``rows`` (outputs, or segments directly or through
+    their outputs): a row, or a queryset of them."""
+    rows = rows if isinstance(rows, QuerySet) else [rows]
+    if model is Output:
+        return HitSlot.objects.filter(output__in=rows)
+    return HitSlot.objects.filter(Q(segment__in=rows) | Q(output__segment__in=rows))
 
 
-def segment_in_built_hits(segment: Segment) -> bool:
-    return HitSlot.objects.filter(Q(segment=segment) | Q(output__segment=segment)).exists()
+def in_built_hits(request: HttpRequest, obj) -> bool:
+    """Whether built HITs show ``obj`` (an Output or a Segment; False for none or an unsaved
+    one), asked once per request and row (a change page asks for every field and inline)."""
+    if obj is None or obj.pk is None:
+        return False
+    cache = request.__dict__.setdefault("_evalsite_in_built_hits", {})
+    key = (type(obj).__name__, obj.pk)
+    if key not in cache:
+        cache[key] = slots_showing(type(obj), obj).exists()
+    return cache[key]
 
 
 class OutputInline(admin.TabularInline):
@@ -70,23 +83,14 @@ class OutputInline(admin.TabularInline):
     fields = ("system", "text")
     raw_id_fields = ("system",)
 
-    def _frozen(self, request: HttpRequest, segment: Segment | None) -> bool:
-        if segment is None or segment.pk is None:
-            return False
-        key = (Segment.__name__, segment.pk)
-        cache = request.__dict__.setdefault("_evalsite_frozen", {})
-        if key not in cache:
-            cache[key] = segment_in_built_hits(segment)
-        return cache[key]
-
     def get_readonly_fields(self, request: HttpRequest, obj: Segment | None = None):
-        return self.fields if self._frozen(request, obj) else ()
+        return self.fields if in_built_hits(request, obj) else ()
 
     def has_add_permission(self, request: HttpRequest, obj: Segment | None = None) -> bool:
-        return not self._frozen(request, obj) and super().has_add_permission(request, obj)
+        return not in_built_hits(request, obj) and super().has_add_permission(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Segment | None = None) -> bool:
-        return not self._frozen(request, obj) and super().has_delete_permission(request, obj)
+        return not in_built_hits(request, obj) and super().has_delete_permission(request, obj)
 
 
 @admin.register(GoldAnswer)
@@ -108,34 +112,23 @@ class FrozenInBuiltHitsMixin:
 
     frozen_what = "row"
 
-    def in_built_hits(self, obj) -> bool:
-        raise NotImplementedError
-
-    def _frozen(self, request: HttpRequest, obj) -> bool:
-        if obj is None or obj.pk is None:
-            return False
-        cache = request.__dict__.setdefault("_evalsite_frozen", {})
-        key = (type(obj).__name__, obj.pk)
-        if key not in cache:
-            cache[key] = self.in_built_hits(obj)
-        return cache[key]
-
     def get_readonly_fields(self, request: HttpRequest, obj=None):
-        if self._frozen(request, obj):
+        if in_built_hits(request, obj):
             return [field.name for field in self.model._meta.fields if field.editable]
         return super().get_readonly_fields(request, obj)
 
     def get_fieldsets(self, request: HttpRequest, obj=None):
         fieldsets = super().get_fieldsets(request, obj)
-        if not self._frozen(request, obj):
+        if not in_built_hits(request, obj):
             return fieldsets
         (name, options), *rest = fieldsets
         note = IN_BUILT_HITS.format(what=self.frozen_what)
         return [(name, {**options, "description": note}), *rest]
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        # Deleting it would delete the judgments of it (the slots cascade).
-        return not self._frozen(request, obj) and super().has_delete_permission(request, obj)
+        # Deleting it would delete the judgments of it (the slots cascade). Django's "delete
+        # selected" asks this of every selected row too, and refuses the whole selection.
+        return not in_built_hits(request, obj) and super().has_delete_permission(request, obj)
 
 
 @admin.register(Segment)
@@ -149,9 +142,6 @@ class SegmentAdmin(FrozenInBuiltHitsMixin, CampaignRowsAdminMixin, admin.ModelAd
     show_full_result_count = False
     frozen_what = "segment"
 
-    def in_built_hits(self, obj: Segment) -> bool:
-        return segment_in_built_hits(obj)
-
 
 @admin.register(Output)
 class OutputAdmin(FrozenInBuiltHitsMixin, CampaignRowsAdminMixin, admin.ModelAdmin):
@@ -163,9 +153,6 @@ class OutputAdmin(FrozenInBuiltHitsMixin, CampaignRowsAdminMixin, admin.ModelAdm
     raw_id_fields = ("system", "segment")
     show_full_result_count = False
     frozen_what = "output"
-
-    def in_built_hits(self, obj: Output) -> bool:
-        return output_in_built_hits(obj)
 
 
 class HitSlotInline(admin.TabularInline):

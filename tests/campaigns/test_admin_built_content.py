@@ -81,3 +81,19 @@ def test_a_segment_in_a_built_hit_and_its_outputs_are_read_only(admin_client):
 
     assert response.status_code == 302
     assert Segment.objects.values().get(pk=segment.pk) == before
+
+
+def test_the_changelists_bulk_delete_refuses_a_selection_built_hits_show(admin_client):
+    """ "Delete selected" asks no row its own permission: a selection with one output that a
+    built HIT shows deletes nothing (the slot and its judgments would go with it)."""
+    shown = HitSlotFactory().output
+    unused = OutputFactory()
+    changelist = reverse("admin:campaigns_output_changelist")
+    form = {"action": "delete_selected", "_selected_action": [shown.pk, unused.pk], "post": "yes"}
+
+    assert admin_client.post(changelist, form).status_code == 403
+    assert sorted(Output.objects.values_list("pk", flat=True)) == sorted([shown.pk, unused.pk])
+    assert HitSlot.objects.count() == 1
+
+    admin_client.post(changelist, {**form, "_selected_action": [unused.pk]})
+    assert list(Output.objects.values_list("pk", flat=True)) == [shown.pk]
