@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",  # admin login throttling (item 9 hardening block below)
+    # Its catalogs name the countries of the worker's background form in the page's language.
+    "django_countries",
     "campaigns",
     "judgments",
     "analytics",

@@ -2,7 +2,8 @@
 
 The words of the worker pages are English msgids marked with ``pgettext`` (the context names
 the page: "direct assessment page", "ranking page", "task page" for what every task page
-shares, "... answer" for the messages about an answer). Their translations are the gettext
+shares, "... answer" for the messages about an answer, "entry page" for the pages around the
+tasks: judgments.entry.words). Their translations are the gettext
 catalogs under ``locale/<language>/LC_MESSAGES/django.po`` (locale/README.md), compiled to
 ``.mo`` files by ``make run``, ``make test`` and the Docker build (``pybabel compile -d locale
 -D django``); nothing in the code lists the languages.

@@ -39,7 +39,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.models import Campaign, CampaignStatus
 from judgments import actions, tokens
 from judgments.actions import FINISHED_ASSIGNMENT_STATUSES, SubmissionError, TaskState
-from judgments.actions.handout import NoWorkReason, open_assignment
+from judgments.actions.handout import CLOSED_CAMPAIGN_REASONS, NoWorkReason, open_assignment
 from judgments.actions.state import task_state_of
 from judgments.entry import background, mturk, prolific, throttle
 from judgments.entry.availability import next_task_note, work_for
@@ -53,6 +53,7 @@ from judgments.entry.pages import (
     task_url,
     worker_url,
 )
+from judgments.entry.words import campaign_words, done_page_words, entry_page_words
 from judgments.kinds import task_page as page_of_task
 from judgments.kinds import task_spec, worker_language
 from judgments.models import Assignment, Worker
@@ -143,16 +144,26 @@ def campaign_entry(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = get_object_or_404(
         Campaign.objects.exclude(status=CampaignStatus.DRAFT), pk=campaign_id
     )
-    return render(
-        request,
-        "judgments/entry.html",
-        {
+    # What the task is, how long it takes, the pay, open tasks, the consent line.
+    overview = entry_overview(campaign)
+    progress = overview.progress
+    with campaign_words(campaign) as language:
+        context = {
             "campaign": campaign,
             "title": campaign_title(campaign),
-            # What the task is, how long it takes, the pay, open tasks, the consent line.
-            "overview": entry_overview(campaign),
-        },
-    )
+            "overview": overview,
+            "closed": ""
+            if campaign.accepts_work
+            else CLOSED_CAMPAIGN_REASONS[campaign.status].label,
+            "words": entry_page_words(
+                duration=overview.duration,
+                hits=progress.hits,
+                places=progress.places,
+                places_open=progress.places_open,
+            ),
+            "code": language,
+        }
+        return render(request, "judgments/entry.html", context)
 
 
 @require_POST
@@ -177,7 +188,7 @@ def campaign_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
         # A new worker is a new task taken from the pool: limited per client (429 over it).
         ticket = throttle.take_start(request)
         if isinstance(ticket, throttle.StartRefused):
-            return ticket.response(request, campaign_title(campaign))
+            return ticket.response(request, campaign)
         worker = actions.create_pseudonymous_worker()
         request.session[SESSION_WORKERS] = {**started, str(campaign.pk): worker.pk}
     return see_other(worker_url(worker.pk, campaign.pk))
@@ -195,17 +206,18 @@ def worker_link(request: HttpRequest, token: str) -> HttpResponse:
     try:
         link = tokens.read_worker_token(token)
     except tokens.BadToken:
-        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, status=404)
     worker = Worker.objects.filter(pk=link.worker_id).first()
     campaign = Campaign.objects.filter(pk=link.campaign_id).first()
     if worker is None or campaign is None:
-        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, status=404)
     hand_out = actions.next_assignment_for(worker, campaign)
     if hand_out.assignment is None:
         message = hand_out.reason.label
         if hand_out.reason == NoWorkReason.ALL_TAKEN:  # say when work may free up (issue 17)
-            message = next_task_note(work_for(worker, campaign))
-        return message_page(request, message, title=campaign_title(campaign))
+            with campaign_words(campaign):
+                message = next_task_note(work_for(worker, campaign))
+        return message_page(request, message, campaign=campaign)
     return redirect(task_url(hand_out.assignment))
 
 
@@ -227,18 +239,20 @@ def task_page(request: HttpRequest, token: str) -> HttpResponse:
     page once the assignment is submitted, or a page saying why the task cannot go on."""
     link = _read_task_token(token)
     if link is None:
-        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, status=404)
     try:
         assignment = actions.get_assignment(link.assignment_id, link.worker_id)
     except SubmissionError:
-        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, status=404)
     open_assignment(assignment)  # the first opening gives the task its full working time
     # The page's words and messages are in the language of the task's page.
-    with worker_language(assignment):
-        return _task_page(request, token, assignment)
+    with worker_language(assignment) as language:
+        return _task_page(request, token, assignment, language)
 
 
-def _task_page(request: HttpRequest, token: str, assignment: Assignment) -> HttpResponse:
+def _task_page(
+    request: HttpRequest, token: str, assignment: Assignment, language: str
+) -> HttpResponse:
     campaign = assignment.campaign
     title = campaign_title(campaign)
     # An MTurk worker restarts through MTurk's entry URL (the same MTurk assignment), never
@@ -270,12 +284,14 @@ def _task_page(request: HttpRequest, token: str, assignment: Assignment) -> Http
             if available and not available.available
             else "",
             "mturk": mturk_done,
+            "words": done_page_words(),
+            "code": language,
         }
         return render(request, "judgments/done.html", context)
     try:
         actions.check_open(assignment)
     except SubmissionError as error:
-        return message_page(request, error.message, title=title, status=410, link=restart)
+        return message_page(request, error.message, campaign=campaign, status=410, link=restart)
     if background.background_needed(assignment):
         return redirect(reverse("judgments:task-background", args=[token]))
     page = page_of_task(assignment.hit.task)
@@ -283,7 +299,7 @@ def _task_page(request: HttpRequest, token: str, assignment: Assignment) -> Http
         return message_page(
             request,
             pgettext("task page", "This kind of task cannot be shown yet."),
-            title=title,
+            campaign=campaign,
             status=501,
         )
     context = {

@@ -12,6 +12,7 @@ from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import pgettext_lazy
 
 from campaigns.kinds import CampaignKind, kind_of
 from campaigns.models import Campaign, CampaignStatus, Hit
@@ -31,31 +32,64 @@ logger = logging.getLogger(__name__)
 
 
 class NoWorkReason(models.TextChoices):
-    """Why the hand-out gave nothing; the label is the polite sentence the worker reads."""
+    """Why the hand-out gave nothing; the label is the polite sentence the worker reads (in
+    the campaign's language: a lazy message of the "entry page" context,
+    judgments.entry.words)."""
 
-    NOT_OPEN = "not_open", "This campaign has not opened yet. Please come back later."
-    PAUSED = "paused", "This campaign is paused. Please come back later."
-    FINISHED = "finished", "This campaign has finished. Thank you for your interest."
-    EXCLUDED = "excluded", "There are no more tasks for you in this campaign. Thank you."
+    NOT_OPEN = (
+        "not_open",
+        pgettext_lazy("entry page", "This campaign has not opened yet. Please come back later."),
+    )
+    PAUSED = (
+        "paused",
+        pgettext_lazy("entry page", "This campaign is paused. Please come back later."),
+    )
+    FINISHED = (
+        "finished",
+        pgettext_lazy("entry page", "This campaign has finished. Thank you for your interest."),
+    )
+    EXCLUDED = (
+        "excluded",
+        pgettext_lazy("entry page", "There are no more tasks for you in this campaign. Thank you."),
+    )
     # Says neither "gold" nor "trust": the worker must not learn how they were judged.
     UNTRUSTED = (
         "untrusted",
-        "There is no more work for you in this campaign. Thank you for your help.",
+        pgettext_lazy(
+            "entry page", "There is no more work for you in this campaign. Thank you for your help."
+        ),
     )
     NOT_QUALIFIED = (
         "not_qualified",
-        "You did not pass the qualification test for this campaign. Thank you for trying.",
+        pgettext_lazy(
+            "entry page",
+            "You did not pass the qualification test for this campaign. Thank you for trying.",
+        ),
     )
-    NO_TASKS = "no_tasks", "No tasks are ready in this campaign yet. Please come back later."
+    NO_TASKS = (
+        "no_tasks",
+        pgettext_lazy(
+            "entry page", "No tasks are ready in this campaign yet. Please come back later."
+        ),
+    )
     ALL_TAKEN = (
         "all_taken",
-        "Every task left is being worked on by other people right now. Tasks that are not "
-        "finished in time come back: please try again later.",
+        pgettext_lazy(
+            "entry page",
+            "Every task left is being worked on by other people right now. Tasks that are not "
+            "finished in time come back: please try again later.",
+        ),
     )
-    ALL_DONE = "all_done", "You have done every task available to you, thank you!"
+    ALL_DONE = (
+        "all_done",
+        pgettext_lazy("entry page", "You have done every task available to you, thank you!"),
+    )
     ON_MTURK = (
         "on_mturk",
-        "This campaign's tasks are offered on Amazon Mechanical Turk: please take them there.",
+        pgettext_lazy(
+            "entry page",
+            "This campaign's tasks are offered on Amazon Mechanical Turk: please take them there.",
+        ),
     )
 
 

@@ -24,6 +24,9 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.text import format_lazy
+from django.utils.translation import pgettext_lazy
 
 from campaigns.models import Campaign, CampaignStatus, Hit
 from campaigns.platforms.models import MTurkHit
@@ -51,24 +54,28 @@ class MTurkAcceptRefused(Exception):
     (a forged or mixed-up link: ``status`` 404), or the worker already finished this HIT, or
     holds it live, under another assignment (409). ``message`` is what the worker reads."""
 
-    def __init__(self, message: str, *, status: int) -> None:
+    def __init__(self, message: str | Promise, *, status: int) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
 
 
-ALREADY_FINISHED_HIT = (
+ALREADY_FINISHED_HIT = pgettext_lazy(
+    "entry page",
     "You have already finished this HIT under another assignment, and each worker may do it "
-    "once. Please return this assignment on MTurk. Thank you!"
+    "once. Please return this assignment on MTurk. Thank you!",
 )
-HIT_FULL = (
+# Translators: {places} is a number of workers, at least 1.
+HIT_FULL = pgettext_lazy(
+    "entry page",
     "Every place on this HIT is taken: it is offered to {places} worker(s) at a time and "
     "{places} already hold it. Please return this HIT on MTurk; a place frees up when someone "
-    "else's time on it runs out."
+    "else's time on it runs out.",
 )
-HIT_HELD_UNDER_ANOTHER_ASSIGNMENT = (
+HIT_HELD_UNDER_ANOTHER_ASSIGNMENT = pgettext_lazy(
+    "entry page",
     "You already hold this HIT under another MTurk assignment; return one of them. Then "
-    "open the one you kept from MTurk's website."
+    "open the one you kept from MTurk's website.",
 )
 
 
@@ -126,7 +133,7 @@ def _refuse_when_full(hit: Hit, now: datetime, reused: Assignment | None) -> Non
             held,
             places,
         )
-        raise MTurkAcceptRefused(HIT_FULL.format(places=places), status=409)
+        raise MTurkAcceptRefused(format_lazy(HIT_FULL, places=places), status=409)
 
 
 def _start_again(

@@ -27,7 +27,8 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
+from django.utils.translation import pgettext, pgettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -39,63 +40,71 @@ from judgments.actions import SubmissionError
 from judgments.actions.platform import single_locale_country
 from judgments.actions.state import background_needed
 from judgments.entry.framing import allow_mturk_framing
-from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, see_other
+from judgments.entry.pages import INVALID_LINK, message_page, see_other
+from judgments.entry.words import (
+    background_page_words,
+    campaign_title,
+    campaign_words,
+)
+from judgments.i18n import language_name
 from judgments.models import Assignment, CampaignWorker, CountrySource, Platform, Worker
 
 MAX_YEARS = 120
 
 
-def language_name(code: str) -> str:
-    """A language code's English name ("de" -> "German", "pt-BR" -> "Brazilian Portuguese"),
-    the base language's for a variant Django does not know, else the code itself."""
-    code = code.strip()
-    for candidate in (code.lower(), code.split("-")[0].lower()):
-        try:
-            return translation.get_language_info(candidate)["name"]
-        except KeyError:
-            continue
-    return code
-
-
 def _years_field(language: str) -> forms.IntegerField:
+    """The years speaking ``language`` (its name in the active language)."""
     return forms.IntegerField(
-        label=f"For how many years have you spoken {language}?",
-        help_text="Whole years; 0 if you do not speak it.",
+        label=pgettext("entry page", "For how many years have you spoken {language}?").format(
+            language=language
+        ),
+        help_text=pgettext("entry page", "Whole years; 0 if you do not speak it."),
         min_value=0,
         max_value=MAX_YEARS,
         error_messages={
-            "required": f"Give the number of years you have spoken {language} (0 if you do "
-            "not speak it).",
-            "invalid": "Give a whole number of years, such as 5.",
-            "min_value": "The number of years cannot be negative.",
-            "max_value": f"Give at most {MAX_YEARS} years.",
+            "required": pgettext(
+                "entry page",
+                "Give the number of years you have spoken {language} (0 if you do not speak it).",
+            ).format(language=language),
+            "invalid": pgettext("entry page", "Give a whole number of years, such as 5."),
+            "min_value": pgettext("entry page", "The number of years cannot be negative."),
+            "max_value": pgettext("entry page", "Give at most {limit} years.").format(
+                limit=MAX_YEARS
+            ),
         },
     )
 
 
 class BackgroundForm(forms.Form):
-    """The questions of 000 section 5.1, with the campaign's languages named in words."""
+    """The questions of 000 section 5.1, with the campaign's languages named in words. Its
+    words are in the active language when it is made (the campaign's: :func:`background_form`)."""
 
     native_language = forms.CharField(
-        label="What is your native language?",
+        label=pgettext_lazy("entry page", "What is your native language?"),
         max_length=100,
-        help_text="If you grew up with more than one, name them all.",
+        help_text=pgettext_lazy("entry page", "If you grew up with more than one, name them all."),
         error_messages={
-            "required": "Tell us your native language, for example English or Spanish.",
-            "max_length": "Keep the answer under 100 characters.",
+            "required": pgettext_lazy(
+                "entry page", "Tell us your native language, for example English or Spanish."
+            ),
+            "max_length": pgettext_lazy("entry page", "Keep the answer under 100 characters."),
         },
     )
     country = forms.ChoiceField(
-        label="In which country do you live?",
+        label=pgettext_lazy("entry page", "In which country do you live?"),
         error_messages={
-            "required": "Choose the country you live in.",
-            "invalid_choice": "Choose a country from the list.",
+            "required": pgettext_lazy("entry page", "Choose the country you live in."),
+            "invalid_choice": pgettext_lazy("entry page", "Choose a country from the list."),
         },
     )
 
     def __init__(self, *args: Any, campaign: Campaign, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["country"].choices = [("", "Choose a country"), *countries]
+        # django_countries names the countries in the active language.
+        self.fields["country"].choices = [
+            ("", pgettext("entry page", "Choose a country")),
+            *countries,
+        ]
         self.fields["years_source_language"] = _years_field(language_name(campaign.source_language))
         self.fields["years_target_language"] = _years_field(language_name(campaign.target_language))
 
@@ -142,7 +151,7 @@ def background_form(request: HttpRequest, token: str) -> HttpResponse:
         link = tokens.read_assignment_token(token)
         assignment = actions.get_assignment(link.assignment_id, link.worker_id)
     except (tokens.BadToken, SubmissionError):
-        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, status=404)
     task = reverse("judgments:task", args=[token])
     leave = see_other if request.method == "POST" else redirect
     try:
@@ -154,18 +163,21 @@ def background_form(request: HttpRequest, token: str) -> HttpResponse:
 
     campaign = assignment.campaign
     worker = assignment.worker
-    if request.method == "POST":
-        form = BackgroundForm(request.POST, campaign=campaign)
-        if form.is_valid():
-            _save(assignment, form.cleaned_data)
-            return see_other(task)
-        status = 400
-    else:
-        form = BackgroundForm(campaign=campaign, initial=_initial(worker, campaign))
-        status = 200
-    context = {
-        "title": campaign_title(campaign),
-        "form": form,
-        "action": request.path,
-    }
-    return render(request, "judgments/background.html", context, status=status)
+    with campaign_words(campaign) as language:
+        if request.method == "POST":
+            form = BackgroundForm(request.POST, campaign=campaign)
+            if form.is_valid():
+                _save(assignment, form.cleaned_data)
+                return see_other(task)
+            status = 400
+        else:
+            form = BackgroundForm(campaign=campaign, initial=_initial(worker, campaign))
+            status = 200
+        context = {
+            "title": campaign_title(campaign),
+            "form": form,
+            "action": request.path,
+            "words": background_page_words(),
+            "code": language,
+        }
+        return render(request, "judgments/background.html", context, status=status)

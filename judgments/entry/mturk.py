@@ -42,6 +42,8 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.text import format_lazy
+from django.utils.translation import pgettext, pgettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -56,8 +58,9 @@ from judgments.actions import (
 )
 from judgments.entry import throttle
 from judgments.entry.framing import allow_mturk_framing
-from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
+from judgments.entry.pages import INVALID_LINK, message_page, task_url
 from judgments.entry.presenters import first_unit
+from judgments.entry.words import campaign_title, campaign_words
 from judgments.kinds import task_page
 from judgments.models import Assignment, Platform
 
@@ -70,9 +73,9 @@ PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_ID = re.compile(r"[A-Z0-9]{1,64}")
 EXTERNAL_SUBMIT_PATH = "/mturk/externalSubmit"
 
-ACCEPT_TO_START = "Accept the HIT to start."
-RETURN_THE_HIT = "Please return this HIT on MTurk."
-OPEN_FROM_MTURK = "Open the HIT again from MTurk's website."
+ACCEPT_TO_START = pgettext_lazy("entry page", "Accept the HIT to start.")
+RETURN_THE_HIT = pgettext_lazy("entry page", "Please return this HIT on MTurk.")
+OPEN_FROM_MTURK = pgettext_lazy("entry page", "Open the HIT again from MTurk's website.")
 # Refusals that will not change for this worker (410 Gone); a paused campaign may reopen.
 LASTING_REFUSALS = {
     NoWorkReason.FINISHED,
@@ -166,21 +169,21 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
     # A HIT never published on MTurk has no MTurk page: nobody may preview or accept it here.
     published = None if hit is None else _published(hit)
     if published is None:
-        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, status=404)
     params = request.GET
     given_hit_id = params.get("hitId", "")
     if given_hit_id and given_hit_id != published.mturk_hit_id:
-        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
+        return message_page(request, INVALID_LINK, status=404)
 
     assignment_id = params.get("assignmentId", "")
     if assignment_id in ("", PREVIEW_ASSIGNMENT_ID):
         return _preview(request, hit)
 
-    title = campaign_title(hit.campaign)
     problems = accept_problems(params, published)
     if problems:
-        message = " ".join([*problems, OPEN_FROM_MTURK])
-        return message_page(request, message, title=title, status=400)
+        # The problems name MTurk's parameters and addresses: they stay in English.
+        message = format_lazy("{} {}", " ".join(problems), OPEN_FROM_MTURK)
+        return message_page(request, message, campaign=hit.campaign, status=400)
     # An accept that takes a place counts against the client's start limit, as a direct
     # start does (judgments.entry.throttle): made-up ids could otherwise fill every place of
     # every published HIT for the campaign's working time. Opening one's own assignment
@@ -194,7 +197,7 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
     ).exists()
     ticket = throttle.StartTicket() if reopened else throttle.take_start(request)
     if isinstance(ticket, throttle.StartRefused):
-        return ticket.response(request, title)
+        return ticket.response(request, hit.campaign)
     # accept_problems refused a missing hitId and the check above any other: it is the
     # published HIT's id, which is what the assignment stores.
     try:
@@ -208,14 +211,15 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
     except MTurkAcceptRefused as refused:
         ticket.give_back()
         if refused.status == 404:
-            return message_page(request, INVALID_LINK, title="Invalid link", status=404)
-        return message_page(request, refused.message, title=title, status=refused.status)
+            return message_page(request, INVALID_LINK, status=404)
+        return message_page(request, refused.message, campaign=hit.campaign, status=refused.status)
     if hand_out.kind not in PLACE_TAKING_HAND_OUTS:
         ticket.give_back()  # a reload of a live or finished assignment, or no task at all
     if hand_out.assignment is None:
         reason = hand_out.reason
         status = 410 if reason in LASTING_REFUSALS else 200
-        return message_page(request, f"{reason.label} {RETURN_THE_HIT}", title=title, status=status)
+        message = format_lazy("{} {}", reason.label, RETURN_THE_HIT)
+        return message_page(request, message, campaign=hit.campaign, status=status)
     return redirect(task_url(hand_out.assignment))
 
 
@@ -234,14 +238,18 @@ def _preview(request: HttpRequest, hit: Hit) -> HttpResponse:
     first = None if page is None else first_unit(hit)
     if first is not None:
         sample = page.preview_sample(*first, campaign, labels)
-    if campaign.accepts_work:
-        notice = ACCEPT_TO_START
-    else:
-        notice = f"{CLOSED_CAMPAIGN_REASONS[campaign.status].label} Do not accept this HIT now."
+    with campaign_words(campaign) as language:
+        if campaign.accepts_work:
+            notice = str(ACCEPT_TO_START)
+        else:
+            closed = CLOSED_CAMPAIGN_REASONS[campaign.status].label
+            notice = f"{closed} {pgettext('entry page', 'Do not accept this HIT now.')}"
+        title = campaign_title(campaign)
     context = {
         "campaign": campaign,
-        "title": campaign_title(campaign),
+        "title": title,
         "notice": notice,
+        "notice_code": language,
         "labels": labels,
         "sample": sample,
         "sample_template": None if sample is None else page.preview_template,

@@ -28,6 +28,7 @@ from django.db.models.functions import Coalesce
 from analytics.progress import CampaignProgress, campaign_progress
 from campaigns.models import Campaign, Hit
 from evalsite.cachesafe import cache_get, cache_set
+from judgments.entry.words import duration_words, pay_words
 from judgments.kinds import kind_of, task_page
 from judgments.models import Assignment, AssignmentStatus, Judgment
 
@@ -53,22 +54,12 @@ class EntryOverview:
 
     @property
     def pay(self) -> str:
-        """ "$0.50 per task", "$0.20 to $1.00 per task", or "unpaid"."""
-        if self.pay_high is None or self.pay_high == 0:
-            return "unpaid"
-        if self.pay_low == self.pay_high:
-            return f"${self.pay_high:.2f} per task"
-        return f"${self.pay_low:.2f} to ${self.pay_high:.2f} per task"
+        """ "$0.50 per task", "$0.20 to $1.00 per task", or "unpaid", in the active language."""
+        return pay_words(self.pay_low, self.pay_high)
 
     @property
     def duration(self) -> str:
-        if self.minutes is None:
-            return ""
-        about = "about 1 minute" if self.minutes == 1 else f"about {self.minutes} minutes"
-        if self.measured_from:
-            finished = self.measured_from
-            return f"{about} (the median of {finished} finished task{'s' if finished != 1 else ''})"
-        return f"{about} (an estimate: no task is finished yet)"
+        return duration_words(self.minutes, self.measured_from)
 
 
 def _median_per_assignment(rows: list[tuple]) -> tuple[float | None, int]:

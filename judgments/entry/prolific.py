@@ -6,9 +6,10 @@ The participant id is the worker's identity (``Worker(platform=prolific, externa
 the session id is stored on the assignment the session received (its
 ``platform_assignment_id``, with the study id in ``platform_hit_id``), so that opening the
 study URL again in the same session leads back to the same task, a session id can never
-open somebody else's task, and a started task that holds a session is opened by that session
-only: a participant id alone (which is no secret: it travels in every study URL) does not
-open another person's task, whatever session id, or none, comes with it. A task whose time
+open somebody else's task or one of another study, and a started task that holds a session
+is opened by that session only: a participant id alone (which is no secret: it travels in
+every study URL) does not open another person's task, whatever session id comes with it. A
+visit without a session id is refused (400): every study URL carries one. A task whose time
 ran out is released: the hand-out may start it again for a later session, which it then
 belongs to.
 
@@ -32,6 +33,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDi
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import Promise
+from django.utils.text import format_lazy
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -45,7 +49,7 @@ from judgments.actions import (
     next_assignment_for,
 )
 from judgments.entry import throttle
-from judgments.entry.pages import INVALID_LINK, campaign_title, message_page, task_url
+from judgments.entry.pages import INVALID_LINK, message_page, task_url
 from judgments.kinds import failure_reason, kind_of
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Platform, Worker
 
@@ -58,40 +62,48 @@ logger = logging.getLogger(__name__)
 PARTICIPANT_ID = re.compile(r"^[0-9a-fA-F]{24}$")
 STUDY_OR_SESSION_ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
 
-NOT_FROM_PROLIFIC = (
+NOT_FROM_PROLIFIC = pgettext_lazy(
+    "entry page",
     "This address is for Prolific participants. Open the study from your Prolific account, "
-    "so that your Prolific ID comes with it."
+    "so that your Prolific ID comes with it.",
 )
-PLACEHOLDERS_LEFT = (
+PLACEHOLDERS_LEFT = pgettext_lazy(
+    "entry page",
     "This link still holds Prolific's placeholders instead of your Prolific ID. Open the "
-    "study from your Prolific account: Prolific fills them in."
+    "study from your Prolific account: Prolific fills them in.",
 )
-BAD_PARAMETER = (
+BAD_PARAMETER = pgettext_lazy(
+    "entry page",
     "This link's {name} is not one Prolific would send. Open the study again from your "
-    "Prolific account, without changing the link."
+    "Prolific account, without changing the link.",
 )
-MISSING_PARAMETER = (
+MISSING_PARAMETER = pgettext_lazy(
+    "entry page",
     "This link has no {name}, which every Prolific study link carries. Open the study again "
-    "from your Prolific account, without changing the link."
+    "from your Prolific account, without changing the link.",
 )
-WRONG_STUDY = (
+WRONG_STUDY = pgettext_lazy(
+    "entry page",
     "This link belongs to another Prolific study than the one this task is for. Open the "
-    "study again from your Prolific account, without changing the link."
+    "study again from your Prolific account, without changing the link.",
 )
-RETURN_THE_STUDY = (
+RETURN_THE_STUDY = pgettext_lazy(
+    "entry page",
     "Thank you for taking part. Your answers are saved, but they did not meet the "
     "requirements of this study, so there is no completion code for you. Please return your "
-    'submission on Prolific (in the study, choose "Return submission").'
+    'submission on Prolific (in the study, choose "Return submission").',
 )
-OPEN_IN_ANOTHER_SESSION = (
+OPEN_IN_ANOTHER_SESSION = pgettext_lazy(
+    "entry page",
     "Your task in this study is open in another Prolific session. Go on with it from that "
     "session in your Prolific account. If you returned that session, open the study again once "
-    "the task's time has run out: an unfinished task is then released."
+    "the task's time has run out: an unfinished task is then released.",
 )
-NO_CODE_SET_UP = (
+NO_CODE_SET_UP = pgettext_lazy(
+    "entry page",
     "Thank you! Your answers are saved. This study's completion code has not been set up "
     "yet, so please go back to Prolific and send the researcher a message there: they will "
-    "record your submission."
+    "record your submission.",
 )
 
 
@@ -102,7 +114,7 @@ class ProlificParameters:
     session_id: str
 
 
-def read_parameters(query: QueryDict) -> ProlificParameters | str:
+def read_parameters(query: QueryDict) -> ProlificParameters | Promise:
     """The three Prolific parameters of a study URL, checked; or the message for the
     participant saying what is wrong with the link."""
     participant = query.get("PROLIFIC_PID", "").strip()
@@ -111,17 +123,20 @@ def read_parameters(query: QueryDict) -> ProlificParameters | str:
     if "{{%" in participant or "%}}" in participant:
         return PLACEHOLDERS_LEFT
     if not PARTICIPANT_ID.match(participant):
-        return BAD_PARAMETER.format(name="Prolific ID (PROLIFIC_PID)")
+        return format_lazy(BAD_PARAMETER, name="Prolific ID (PROLIFIC_PID)")
     values = {}
     for name in ("STUDY_ID", "SESSION_ID"):
         value = query.get(name, "").strip()
         if value and not STUDY_OR_SESSION_ID.match(value):
-            return BAD_PARAMETER.format(name=name)
+            return format_lazy(BAD_PARAMETER, name=name)
         values[name] = value
-    if not values["STUDY_ID"]:
-        # Every study URL (campaigns.links.prolific_study_url) carries it, and Prolific fills
-        # it in: a visit without one did not come from a study.
-        return MISSING_PARAMETER.format(name="STUDY_ID")
+    for name in ("STUDY_ID", "SESSION_ID"):
+        if not values[name]:
+            # Every study URL (campaigns.links.prolific_study_url) carries both, and Prolific
+            # fills them in: a visit without one did not come from a study. The session id is
+            # what keeps a participant's task theirs (the participant id is no secret), so a
+            # visit without one is refused whether or not the campaign names its study.
+            return format_lazy(MISSING_PARAMETER, name=name)
     # Prolific writes its ids in lower case; one spelling keeps one person one worker.
     return ProlificParameters(
         participant_id=participant.lower(),
@@ -143,11 +158,12 @@ def _attach_session(
     One conditional UPDATE, so two tabs of one session cannot both write; a session id that
     another assignment took meanwhile (the unique constraint) leaves this one as it was.
     """
-    fields = {"platform_hit_id": parameters.study_id}
-    if parameters.session_id:
-        fields["platform_assignment_id"] = parameters.session_id
+    fields = {
+        "platform_hit_id": parameters.study_id,
+        "platform_assignment_id": parameters.session_id,
+    }
     rows = Assignment.objects.filter(pk=assignment.pk)
-    if not (restarted and parameters.session_id):
+    if not restarted:
         rows = rows.filter(platform_assignment_id="")
     try:
         with transaction.atomic():
@@ -167,83 +183,90 @@ def prolific_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Where a Prolific study sends its participants: their task, or why there is none.
 
     A session id already stored on an assignment leads back to that assignment (if it is this
-    participant's, in this campaign: else the link is refused and nothing is written). Any
-    other visit gets the participant's next assignment from the shared hand-out, which resumes
-    a started one, unless that started one already holds a session: it was handed out in
-    another session (or this visit has none), so the visit is refused (404) and nothing is
-    written.
+    participant's, in this campaign and study: else the link is refused and nothing is
+    written). Any other visit gets the participant's next assignment from the shared hand-out,
+    which resumes a started one, unless that started one already holds a session: it was
+    handed out in another session, so the visit is refused (404) and nothing is written.
     """
     campaign = Campaign.objects.exclude(status=CampaignStatus.DRAFT).filter(pk=campaign_id).first()
     if campaign is None:
-        return message_page(request, INVALID_LINK, title="Invalid link", status=404)
-    title = campaign_title(campaign)
+        return message_page(request, INVALID_LINK, status=404)
     parameters = read_parameters(request.GET)
-    if isinstance(parameters, str):
-        return message_page(request, parameters, title=title, status=400)
+    if not isinstance(parameters, ProlificParameters):
+        return message_page(request, parameters, campaign=campaign, status=400)
     refused = _refused_for_study(campaign, parameters)
     if refused:
-        return message_page(request, refused, title=title, status=403)
+        return message_page(request, refused, campaign=campaign, status=403)
 
-    if parameters.session_id:
-        earlier = (
-            Assignment.objects.filter(platform_assignment_id=parameters.session_id)
-            .values("pk", "campaign_id", "worker_id", "worker__platform", "worker__external_id")
-            .first()
+    earlier = (
+        Assignment.objects.filter(platform_assignment_id=parameters.session_id)
+        .values(
+            "pk",
+            "campaign_id",
+            "worker_id",
+            "platform_hit_id",
+            "worker__platform",
+            "worker__external_id",
         )
-        if earlier is not None:
-            own = (
-                earlier["campaign_id"] == campaign.pk
-                and earlier["worker__platform"] == Platform.PROLIFIC
-                and earlier["worker__external_id"] == parameters.participant_id
+        .first()
+    )
+    if earlier is not None:
+        # A session belongs to one participant in one study: the stored study id must match
+        # too (Prolific's ids are compared without regard to case, as the study check does).
+        own = (
+            earlier["campaign_id"] == campaign.pk
+            and earlier["worker__platform"] == Platform.PROLIFIC
+            and earlier["worker__external_id"] == parameters.participant_id
+            and earlier["platform_hit_id"].lower() == parameters.study_id.lower()
+        )
+        if not own:
+            logger.warning(
+                "Prolific participant %s presented session %s of study %s, which belongs to "
+                "assignment %d of another worker, campaign or study",
+                parameters.participant_id,
+                parameters.session_id,
+                parameters.study_id,
+                earlier["pk"],
             )
-            if not own:
-                logger.warning(
-                    "Prolific participant %s presented session %s, which belongs to "
-                    "assignment %d of another worker or campaign",
-                    parameters.participant_id,
-                    parameters.session_id,
-                    earlier["pk"],
-                )
-                return message_page(request, INVALID_LINK, title="Invalid link", status=404)
-            token = tokens.assignment_token(earlier["pk"], earlier["worker_id"])
-            return redirect(reverse("judgments:task", args=[token]))
+            return message_page(request, INVALID_LINK, status=404)
+        token = tokens.assignment_token(earlier["pk"], earlier["worker_id"])
+        return redirect(reverse("judgments:task", args=[token]))
 
     if not campaign.accepts_work:  # checked before a new participant is stored
-        return message_page(request, CLOSED_CAMPAIGN_REASONS[campaign.status].label, title=title)
+        return message_page(
+            request, CLOSED_CAMPAIGN_REASONS[campaign.status].label, campaign=campaign
+        )
     # A visit that may take a task from the pool counts against the client's start limit
     # (judgments.entry.throttle); one that only resumes a task gives its start back.
     ticket = throttle.take_start(request)
     if isinstance(ticket, throttle.StartRefused):
-        return ticket.response(request, title)
+        return ticket.response(request, campaign)
     hand_out = _hand_out(campaign, parameters)
     if hand_out is None or hand_out.assignment is None or hand_out.kind == HandOutKind.RESUMED:
         ticket.give_back()  # nothing new was taken from the pool
     if hand_out is None:
-        return message_page(request, OPEN_IN_ANOTHER_SESSION, title=title, status=404)
+        return message_page(request, OPEN_IN_ANOTHER_SESSION, campaign=campaign, status=404)
     if hand_out.assignment is None:
-        return message_page(request, hand_out.reason.label, title=title)
+        return message_page(request, hand_out.reason.label, campaign=campaign)
     return redirect(task_url(hand_out.assignment))
 
 
-def _refused_for_study(campaign: Campaign, parameters: ProlificParameters) -> str:
-    """Issue 11 item 3: with the campaign's Prolific study id set, only that study's visits, each
-    with its session id, may be handed a task (Prolific fills both into every study link);
-    anyone typing a participant id into the address is turned away before anything is written.
-    The message for the participant, or "" when the visit may go on."""
+def _refused_for_study(campaign: Campaign, parameters: ProlificParameters) -> Promise | str:
+    """Issue 11 item 3: with the campaign's Prolific study id set, only that study's visits may
+    be handed a task (Prolific fills it into every study link); anyone typing another study's
+    id into the address is turned away before anything is written. (Every visit carries its
+    session id: ``read_parameters`` refuses one without.) The message for the participant, or
+    "" when the visit may go on."""
     expected = campaign.prolific_study_id
-    if not expected:
+    if not expected or parameters.study_id.lower() == expected.lower():
         return ""
-    if parameters.study_id.lower() != expected.lower():
-        logger.warning(
-            "Prolific visit to campaign %d refused: study id %s, expected %s",
-            campaign.pk,
-            parameters.study_id,
-            expected,
-        )
-        return WRONG_STUDY
-    if not parameters.session_id:
-        return MISSING_PARAMETER.format(name="SESSION_ID")
-    return ""
+    logger.warning(
+        "Prolific visit to campaign %d refused: study id %s, expected %s",
+        campaign.pk,
+        parameters.study_id,
+        expected,
+    )
+    return WRONG_STUDY
 
 
 def _hand_out(campaign: Campaign, parameters: ProlificParameters) -> HandOut | None:
@@ -268,7 +291,7 @@ def _hand_out(campaign: Campaign, parameters: ProlificParameters) -> HandOut | N
             platform=Platform.PROLIFIC, external_id=parameters.participant_id
         )
         hand_out = next_assignment_for(worker, campaign)
-        if hand_out.assignment is not None and (parameters.session_id or parameters.study_id):
+        if hand_out.assignment is not None:
             restarted = hand_out.kind == HandOutKind.REACTIVATED
             _attach_session(hand_out.assignment, parameters, restarted=restarted)
     return hand_out
@@ -379,11 +402,10 @@ def prolific_done_response(request: HttpRequest, assignment: Assignment) -> Http
 def completion_response(request: HttpRequest, campaign: Campaign, worker_id: int) -> HttpResponse:
     """The redirect with the completion (or failed) code for ``worker_id``, or the page that
     tells them what to do when the campaign has no code for them."""
-    title = campaign_title(campaign)
     if failed_quality_control(campaign, worker_id):
         if campaign.prolific_failed_code:
             return HttpResponseRedirect(completion_url(campaign.prolific_failed_code))
-        return message_page(request, RETURN_THE_STUDY, title=title)
+        return message_page(request, RETURN_THE_STUDY, campaign=campaign)
     if campaign.prolific_completion_code:
         return HttpResponseRedirect(completion_url(campaign.prolific_completion_code))
     logger.warning(
@@ -392,7 +414,7 @@ def completion_response(request: HttpRequest, campaign: Campaign, worker_id: int
         campaign.pk,
         worker_id,
     )
-    return message_page(request, NO_CODE_SET_UP, title=title)
+    return message_page(request, NO_CODE_SET_UP, campaign=campaign)
 
 
 __all__ = [

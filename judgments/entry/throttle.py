@@ -27,17 +27,22 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import npgettext, pgettext_lazy
 
+from campaigns.models import Campaign
 from evalsite.cachesafe import cache_decr, cache_incr
 from evalsite.security import client_ip
 from judgments.entry.pages import message_page
+from judgments.entry.words import campaign_words
 
 RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smh])\s*$")
 UNITS = {"s": 1, "m": 60, "h": 3600}
 
-TOO_MANY_STARTS = (
+# Translators: {wait} is "3 minutes" or "40 seconds".
+TOO_MANY_STARTS = pgettext_lazy(
+    "entry page",
     "Too many tasks were started from your network in a short time. Please try again in "
-    "{wait}. If you were working on a task, go back to its page: it is still yours."
+    "{wait}. If you were working on a task, go back to its page: it is still yours.",
 )
 
 
@@ -71,14 +76,19 @@ class StartTicket:
 class StartRefused:
     retry_after: int  # seconds
 
-    def response(self, request: HttpRequest, title: str) -> HttpResponse:
+    def response(self, request: HttpRequest, campaign: Campaign) -> HttpResponse:
+        """429, in the campaign's language, saying how long to wait."""
         minutes = math.ceil(self.retry_after / 60)
-        wait = (
-            f"{self.retry_after} seconds"
-            if self.retry_after < 60
-            else f"{minutes} minute{'s' if minutes != 1 else ''}"
-        )
-        page = message_page(request, TOO_MANY_STARTS.format(wait=wait), title=title, status=429)
+        with campaign_words(campaign):
+            if self.retry_after < 60:
+                wait = npgettext("entry page", "{n} second", "{n} seconds", self.retry_after)
+                wait = wait.format(n=self.retry_after)
+            else:
+                wait = npgettext("entry page", "{n} minute", "{n} minutes", minutes).format(
+                    n=minutes
+                )
+            message = TOO_MANY_STARTS.format(wait=wait)
+        page = message_page(request, message, campaign=campaign, status=429)
         page["Retry-After"] = str(self.retry_after)
         return page
 

@@ -81,6 +81,10 @@ def task_page_words() -> dict[str, str]:
             "task page", "The server answered unexpectedly. Please reload the page."
         ),
         "restart": pgettext("task page", "Get a task"),
+        "instructions": pgettext("task page", "Instructions"),
+        # Translators: read by screen readers before the slider's value while the worker has
+        # not moved it yet.
+        "slider_untouched": pgettext("task page", "Not moved yet:"),
     }
 
 

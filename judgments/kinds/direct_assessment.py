@@ -172,9 +172,10 @@ class AssessPage(TaskPage):
 @registry.register
 class DirectAssessment(JudgmentKind):
     kind = TaskKind.DIRECT_ASSESSMENT
-    description = (
+    description = pgettext_lazy(
+        "entry page",
         "Read translations one at a time and rate each on a slider "
-        "from \u201cstrongly disagree\u201d to \u201cstrongly agree\u201d."
+        "from \u201cstrongly disagree\u201d to \u201cstrongly agree\u201d.",
     )
     pages = (AssessPage,)
 

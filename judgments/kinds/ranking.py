@@ -277,7 +277,8 @@ class RankPage(TaskPage):
 @registry.register
 class Ranking(JudgmentKind):
     kind = TaskKind.RANKING
-    description = (
-        "Rank several translations of the same sentence from best to worst (ties allowed)."
+    description = pgettext_lazy(
+        "entry page",
+        "Rank several translations of the same sentence from best to worst (ties allowed).",
     )
     pages = (RankPage,)

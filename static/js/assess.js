@@ -6,7 +6,8 @@
  * the answer's response carries the next item. An item is {position, text, gray_text?}:
  * the position is its only handle. Vanilla JS, no build step, no cookies sent.
  *
- * The slider must be moved (an input event) before Next is enabled. Keyboard: the arrow keys
+ * The slider must be moved (an input event), or clicked where it stands, before Next is
+ * enabled. Keyboard: the arrow keys
  * move the slider (it gets the focus on each new item) and Enter sends the answer.
  */
 (function () {
@@ -190,7 +191,7 @@
     });
   }
 
-  el.slider.addEventListener("input", function () {
+  function markAnswered() {
     if (current.position === null || current.busy) {
       return;
     }
@@ -199,7 +200,13 @@
     describeSlider();
     el.hint.classList.add("is-answered");
     updateNext();
-  });
+  }
+
+  el.slider.addEventListener("input", markAnswered);
+  // A click or tap on the thumb where it stands (the middle, before any answer) changes no
+  // value, so no input event comes: it is an answer all the same (the worker chose that
+  // point). A touch that turns into scrolling ends in pointercancel, not pointerup.
+  el.slider.addEventListener("pointerup", markAnswered);
 
   el.next.addEventListener("click", submit);
 

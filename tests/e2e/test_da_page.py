@@ -259,9 +259,9 @@ def test_a_phone_sized_screen_has_no_horizontal_scroll_and_works_by_tapping(
 def test_the_words_are_the_campaigns_language_and_the_script_says_what_went_wrong(
     page, transactional_db
 ):
-    """The page's words come from the German catalog; the script's messages come with the page
-    (its data-label-* attributes), in English where the catalog does not translate them: an
-    answer that cannot reach the server, then a task whose time ran out."""
+    """The page's words come from the German catalog, from the entry page on; so do the
+    script's messages, which come with the page (its data-label-* attributes) or from the
+    server: an answer that cannot reach the server, then a task whose time ran out."""
     campaign = CampaignFactory(
         instructions_language="de",
         target_language="en",
@@ -270,7 +270,7 @@ def test_the_words_are_the_campaigns_language_and_the_script_says_what_went_wron
     )
     build_da_hit(campaign)
     page.goto(f"/work/{campaign.pk}/")
-    page.get_by_role("button", name="Start").click()
+    page.get_by_role("button", name="Starten").click()
     page.wait_for_url("**/work/a/*/")
     progress, error = page.locator("#progress-text"), page.locator("#error")
     slider, next_button = page.locator("#score"), page.locator("#next")
@@ -284,12 +284,37 @@ def test_the_words_are_the_campaigns_language_and_the_script_says_what_went_wron
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
     expect(error).to_have_text(
-        "Your answer could not be sent (no connection?). It is kept: press Next again to retry."
+        "Ihre Antwort konnte nicht gesendet werden (keine Verbindung?). Sie bleibt erhalten: "
+        "Drücken Sie erneut auf „Weiter“, um es noch einmal zu versuchen."
     )
     page.context.set_offline(False)
 
     Assignment.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
     page.keyboard.press("Enter")
-    expect(error).to_contain_text("This task has expired: its time ran out.")
-    expect(error.get_by_role("link")).to_have_text("Get a task")
+    expect(error).to_contain_text("Diese Aufgabe ist abgelaufen: Ihre Zeit ist um.")
+    expect(error.get_by_role("link")).to_have_text("Aufgabe anfordern")
     assert Judgment.objects.count() == 0
+
+
+def test_a_click_on_the_thumb_where_it_stands_is_an_answer_of_50(page, transactional_db):
+    """The walkthrough clicked the untouched thumb (the middle) and nothing happened: no value
+    changes, so no input event came, and Next stayed disabled. The click is an answer: the
+    worker chose the middle."""
+    campaign = CampaignFactory(assessment_mode=AssessmentMode.FLUENCY, redundancy=1)
+    build_da_hit(campaign)
+    page.goto(f"/work/{campaign.pk}/")
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_url("**/work/a/*/")
+    slider, next_button = page.locator("#score"), page.locator("#next")
+    expect(slider).to_have_class("untouched")
+    expect(next_button).to_be_disabled()
+
+    box = slider.bounding_box()
+    slider.click(position={"x": box["width"] / 2, "y": box["height"] / 2})
+
+    expect(next_button).to_be_enabled()
+    expect(slider).not_to_have_class("untouched")
+    assert slider.input_value() == "50"
+    next_button.click()
+    expect(page.locator("#progress-text")).to_have_text("2 of 100")
+    assert list(Judgment.objects.values_list("slot__position", "score")) == [(1, 50)]

@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from judgments import tokens
 from judgments.actions import SubmissionError, record_judgment, single_locale_country
-from judgments.entry.background import background_needed, language_name
+from judgments.entry.background import background_needed
+from judgments.i18n import language_name
 from judgments.models import (
     Assignment,
     AssignmentStatus,

@@ -156,10 +156,10 @@ def test_the_page_language_falls_back_by_base_then_to_english(instructions_langu
 
 
 def test_a_page_no_catalog_translates_is_in_english():
-    """The ranking page's words are English only so far: a German campaign's ranking page is
-    in English (as the page's lang says), whatever the German catalog translates."""
-    rank = task_page("rank")
-    assert page_language("de", rank.language_probe) == "en"
+    """A page whose prompt the German catalog does not translate (a kind added before its
+    translations) is in English for a German campaign, whatever else the catalog holds."""
+    assert page_language("de", ("ranking page", "A prompt no catalog has")) == "en"
+    assert page_language("de", task_page("rank").language_probe) == "de"
 
 
 # --- A language added by its catalog alone -------------------------------------------------

@@ -18,6 +18,7 @@ from judgments import tokens
 from judgments.actions import exclude_worker, record_judgment
 from judgments.entry.prolific import (
     BAD_PARAMETER,
+    MISSING_PARAMETER,
     NO_CODE_SET_UP,
     NOT_FROM_PROLIFIC,
     OPEN_IN_ANOTHER_SESSION,
@@ -142,29 +143,58 @@ def test_a_new_session_of_the_same_participant_gets_the_next_hit(client, campaig
 
 
 def test_the_participant_id_is_one_worker_whatever_its_case(client, campaign):
-    client.get(start_url(campaign, pid=PID.upper(), session=None))
-    client.get(start_url(campaign, session=None))
+    client.get(start_url(campaign, pid=PID.upper()))
+    client.get(start_url(campaign))
     assert list(Worker.objects.values_list("external_id", flat=True)) == [PID]
     assert Assignment.objects.count() == 1  # the second visit resumed the started task
 
 
-def test_without_a_session_the_task_keeps_no_session_but_the_study(client, campaign):
-    response = client.get(start_url(campaign, session=None))
-    assignment = Assignment.objects.get()
-    assert response["Location"] == task_url(assignment)
-    assert (assignment.platform_assignment_id, assignment.platform_hit_id) == ("", STUDY)
+@pytest.mark.parametrize("study_id_set", [False, True], ids=["any-study", "campaign-study"])
+def test_a_visit_without_a_session_id_is_refused_and_writes_nothing(client, campaign, study_id_set):
+    """The participant id is no secret: with it alone, someone else could open the
+    participant's task, with its answers and its completion code. Every study URL carries a
+    session id, so a visit without one is refused, whether or not the campaign names its
+    study."""
+    if study_id_set:
+        campaign.prolific_study_id = STUDY
+        campaign.save(update_fields=["prolific_study_id"])
+    client.get(start_url(campaign))
+    before = snapshot()
+
+    response = Client().get(start_url(campaign, session=None))
+
+    assert response.status_code == 400
+    assert escape(MISSING_PARAMETER.format(name="SESSION_ID")) in response.content.decode()
+    assert "Location" not in response
+    assert snapshot() == before
+    # A stranger's first visit without a session creates nobody either.
+    stranger = Client().get(start_url(campaign, pid=OTHER_PID, session=None))
+    assert stranger.status_code == 400
+    assert snapshot() == before
 
 
-@pytest.mark.parametrize("session", ["61bb22cc33dd44ee55ff0000", None], ids=["other", "none"])
-def test_a_started_task_is_opened_by_its_own_session_only(client, campaign, session):
+def test_a_session_presented_with_another_study_id_opens_nothing(client, campaign):
     first = client.get(start_url(campaign))
     before = snapshot()
 
-    # Someone who knows the participant's id, with another session id or none.
-    response = client.get(start_url(campaign, session=session))
+    response = client.get(start_url(campaign, study="60aa11bb22cc33dd44eeffff"))
 
     assert response.status_code == 404
-    assert escape(OPEN_IN_ANOTHER_SESSION) in response.content.decode()
+    assert escape(INVALID_LINK) in response.content.decode()
+    assert snapshot() == before
+    # The study id's case is not the study: Prolific's ids are compared without it.
+    assert client.get(start_url(campaign, study=STUDY.upper()))["Location"] == first["Location"]
+
+
+def test_a_started_task_is_opened_by_its_own_session_only(client, campaign):
+    first = client.get(start_url(campaign))
+    before = snapshot()
+
+    # Someone who knows the participant's id, with another session id.
+    response = client.get(start_url(campaign, session="61bb22cc33dd44ee55ff0000"))
+
+    assert response.status_code == 404
+    assert escape(str(OPEN_IN_ANOTHER_SESSION)) in response.content.decode()
     assert "Location" not in response
     assert snapshot() == before
     assert Assignment.objects.get().platform_assignment_id == SESSION
@@ -173,7 +203,10 @@ def test_a_started_task_is_opened_by_its_own_session_only(client, campaign, sess
 
 
 def test_a_started_task_without_a_session_takes_the_session_that_opens_it(client, campaign):
-    first = client.get(start_url(campaign, session=None))
+    """A task handed out before every visit needed a session id holds none: the first session
+    that opens it takes it."""
+    first = client.get(start_url(campaign, session="61bb22cc33dd44ee55ff0000"))
+    Assignment.objects.update(platform_assignment_id="")
     response = client.get(start_url(campaign))
     assignment = Assignment.objects.get()
     assert response["Location"] == first["Location"] == task_url(assignment)
@@ -199,7 +232,7 @@ def test_a_task_whose_time_ran_out_moves_to_the_session_that_restarts_it(client,
     )
     lapsed = client.get(start_url(campaign))
     assert lapsed.status_code == 404
-    assert escape(OPEN_IN_ANOTHER_SESSION) in lapsed.content.decode()
+    assert escape(str(OPEN_IN_ANOTHER_SESSION)) in lapsed.content.decode()
 
 
 @pytest.mark.parametrize(
@@ -223,6 +256,8 @@ def test_a_task_whose_time_ran_out_moves_to_the_session_that_restarts_it(client,
         ({"study": "{{%STUDY_ID%}}"}, BAD_PARAMETER.format(name="STUDY_ID")),
         ({"session": "61bb22cc-33dd"}, BAD_PARAMETER.format(name="SESSION_ID")),
         ({"session": "a" * 65}, BAD_PARAMETER.format(name="SESSION_ID")),
+        ({"session": None}, MISSING_PARAMETER.format(name="SESSION_ID")),
+        ({"session": ""}, MISSING_PARAMETER.format(name="SESSION_ID")),
     ],
     ids=[
         "no-pid",
@@ -234,6 +269,8 @@ def test_a_task_whose_time_ran_out_moves_to_the_session_that_restarts_it(client,
         "study-placeholder",
         "session-dash",
         "session-too-long",
+        "no-session",
+        "empty-session",
     ],
 )
 def test_a_link_prolific_would_not_send_gets_a_clear_400_and_writes_nothing(
@@ -406,7 +443,7 @@ def test_without_a_failed_code_a_failed_participant_is_asked_to_return_the_study
 
     assert response.status_code == 200
     html = response.content.decode()
-    assert f'<p class="notice" role="status">{escape(RETURN_THE_STUDY)}</p>' in html
+    assert f'<p class="notice" role="status">{escape(str(RETURN_THE_STUDY))}</p>' in html
     assert "secret reason" not in html
     assert "FAILED" not in html and "C1A2B3C4" not in html
 
@@ -431,7 +468,8 @@ def test_without_a_completion_code_the_participant_is_told_their_work_is_saved(
 
     assert response.status_code == 200
     assert (
-        f'<p class="notice" role="status">{escape(NO_CODE_SET_UP)}</p>' in response.content.decode()
+        f'<p class="notice" role="status">{escape(str(NO_CODE_SET_UP))}</p>'
+        in response.content.decode()
     )
     assert [record.getMessage() for record in caplog.records] == [
         f"Campaign {campaign.pk} has no Prolific completion code: worker {finished.worker_id} "

@@ -57,7 +57,7 @@ def test_the_entry_page_of_a_paused_campaign_has_no_start_button(client, campaig
     campaign.status = CampaignStatus.PAUSED
     campaign.save()
     html = client.get(reverse("judgments:campaign-entry", args=[campaign.pk])).content.decode()
-    assert "This campaign is paused and is not handing out work right now." in html
+    assert '<p class="notice">This campaign is paused. Please come back later.</p>' in html
     assert "Start</button>" not in html
 
 

@@ -19,6 +19,8 @@ every kind's are so far). Neither page ever sends a slot's role, its output or s
 
 from __future__ import annotations
 
+from django.utils.translation import pgettext_lazy
+
 from campaigns.models import TaskKind
 from judgments.kinds import JudgmentKind, registry
 from judgments.kinds.post_editing.edit import EditPage
@@ -30,9 +32,10 @@ __all__ = ["EditPage", "PostEditing", "VerifyPage"]
 @registry.register
 class PostEditing(JudgmentKind):
     kind = TaskKind.POST_EDITING
-    description = (
+    description = pgettext_lazy(
+        "entry page",
         "Correct machine translations with as few changes as possible, so "
         "that they mean the same as the reference and read well; some tasks ask you to check "
-        "corrected sentences instead."
+        "corrected sentences instead.",
     )
     pages = (EditPage, VerifyPage)

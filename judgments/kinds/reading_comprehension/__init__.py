@@ -25,6 +25,8 @@ sample answer.
 
 from __future__ import annotations
 
+from django.utils.translation import pgettext_lazy
+
 from campaigns.models import TaskKind
 from judgments.kinds import JudgmentKind, registry
 from judgments.kinds.reading_comprehension.answering import AnswerPage
@@ -38,8 +40,9 @@ __all__ = ["AnswerPage", "AuthorPage", "GradePage", "ReadingComprehension", "Sel
 @registry.register
 class ReadingComprehension(JudgmentKind):
     kind = TaskKind.READING_COMPREHENSION
-    description = (
+    description = pgettext_lazy(
+        "entry page",
         "Read a short article and write, choose, answer or grade "
-        "questions about it (each task says which)."
+        "questions about it (each task says which).",
     )
     pages = (AuthorPage, SelectPage, AnswerPage, GradePage)

@@ -26,6 +26,8 @@ Detect-MT page) who translated: only slot positions, texts and image URLs.
 
 from __future__ import annotations
 
+from django.utils.translation import pgettext_lazy
+
 from campaigns.models import TaskKind
 from judgments.kinds import JudgmentKind, registry
 from judgments.kinds.translation.detect import DetectPage
@@ -37,9 +39,10 @@ __all__ = ["DetectPage", "Translation", "TranslatePage"]
 @registry.register
 class Translation(JudgmentKind):
     kind = TaskKind.TRANSLATION
-    description = (
+    description = pgettext_lazy(
+        "entry page",
         "Translate short texts sentence by sentence; some tasks ask you to "
-        "tell human translations from machine translations."
+        "tell human translations from machine translations.",
     )
     pages = (TranslatePage, DetectPage)
     # 000 asks its translators about their language abilities; Detect-MT judges and correctors

@@ -264,16 +264,18 @@ def test_a_task_kind_without_a_page_says_so(campaign, monkeypatch):
     assert Assignment.objects.get().status == AssignmentStatus.STARTED
 
 
-def test_the_ranking_page_stays_english_until_a_catalog_translates_it(assignment):
-    """The catalogs translate the direct-assessment page only: a German ranking campaign's page
-    is English, and says so (lang), as are the messages about its answers."""
+def test_a_german_ranking_campaigns_page_and_messages_are_german(assignment):
+    """The catalogs translate the ranking page and the messages about its answers: a German
+    ranking campaign's page is German, and says so (lang)."""
     campaign = assignment.campaign
     campaign.instructions_language = "de"
     campaign.save()
     client = Client()
     html = client.get(url(assignment)).content.decode()
-    assert '<html lang="de">' in html  # the campaign's own texts are German
-    assert 'class="task task-rank" lang="en"' in html
-    assert 'data-label-source="Source"' in html and ">Submit</button>" in html
+    assert '<html lang="de">' in html
+    assert 'class="task task-rank" lang="de"' in html
+    assert 'data-label-source="Ausgangstext"' in html and ">Absenden</button>" in html
     response = post_json(client, url(assignment, "judgments:task-submit"), {"set": 0})
-    assert response.json()["error"] == "ranks is required: give every output of the set a rank."
+    assert response.json()["error"] == (
+        "ranks ist erforderlich: Geben Sie jeder Übersetzung der Gruppe einen Rang."
+    )

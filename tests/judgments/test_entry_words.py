@@ -1,0 +1,205 @@
+"""The pages around the task speak the campaign's language: the entry page, the questions
+about the worker, the completion page and the message pages (a closed campaign, a refused
+start, a Prolific link without its session). A walkthrough found them all in English under a
+German campaign, whose task pages were German. A link that names no campaign stays English."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from campaigns.models import CampaignStatus
+from judgments import tokens
+from judgments.actions import record_judgment
+from judgments.models import Assignment
+from tests.factories import (
+    AssignmentFactory,
+    CampaignFactory,
+    HitFactory,
+    HitSlotFactory,
+    WorkerFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+PID = "5f1d2c3b4a5968778695a4b3"
+STUDY = "60aa11bb22cc33dd44ee55ff"
+
+
+def german_campaign(**fields):
+    campaign = CampaignFactory(
+        **{
+            "title": "Übersetzungen bewerten",
+            "instructions_language": "de",
+            "source_language": "cs",
+            "target_language": "en",
+            "redundancy": 3,
+            "reward": Decimal("1.20"),
+            **fields,
+        }
+    )
+    for number in (1, 2):
+        hit = HitFactory(campaign=campaign, number=number)
+        for position in (1, 2):
+            HitSlotFactory(hit=hit, position=position)
+    return campaign
+
+
+def page(url, client=None, **extra):
+    response = (client or Client()).get(url, **extra)
+    return response, response.content.decode()
+
+
+def test_the_entry_page_of_a_german_campaign_is_german():
+    campaign = german_campaign()
+    _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    assert '<html lang="de">' in html
+    assert "<dt>Die Aufgabe</dt>" in html
+    assert (
+        '<dd id="entry-what">Lesen Sie Übersetzungen einzeln und bewerten Sie jede auf einem '
+        "Schieberegler von „stimme überhaupt nicht zu“ bis „stimme voll und ganz zu“.</dd>"
+    ) in html
+    # 2 items x 20 s (direct assessment's default): one minute.
+    assert (
+        '<dt>Dauer</dt><dd id="entry-duration">Eine Aufgabe dauert etwa 1 Minute (eine '
+        "Schätzung: Es ist noch keine Aufgabe abgeschlossen).</dd>"
+    ) in html
+    assert '<dt>Vergütung</dt><dd id="entry-pay">$1.20 pro Aufgabe.</dd>' in html
+    assert (
+        '<dt>Aufgaben</dt><dd id="entry-tasks">2 Aufgaben in dieser Kampagne; 6 von 6 Plätzen '
+        "derzeit frei (jede Aufgabe wird von mehreren Personen bearbeitet).</dd>"
+    ) in html
+    assert "<h2>Bevor Sie beginnen</h2>" in html
+    assert '<button type="submit" class="button-primary">Starten</button>' in html
+
+
+def test_an_english_campaigns_entry_page_says_one_place_in_the_singular():
+    campaign = german_campaign(instructions_language="", redundancy=1)
+    campaign.hits.filter(number=2).delete()
+    _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    assert '<html lang="en">' in html
+    assert (
+        '<dd id="entry-tasks">1 task in this campaign; 1 of 1 place open now (each task is done '
+        "by several people).</dd>"
+    ) in html
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (CampaignStatus.PAUSED, "Diese Kampagne ist pausiert. Bitte kommen Sie später wieder."),
+        (CampaignStatus.FINISHED, "Diese Kampagne ist beendet. Vielen Dank für Ihr Interesse."),
+    ],
+)
+def test_a_closed_german_campaign_says_so_in_german(status, message):
+    campaign = german_campaign(status=status)
+    _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    assert f'<p class="notice">{message}</p>' in html
+    assert "Starten</button>" not in html
+    # The worker's own link says the same.
+    worker = WorkerFactory()
+    token = tokens.worker_token(worker.pk, campaign.pk)
+    response, html = page(reverse("judgments:worker-link", args=[token]))
+    assert response.status_code == 200
+    assert '<html lang="de">' in html
+    assert f'<p class="notice" role="status">{message}</p>' in html
+
+
+def test_a_refused_start_says_how_long_to_wait_in_german(settings):
+    settings.START_RATE = "1/10m"
+    campaign = german_campaign()
+    start = reverse("judgments:campaign-start", args=[campaign.pk])
+    assert Client(REMOTE_ADDR="203.0.113.9").post(start).status_code == 303
+    response = Client(REMOTE_ADDR="203.0.113.9").post(start)
+    html = response.content.decode()
+    assert response.status_code == 429
+    # The window of 10 minutes ends in Retry-After seconds: under a minute they are counted.
+    seconds = int(response["Retry-After"])
+    minutes = -(-seconds // 60)
+    if seconds < 60:
+        wait = f"{seconds} Sekunde" if seconds == 1 else f"{seconds} Sekunden"
+    else:
+        wait = f"{minutes} Minute" if minutes == 1 else f"{minutes} Minuten"
+    assert (
+        '<p class="notice" role="status">Von Ihrem Netzwerk aus wurden in kurzer Zeit zu viele '
+        f"Aufgaben gestartet. Bitte versuchen Sie es in {wait} noch einmal."
+    ) in html
+    assert "<h1>Übersetzungen bewerten</h1>" in html
+
+
+def test_a_prolific_link_without_its_session_is_refused_in_german():
+    campaign = german_campaign()
+    url = reverse("judgments:prolific-start", args=[campaign.pk])
+    response, html = page(f"{url}?PROLIFIC_PID={PID}&STUDY_ID={STUDY}")
+    assert response.status_code == 400
+    assert '<html lang="de">' in html
+    assert (
+        "Diesem Link fehlt der Parameter SESSION_ID, den jeder Link zu einer Prolific-Studie "
+        "enthält. Öffnen Sie die Studie erneut über Ihr Prolific-Konto, ohne den Link zu ändern."
+    ) in html
+
+
+def test_a_link_that_names_no_campaign_is_english():
+    response, html = page(reverse("judgments:worker-link", args=["not-a-token"]))
+    assert response.status_code == 404
+    assert '<html lang="en">' in html
+    assert "<h1>Invalid link</h1>" in html
+    assert "This link is not valid." in html
+
+
+def test_the_questions_about_the_worker_are_german_with_the_languages_named_in_german():
+    campaign = german_campaign(ask_background=True)
+    assignment = AssignmentFactory(campaign=campaign, hit=campaign.hits.get(number=1))
+    token = tokens.assignment_token(assignment.pk, assignment.worker_id)
+    url = reverse("judgments:task-background", args=[token])
+    _, html = page(url)
+    assert '<html lang="de">' in html
+    assert "<h2>Bevor Sie beginnen</h2>" in html
+    assert ">Was ist Ihre Muttersprache?</label>" in html
+    assert ">In welchem Land leben Sie?</label>" in html
+    assert '<option value="" selected>Land auswählen</option>' in html
+    assert '<option value="DE">Deutschland</option>' in html  # django-countries' German
+    assert ">Seit wie vielen Jahren sprechen Sie Tschechisch?</label>" in html
+    assert ">Seit wie vielen Jahren sprechen Sie Englisch?</label>" in html
+    assert '<button type="submit" class="button-primary">Weiter</button>' in html
+
+    response = Client().post(url, {"native_language": "Deutsch", "country": "DE"})
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert (
+        "Einige Antworten fehlen oder müssen geändert werden: Beachten Sie die Hinweise unten."
+    ) in html
+    assert (
+        "Geben Sie an, seit wie vielen Jahren Sie Tschechisch sprechen (0, wenn Sie diese "
+        "Sprache nicht sprechen)."
+    ) in html
+
+
+def test_the_completion_page_of_a_german_task_is_german():
+    campaign = german_campaign()
+    assignment = AssignmentFactory(campaign=campaign, hit=campaign.hits.get(number=1))
+    for position in (1, 2):
+        record_judgment(assignment.pk, assignment.worker_id, {"position": position, "score": 60})
+    assert Assignment.objects.get(pk=assignment.pk).status == "submitted"
+    token = tokens.assignment_token(assignment.pk, assignment.worker_id)
+    _, html = page(reverse("judgments:task", args=[token]))
+    assert '<html lang="de">' in html
+    assert "<h1>Vielen Dank!</h1>" in html
+    assert (
+        '<p class="notice" role="status" id="done-message">Sie haben diese Aufgabe '
+        "abgeschlossen. Ihre Antworten sind gespeichert.</p>"
+    ) in html
+
+
+def test_an_untitled_campaign_is_named_by_what_its_workers_do_not_by_its_kind():
+    campaign = german_campaign(title="")
+    _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    assert "<h1>Bewertung von Übersetzungen</h1>" in html
+    campaign.instructions_language = ""
+    campaign.save()
+    _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    assert "<h1>Translation evaluation</h1>" in html
+    assert "Direct assessment" not in html
