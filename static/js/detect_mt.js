@@ -97,13 +97,8 @@
       el.source.removeChild(el.source.firstChild);
     }
     if (item.image) {
-      var image = document.createElement("img");
-      image.className = "tr-image";
-      image.src = item.image;
-      image.alt = words.labelSource;
-      image.draggable = false;
+      var image = window.evalsiteTask.sentenceImage(item.image, "tr-image", words.labelSource);
       image.addEventListener("error", function () {
-        image.classList.add("is-broken");
         showError(words.labelImageError);
       });
       el.source.appendChild(image);

@@ -54,5 +54,34 @@
     box.textContent = "";
   }
 
-  window.evalsiteTask = { call: call, showError: showError, clearError: clearError };
+  // A sentence shown as a picture (the translation pages), drawn for this screen: the server wraps the sentence to the
+  // page's width (in 40-pixel steps, so that a few sizes serve every screen) at the screen's
+  // pixel density, and srcset tells the browser that density. Its letters are then the same
+  // size on a phone as on a desktop; a picture drawn 720 pixels wide and scaled down to a
+  // phone had letters of 9 or 10 pixels (judgments.kinds.translation.views).
+  function sentenceImage(url, className, alt) {
+    var root = document.getElementById("task");
+    var width = root ? root.clientWidth - 16 : 720;
+    width = Math.max(160, Math.min(720, Math.floor(width / 40) * 40));
+    var scale = Math.max(1, Math.min(3, Math.round(window.devicePixelRatio || 1)));
+    var sized = url + (url.indexOf("?") < 0 ? "?" : "&") + "width=" + width + "&scale=" + scale;
+    var image = document.createElement("img");
+    image.className = className;
+    image.srcset = sized + " " + scale + "x";
+    image.src = sized;
+    image.alt = alt;
+    image.draggable = false;
+    image.decoding = "async";
+    image.addEventListener("error", function () {
+      image.classList.add("is-broken");
+    });
+    return image;
+  }
+
+  window.evalsiteTask = {
+    call: call,
+    showError: showError,
+    clearError: clearError,
+    sentenceImage: sentenceImage,
+  };
 })();

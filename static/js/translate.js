@@ -157,15 +157,11 @@
 
   function sourceNode(data) {
     if (data.image) {
-      var image = make("img", "tr-image");
-      image.src = data.image;
-      image.alt = format(words.labelSource, { n: data.position });
-      image.draggable = false;
-      image.decoding = "async";
-      image.addEventListener("error", function () {
-        image.classList.add("is-broken");
-      });
-      return image;
+      return window.evalsiteTask.sentenceImage(
+        data.image,
+        "tr-image",
+        format(words.labelSource, { n: data.position })
+      );
     }
     var text = make("p", "pe-context tr-source-text", data.source || "");
     text.setAttribute("dir", "auto");

@@ -130,3 +130,49 @@ def test_a_detect_mt_worker_answers_by_keyboard(page, transactional_db):
     expect(page.locator("body")).to_contain_text("Thank you")
     votes = Judgment.objects.filter(assignment=detect).order_by("slot__position")
     assert [vote.yes_no for vote in votes] == [True, False, False]
+
+
+def test_on_a_phone_the_sources_letters_are_as_large_as_on_a_desktop(
+    browser, live_server, transactional_db
+):
+    """The walkthrough's phone showed a short source at full size and long ones at 9 to 10
+    pixels: each picture was drawn 720 pixels wide and scaled down to the screen. Now each is
+    drawn for the page's width at the screen's density: none is scaled, and each fits."""
+    campaign = translation_campaign()
+    build_translate_hit(campaign)
+    context = browser.new_context(
+        base_url=live_server.url,
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    try:
+        page = context.new_page()
+        start(page, campaign)
+        expect(page.locator("img.tr-image")).to_have_count(3)
+        page.wait_for_function(
+            "() => [...document.images].every(image => image.complete && image.naturalWidth > 0)"
+        )
+        sizes = page.evaluate(
+            """async () => Promise.all([...document.querySelectorAll("img.tr-image")].map(
+                async image => ({
+                    shown: image.getBoundingClientRect().width,
+                    natural: image.naturalWidth,
+                    pixels: (await createImageBitmap(await (await fetch(image.currentSrc)).blob()))
+                        .width,
+                    room: image.parentElement.clientWidth,
+                    asked: image.currentSrc.split("?")[1],
+                })
+            ))"""
+        )
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
+    assert len(sizes) == 3
+    for size in sizes:
+        # srcset says density 2: the browser shows the picture at half its pixels, unscaled.
+        assert size["shown"] == pytest.approx(size["pixels"] / 2, abs=0.5), size
+        assert size["shown"] <= size["room"], size
+        assert size["asked"].endswith("&scale=2"), size
+        assert int(size["asked"].split("width=")[1].split("&")[0]) <= 360, size

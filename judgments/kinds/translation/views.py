@@ -12,7 +12,7 @@ campaign's settings, the slot with its segment.
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, QueryDict
 from django.views.decorators.http import require_GET
 
 from campaigns.models import HitSlot, HitTask
@@ -26,6 +26,8 @@ from judgments.kinds.translation.source_image import render_sentence
 SOURCE_TASKS = frozenset({HitTask.TRANSLATE, HitTask.DETECT_MT})
 # The images of one task may be cached by the worker's browser for as long as a task lasts.
 CACHE_CONTROL = "private, max-age=3600"
+# The widths a picture may be drawn for (CSS pixels), in steps, and the densest screen served.
+MIN_WIDTH, MAX_WIDTH, WIDTH_STEP, MAX_SCALE = 160, 720, 40, 3
 
 
 @allow_mturk_framing
@@ -48,9 +50,30 @@ def source_image(request: HttpRequest, token: str, position: int) -> HttpRespons
     if slot is None:
         return _not_found()
     size = assignment.campaign.translation_settings.source_font_size
-    response = HttpResponse(render_sentence(slot.segment.source, font_size=size), "image/png")
+    width, scale = drawing_size(request.GET)
+    png = render_sentence(slot.segment.source, font_size=size * scale, max_width=width * scale)
+    response = HttpResponse(png, "image/png")
     response["Cache-Control"] = CACHE_CONTROL
     return response
+
+
+def drawing_size(query: QueryDict) -> tuple[int, int]:
+    """The width (CSS pixels) and pixel density the page asks the picture for
+    (``?width=360&scale=2``, task-common.js: the page's width in 40-pixel steps, the screen's
+    density): the sentence wraps to the width, and everything is drawn ``scale`` times as
+    large, so that the letters have the campaign's size in CSS pixels on any screen. A value
+    that is missing or not a whole number is the default; others are brought into range (a
+    picture never larger than 720 x 3 pixels wide, so no request can make an expensive one)."""
+
+    def whole(name: str, default: int, low: int, high: int) -> int:
+        try:
+            value = int(query.get(name, default))
+        except (TypeError, ValueError):
+            return default
+        return max(low, min(high, value))
+
+    width = whole("width", MAX_WIDTH, MIN_WIDTH, MAX_WIDTH) // WIDTH_STEP * WIDTH_STEP
+    return width, whole("scale", 1, 1, MAX_SCALE)
 
 
 def _not_found() -> HttpResponse:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from campaigns.models import Document, Hit, HitSlot, HitTask, Segment, SlotRole, TaskKind
 from judgments import tokens
 from judgments.kinds import task_page
+from judgments.kinds.translation.source_image import render_sentence
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Judgment
 from tests.factories import AssignmentFactory, CampaignFactory, WorkerFactory
 
@@ -305,6 +306,29 @@ def test_the_image_is_a_png_for_the_assignments_worker_only(assignment, django_a
     # Not while the assignment is no longer open.
     Assignment.objects.filter(pk=assignment.pk).update(status=AssignmentStatus.RETURNED)
     assert client.get(url(assignment, "judgments:task-source-image", 2)).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("query", "font_size", "max_width"),
+    [
+        ("", 24, 720),  # no size asked: the desktop picture
+        ("?width=360&scale=2", 48, 720),  # a phone 360 wide at density 2
+        ("?width=390&scale=3", 72, 1080),  # 390 is drawn for 360, the step below
+        ("?width=5000&scale=9", 72, 2160),  # brought into range
+        ("?width=10&scale=0", 24, 160),
+        ("?width=wide&scale=", 24, 720),  # not numbers: the defaults
+    ],
+)
+def test_the_image_is_drawn_for_the_width_and_density_the_page_asks(
+    assignment, query, font_size, max_width
+):
+    """The walkthrough's phone showed long sources at 9 to 10 pixels: a picture drawn 720
+    pixels wide, scaled down to the screen. The page asks for its width and density, and the
+    picture wraps to it with letters of the campaign's size (24 CSS pixels) times the density."""
+    response = Client().get(url(assignment, "judgments:task-source-image", 2) + query)
+    assert response.status_code == 200
+    source = HitSlot.objects.get(hit=assignment.hit, position=2).segment.source
+    assert response.content == render_sentence(source, font_size=font_size, max_width=max_width)
 
 
 def test_the_image_of_a_task_that_shows_no_source_is_not_found(campaign):
