@@ -88,6 +88,18 @@ def test_admin_pages_have_the_policy_and_may_not_be_framed(admin_client, url):
     assert policies(response) == [PAGE_POLICY]
 
 
+@pytest.mark.parametrize(
+    "url", ["/admin/", "/admin/campaigns/campaign/", "/admin/campaigns/campaign/add/"]
+)
+def test_admin_pages_name_an_empty_favicon_instead_of_asking_for_a_missing_one(admin_client, url):
+    """The walkthrough saw a 404 for /favicon.ico in the console of every admin page."""
+    html = admin_client.get(url).content.decode()
+    assert html.count('<link rel="icon" href="data:,">') == 1
+    assert '<div id="site-name"><a href="/admin/">evalsite</a></div>' in html  # as Django's
+    login = Client().get("/admin/login/").content.decode()
+    assert login.count('<link rel="icon" href="data:,">') == 1
+
+
 def test_the_login_page_and_the_home_page_have_the_policy():
     for url in ("/admin/login/", "/"):
         response = Client().get(url)

@@ -67,6 +67,7 @@ def settings_inline(implementation: CampaignKind) -> type[KindSettingsInline]:
         {
             "model": model,
             "fieldsets": implementation.settings_fieldsets,
+            "readonly_fields": implementation.settings_readonly_fields,
             "verbose_name": f"{label} settings",
             "verbose_name_plural": f"{label} settings",
         },

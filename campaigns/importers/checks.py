@@ -86,9 +86,10 @@ def check_against_campaign(
             continue
         if len(missing) == len(parsed.segments) and len(parsed.segments) > 1:
             problems.add(
+                # The import's one file, if it has one; else the problem is the whole import's.
+                parsed.files[0] if len(parsed.files) == 1 else None,
                 None,
-                None,
-                None,
+                parsed.output_field,
                 f'system "{system}" of {campaign_label} has no output in this import; every '
                 "new segment needs one output of every system",
             )

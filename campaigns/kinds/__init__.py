@@ -76,6 +76,9 @@ class CampaignKind:
     settings_accessor: ClassVar[str] = ""
     # Admin fieldsets of the settings inline on the campaign's page.
     settings_fieldsets: ClassVar[tuple[tuple[str | None, dict[str, Any]], ...]] = ()
+    # Settings the inline shows without an input: values the kind's design fixes (a field a
+    # requester could type into but only one value of which is accepted only confuses).
+    settings_readonly_fields: ClassVar[tuple[str, ...]] = ()
     # Settings whose change makes the stored results out of date (recompute on save).
     result_settings: ClassVar[tuple[str, ...]] = ()
     # Whether imported segments must carry a reference translation.

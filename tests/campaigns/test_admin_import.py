@@ -87,6 +87,28 @@ def test_bad_upload_lists_the_problems_and_writes_nothing(admin_client, campaign
     assert counts(campaign) == (0, 0, 0, 0)
 
 
+def test_a_problem_of_the_whole_file_names_the_file_and_says_it_has_no_line(admin_client, campaign):
+    """A system of the campaign with no output anywhere in the file is the file's problem, not
+    one line's: the table named no file and no line for it (and said "Fix them" of one)."""
+    System.objects.create(campaign=campaign, name="A")
+    System.objects.create(campaign=campaign, name="B")
+    only_a = (
+        "doc_id\tseg_id\tsource\treference\tsystem\toutput\n"
+        "d1\t1\tEins\tOne\tA\tone-A\n"
+        "d1\t2\tZwei\tTwo\tA\ttwo-A\n"
+    )
+    response = admin_client.post(url(campaign), {"format": "tsv", "file": tsv_upload(only_a)})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "1 problem found; nothing was imported.\n      Fix it and upload again." in html
+    assert (
+        "<td>demo.tsv</td>\n          <td>(whole file)</td>\n          <td>system</td>\n"
+        '          <td class="message">system &quot;B&quot; of campaign &quot;news&quot; has no '
+        "output in this import; every new segment needs one output of every system</td>"
+    ) in html
+    assert counts(campaign) == (0, 0, 2, 0)
+
+
 def test_wmt_upload_with_several_system_files(admin_client, campaign):
     def upload(name, text):
         return SimpleUploadedFile(name, text.encode("utf-8"))

@@ -168,6 +168,28 @@ def test_adding_a_direct_assessment_campaign_saves_its_settings(admin_client):
     assert not RankingSettings.objects.filter(campaign=campaign).exists()
 
 
+def test_direct_assessments_hit_size_is_shown_fixed_not_as_an_input(admin_client):
+    """The walkthrough typed 10 into "Items per hit" and was refused: only 100 (the 2014
+    design) is accepted. The page shows the number instead of an input, and a posted value
+    changes nothing."""
+    html = admin_client.get(f"{ADD_URL}?kind={TaskKind.DIRECT_ASSESSMENT}").content.decode()
+    form = page_form(html)
+    assert "da_settings-0-items_per_hit" not in form.names
+    assert '<div class="readonly">100</div>' in html
+    data = {
+        **form.data,
+        "name": "fixed size",
+        "source_language": "de",
+        "target_language": "en",
+        "da_settings-0-assessment_mode": "adequacy",
+        "da_settings-0-items_per_hit": "10",
+    }
+    response = admin_client.post(f"{ADD_URL}?kind={TaskKind.DIRECT_ASSESSMENT}", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    campaign = Campaign.objects.get(name="fixed size")
+    assert DirectAssessmentSettings.objects.get(campaign=campaign).items_per_hit == 100
+
+
 def test_a_direct_assessment_campaign_needs_its_mode_on_the_add_page(admin_client):
     form = page_form(
         admin_client.get(f"{ADD_URL}?kind={TaskKind.DIRECT_ASSESSMENT}").content.decode()

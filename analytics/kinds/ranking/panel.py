@@ -160,13 +160,16 @@ def _agreement_rows(variant: dict) -> list[dict[str, Any]]:
         figures = agreement.get(key)
         if figures is None:
             continue
+        compared = figures.get(count, 0)
         rows.append(
             {
                 "key": key,
                 "label": label,
-                "n": figures.get(count, 0),
+                "n": compared,
                 "agreement": _percent(figures.get("pr_a")),
-                "chance": _percent(figures.get("pr_e")),
+                # P(E) comes from every judgment's labels, so it exists without a single pair
+                # compared; beside no agreement and no kappa it only reads as a finding.
+                "chance": _percent(figures.get("pr_e")) if compared else "–",
                 "kappa": number(figures.get("kappa"), ".3f"),
             }
         )

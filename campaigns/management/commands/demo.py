@@ -137,20 +137,13 @@ DEMO_CAMPAIGNS: tuple[DemoCampaign, ...] = (
             "Correct machine translations into English with as few edits as possible, so that "
             "they say what the human translation says."
         ),
+        # The page itself shows the post-editing guidelines (judgments.kinds.post_editing):
+        # the campaign's own instructions add only what is particular to this campaign.
         instructions=(
-            "Edit machine translation: your task is to edit the machine translation making as "
-            "few changes as possible so that it matches the meaning of the human translation "
-            "and is good English. Please follow these guidelines:\n\n"
-            "- Change the machine translation so that it has the same meaning as the human "
-            "translation.\n"
-            "- Make the machine translation into intelligible English.\n"
-            "- Use as few edits as possible.\n"
-            "- Do not insert or delete punctuation simply to follow traditional rules about "
-            "what is proper.\n"
-            "- Please do not copy and paste the human translation into the machine "
-            "translation.\n\n"
-            "Some sentences quote markup from a web forum, such as <b> or "
-            "<script>alert(1)</script>: it is plain text. Keep it exactly as it is written."
+            "Each task is one short article: a web forum's new rules, a bakery's anniversary, "
+            "a city library or a weekly market. Some sentences quote the forum's markup, such "
+            "as <b> or <script>alert(1)</script>: it is plain text. Keep it exactly as it is "
+            "written."
         ),
         reward=Decimal("0.80"),
         keywords="translation, post-editing, English, correction",

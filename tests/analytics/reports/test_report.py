@@ -195,6 +195,13 @@ def test_report_page_shows_the_figures(paid, client):
     assert "71.5 s – 162.5 s" in page
     assert "Trusted: passed the reliability test" in page
     assert reverse("campaign-still-needed", args=[paid.campaign.pk]) in page
+    # The table counts every worker who started; the dashboard's plot of the same name counts
+    # those with a judgment: the page says which it is.
+    assert (
+        "Every worker who started a task counts here, with a judgment or not (as 002's "
+        "Table A.2 counts participants); the dashboard's plot counts the workers with at "
+        "least one judgment."
+    ) in page
 
 
 @pytest.mark.parametrize("role", ["outsider", "other_analyst", "staff_only"])

@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from analytics import actions
+from analytics.kinds.ranking.panel import _agreement_rows
 from analytics.models import (
     AccessLevel,
     CampaignAccess,
@@ -430,3 +431,23 @@ def test_the_gold_system_choices_are_the_campaigns_own(admin_client, ranking):
 def test_gold_answers_are_listed_in_the_admin(admin_client, ranking):
     response = admin_client.get(reverse("admin:campaigns_goldanswer_changelist"))
     assert response.status_code == 200
+
+
+def test_an_agreement_row_without_compared_pairs_shows_no_chance_figure():
+    """The walkthrough saw "chance 33.3%" beside 0 compared pairs, no agreement and no kappa:
+    P(E) comes from every judgment's labels, so it exists without a pair, but alone it reads
+    as a finding."""
+    rows = _agreement_rows(
+        {
+            "agreement": {
+                "intra": {"n": 0, "pr_a": None, "pr_e": 1 / 3, "kappa": None},
+                "inter": {"n": 12, "pr_a": 0.5, "pr_e": 1 / 3, "kappa": 0.25},
+            }
+        }
+    )
+    assert [
+        (row["key"], row["n"], row["agreement"], row["chance"], row["kappa"]) for row in rows
+    ] == [
+        ("intra", 0, "–", "–", "–"),
+        ("inter", 12, "50.0%", "33.3%", "0.250"),
+    ]
