@@ -27,6 +27,7 @@ class KindSettingsInline(admin.StackedInline):
     min_num = 1
     max_num = 1
     can_delete = False
+    template = "admin/campaigns/kind_settings_inline.html"
     # The campaign's change form shows it among the campaign's own fieldsets (after
     # KindAdminMixin.kind_settings_after), not with the other inlines at the end.
     is_kind_settings = True

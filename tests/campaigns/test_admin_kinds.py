@@ -168,6 +168,12 @@ def test_adding_a_direct_assessment_campaign_saves_its_settings(admin_client):
     assert not RankingSettings.objects.filter(campaign=campaign).exists()
 
 
+def test_the_settings_are_headed_once_without_a_row_number(admin_client):
+    html = admin_client.get(f"{ADD_URL}?kind={TaskKind.DIRECT_ASSESSMENT}").content.decode()
+    assert html.count("\n    Direct assessment (slider) settings\n") == 1  # the section's h2
+    assert '<span class="inline_label">' not in html  # no "...settings: #1" under it
+
+
 def test_direct_assessments_hit_size_is_shown_fixed_not_as_an_input(admin_client):
     """The walkthrough typed 10 into "Items per hit" and was refused: only 100 (the 2014
     design) is accepted. The page shows the number instead of an input, and a posted value

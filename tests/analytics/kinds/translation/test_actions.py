@@ -9,6 +9,7 @@ from analytics import actions
 from analytics.kinds import registry
 from analytics.kinds.translation import actions as tr_actions
 from analytics.kinds.translation import kept_translations, translation_flags
+from analytics.kinds.translation.panel import translation_results_context
 from analytics.models import (
     TranslationKeptSegment,
     TranslationResult,
@@ -325,3 +326,13 @@ def test_no_judgment_no_result(stages):
     Judgment.objects.filter(campaign=built.campaign).delete()
     assert recompute(built) is None
     assert not TranslationResult.objects.filter(campaign=built.campaign).exists()
+
+
+def test_the_results_panel_names_the_workers_platform_as_the_other_kinds_do(stages):
+    """The walkthrough saw "(direct)" here and "(Direct link)" on every other kind's panel."""
+    built = build_tr_campaign()
+    recompute(built)
+    context = translation_results_context(built.campaign)
+    platforms = {row["worker"]: row["platform"] for row in context["workers"]}
+    assert set(platforms.values()) == {"Direct link"}
+    assert len(platforms) == len(built.workers)
