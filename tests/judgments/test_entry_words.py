@@ -197,9 +197,21 @@ def test_the_completion_page_of_a_german_task_is_german():
 def test_an_untitled_campaign_is_named_by_what_its_workers_do_not_by_its_kind():
     campaign = german_campaign(title="")
     _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
-    assert "<h1>Bewertung von Übersetzungen</h1>" in html
+    assert '<h1 lang="de">Bewertung von Übersetzungen</h1>' in html
     campaign.instructions_language = ""
     campaign.save()
     _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
-    assert "<h1>Translation evaluation</h1>" in html
+    assert '<h1 lang="en">Translation evaluation</h1>' in html
     assert "Direct assessment" not in html
+
+
+def test_a_language_no_catalog_offers_gets_english_words_around_the_requesters_own_text():
+    campaign = german_campaign(instructions_language="pl", instructions="Oceń tłumaczenia.")
+    _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    assert '<html lang="en">' in html
+    assert '<button type="submit" class="button-primary">Start</button>' in html
+    assert '<h1 lang="pl">Übersetzungen bewerten</h1>' in html
+    assert (
+        '<section class="instructions" dir="auto" lang="pl"><p>Oceń tłumaczenia.</p></section>'
+        in html
+    )
