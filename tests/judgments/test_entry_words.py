@@ -11,9 +11,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import CampaignStatus
+from campaigns.models import CampaignStatus, TaskKind
 from judgments import tokens
 from judgments.actions import record_judgment
+from judgments.i18n import words_in
+from judgments.kinds import registry as judgment_kinds
 from judgments.models import Assignment
 from tests.factories import (
     AssignmentFactory,
@@ -215,3 +217,17 @@ def test_a_language_no_catalog_offers_gets_english_words_around_the_requesters_o
         '<section class="instructions" dir="auto" lang="pl"><p>Oceń tłumaczenia.</p></section>'
         in html
     )
+
+
+@pytest.mark.parametrize("kind", list(TaskKind))
+def test_every_kinds_description_is_translated_for_the_entry_page(kind):
+    """A kind's description is the entry page's "The task": a lazy msgid, in the page's
+    language when the page is rendered."""
+    description = judgment_kinds.get(kind).description
+    english = str(description)
+    with words_in("de"):
+        german = str(description)
+    with words_in("zh"):
+        chinese = str(description)
+    assert english and german and chinese
+    assert len({english, german, chinese}) == 3
