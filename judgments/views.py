@@ -36,7 +36,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.models import Campaign, CampaignStatus
+from campaigns.models import DEFAULT_CONSENT_TEXT, Campaign, CampaignStatus
 from judgments import actions, tokens
 from judgments.actions import FINISHED_ASSIGNMENT_STATUSES, SubmissionError, TaskState
 from judgments.actions.handout import CLOSED_CAMPAIGN_REASONS, NoWorkReason, open_assignment
@@ -53,7 +53,12 @@ from judgments.entry.pages import (
     task_url,
     worker_url,
 )
-from judgments.entry.words import campaign_words, done_page_words, entry_page_words
+from judgments.entry.words import (
+    campaign_words,
+    consent_words,
+    done_page_words,
+    entry_page_words,
+)
 from judgments.kinds import task_page as page_of_task
 from judgments.kinds import task_spec, worker_language
 from judgments.models import Assignment, Worker
@@ -161,6 +166,11 @@ def campaign_entry(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 places=progress.places,
                 places_open=progress.places_open,
             ),
+            "consent": consent_words(overview.consent),
+            # The default consent line is the page's own words; a requester's is theirs.
+            "consent_lang": language
+            if overview.consent == DEFAULT_CONSENT_TEXT
+            else (campaign.instructions_language or "en"),
             "code": language,
         }
         return render(request, "judgments/entry.html", context)

@@ -34,7 +34,19 @@ class KindSettingsInline(admin.StackedInline):
 
     def get_formset(self, request: HttpRequest, obj: Campaign | None = None, **kwargs: Any):
         self._campaign = obj  # for formfield_for_foreignkey, called while the form is built
-        return super().get_formset(request, obj, **kwargs)
+        formset = super().get_formset(request, obj, **kwargs)
+        form = formset.form
+
+        class KindSettingsForm(form):  # type: ignore[valid-type, misc]
+            def has_changed(self) -> bool:
+                # Django saves a new inline row only when its form changed; the settings'
+                # defaults as shown are the requester's choice too, so a campaign saved with
+                # them must get its settings row (else it stays blocked and cannot build).
+                return self.instance._state.adding or super().has_changed()
+
+        KindSettingsForm.__name__ = form.__name__
+        formset.form = KindSettingsForm
+        return formset
 
     def formfield_for_dbfield(self, db_field, request: HttpRequest, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)

@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from django.utils.translation import npgettext, pgettext, pgettext_lazy
 
-from campaigns.models import Campaign
+from campaigns.models import DEFAULT_CONSENT_TEXT, Campaign
 from judgments.i18n import page_language, words_in
 
 # The context of these pages' messages; Babel reads it only where it is written out (every
@@ -84,6 +84,21 @@ def duration_words(minutes: int | None, measured_from: int) -> str:
     return pgettext("entry page", "{about} (an estimate: no task is finished yet)").format(
         about=about
     )
+
+
+def consent_words(consent: str) -> str:
+    """The campaign's consent line, in the active language when it is evalsite's default text
+    (the app's own words, which name the page's button); a requester's own text as written."""
+    if consent == DEFAULT_CONSENT_TEXT:
+        return pgettext(
+            "entry page",
+            "Your answers are stored with a pseudonymous worker number, never your name, "
+            "together with the time each answer took (and, if asked, your native language and "
+            "country). They are used to evaluate machine translation and may be published in "
+            "anonymised form. Taking part is voluntary and you may stop at any time. By "
+            "pressing Start you agree to this.",
+        )
+    return consent
 
 
 def entry_page_words(*, duration: str, hits: int, places: int, places_open: int) -> dict[str, str]:

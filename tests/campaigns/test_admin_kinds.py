@@ -196,6 +196,49 @@ def test_direct_assessments_hit_size_is_shown_fixed_not_as_an_input(admin_client
     assert DirectAssessmentSettings.objects.get(campaign=campaign).items_per_hit == 100
 
 
+@pytest.mark.parametrize(
+    "kind",
+    [
+        TaskKind.RANKING,
+        TaskKind.POST_EDITING,
+        TaskKind.TRANSLATION,
+        TaskKind.READING_COMPREHENSION,
+    ],
+)
+def test_adding_a_campaign_with_the_settings_defaults_saves_them(admin_client, kind):
+    """A requester walkthrough: adding a ranking campaign was a 500 (its settings' check read
+    the campaign before it existed), and a campaign saved with its kind's defaults as shown got
+    no settings row (Django saves an unchanged inline row only if it changed), so it stayed
+    blocked, saving again did nothing, and building its HITs was a 500."""
+    form = page_form(admin_client.get(f"{ADD_URL}?kind={kind}").content.decode())
+    data = {
+        **form.data,
+        "name": f"defaults {kind}",
+        "source_language": "de",
+        "target_language": "en",
+    }
+    response = admin_client.post(f"{ADD_URL}?kind={kind}", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    campaign = Campaign.objects.get(name=f"defaults {kind}")
+    implementation = registry.get(kind)
+    settings = implementation.settings_model.objects.get(campaign=campaign)
+    for field in settings._meta.concrete_fields:
+        if field.has_default() and not field.primary_key:
+            assert getattr(settings, field.attname) == field.get_default(), field.name
+
+
+def test_a_campaign_changed_to_ranking_gets_its_settings_by_saving_the_defaults(admin_client):
+    campaign = CampaignFactory(kind=TaskKind.POST_EDITING, segments_per_hit=5)
+    form = page_form(admin_client.get(change_url(campaign)).content.decode())
+    data = {**form.data, "kind": TaskKind.RANKING}
+    admin_client.post(change_url(campaign), data)  # the kind changes; its settings are asked
+    form = page_form(admin_client.get(change_url(campaign)).content.decode())
+    assert "ranking_settings-0-outputs_per_set" in form.names
+    response = admin_client.post(change_url(campaign), form.data)
+    assert response.status_code == 302
+    assert RankingSettings.objects.filter(campaign=campaign).exists()
+
+
 def test_a_direct_assessment_campaign_needs_its_mode_on_the_add_page(admin_client):
     form = page_form(
         admin_client.get(f"{ADD_URL}?kind={TaskKind.DIRECT_ASSESSMENT}").content.decode()

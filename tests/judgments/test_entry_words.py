@@ -11,9 +11,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import CampaignStatus, TaskKind
+from campaigns.models import DEFAULT_CONSENT_TEXT, CampaignStatus, TaskKind
 from judgments import tokens
 from judgments.actions import record_judgment
+from judgments.entry.words import consent_words
 from judgments.i18n import words_in
 from judgments.kinds import registry as judgment_kinds
 from judgments.models import Assignment
@@ -231,3 +232,26 @@ def test_every_kinds_description_is_translated_for_the_entry_page(kind):
         chinese = str(description)
     assert english and german and chinese
     assert len({english, german, chinese}) == 3
+
+
+def test_the_default_consent_line_is_the_pages_own_words_and_a_requesters_is_theirs():
+    """The default consent line names the Start button: under a German campaign it was English
+    and named "Start" beside a button labelled "Starten"."""
+    assert consent_words(DEFAULT_CONSENT_TEXT) == DEFAULT_CONSENT_TEXT  # the msgid is the text
+    campaign = german_campaign()
+    assert campaign.consent_text == DEFAULT_CONSENT_TEXT
+    _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    assert (
+        '<h2>Bevor Sie beginnen</h2><div lang="de"><p>Ihre Antworten werden mit einer '
+        "pseudonymen Teilnehmernummer gespeichert, nie mit Ihrem Namen"
+    ) in html
+    assert "Mit einem Klick auf „Starten“ stimmen Sie dem zu.</p></div>" in html
+
+    campaign.consent_text = "Wir speichern Ihre Antworten. Start heißt Zustimmung."
+    campaign.instructions_language = "pl"
+    campaign.save()
+    _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    assert (
+        '<h2>Before you start</h2><div lang="pl"><p>Wir speichern Ihre Antworten. Start heißt '
+        "Zustimmung.</p></div>"
+    ) in html

@@ -174,20 +174,23 @@ class RankingSettings(KindSettings):
 
     def clean(self) -> None:
         errors: dict[str, str] = {}
-        campaign = self.campaign
-        if campaign.pk:
-            systems = campaign.systems.count()
-            if systems and self.outputs_per_set > systems:
+        # On the admin's Add page the settings are checked before their campaign is saved:
+        # the one-to-one key is then still empty, and there are no systems to check against.
+        campaign = self.campaign if self.campaign_id is not None else None
+        systems = campaign.systems if campaign is not None else None
+        if systems is not None:
+            count = systems.count()
+            if count and self.outputs_per_set > count:
                 errors["outputs_per_set"] = (
                     f"A ranking set shows outputs of different systems, and this campaign has "
-                    f"{systems}; use at most {systems}."
+                    f"{count}; use at most {count}."
                 )
         self.reference_system = self.reference_system.strip()
         if (
             self.reference_system
-            and campaign.pk
-            and campaign.systems.exists()
-            and not campaign.systems.filter(name=self.reference_system).exists()
+            and systems is not None
+            and systems.exists()
+            and not systems.filter(name=self.reference_system).exists()
         ):
             errors["reference_system"] = (
                 f'This campaign has no system named "{self.reference_system}"; name one of its '
@@ -195,7 +198,7 @@ class RankingSettings(KindSettings):
             )
         for field in ("gold_best_system", "gold_worst_system"):
             chosen = getattr(self, field)
-            if chosen is not None and chosen.campaign_id != campaign.pk:
+            if chosen is not None and chosen.campaign_id != self.campaign_id:
                 errors[field] = "Choose a system of this campaign."
         if errors:
             raise ValidationError(errors)
