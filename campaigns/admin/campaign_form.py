@@ -111,3 +111,11 @@ class SystemInline(admin.TabularInline):
     extra = 0
     fields = ("name", "is_reference")
     show_change_link = True
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        # ``obj`` is the campaign. A system's deletion cascades to its outputs, the HIT slots
+        # showing them and the workers' judgments of those: once the campaign has HITs the
+        # inline offers no "Delete?", as the system's own delete page refuses (PROTECT).
+        if obj is not None and obj.pk is not None and obj.hits.exists():
+            return False
+        return super().has_delete_permission(request, obj)

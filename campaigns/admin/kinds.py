@@ -11,9 +11,11 @@ from functools import cache
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db.models import Field, ForeignKey
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
+from django.utils.text import capfirst
 
 from campaigns.kinds import CampaignKind, registry
 from campaigns.models import Campaign, System, TaskKind
@@ -31,6 +33,8 @@ class KindSettingsInline(admin.StackedInline):
     # The campaign's change form shows it among the campaign's own fieldsets (after
     # KindAdminMixin.kind_settings_after), not with the other inlines at the end.
     is_kind_settings = True
+    # CampaignKind.settings_layout_fields: read-only once the campaign has HITs.
+    layout_fields: tuple[str, ...] = ()
 
     def get_formset(self, request: HttpRequest, obj: Campaign | None = None, **kwargs: Any):
         self._campaign = obj  # for formfield_for_foreignkey, called while the form is built
@@ -44,9 +48,52 @@ class KindSettingsInline(admin.StackedInline):
                 # them must get its settings row (else it stays blocked and cannot build).
                 return self.instance._state.adding or super().has_changed()
 
+            def _update_errors(self, errors: ValidationError) -> None:
+                # The model's clean() may find fault with a field the page shows read-only
+                # (fixed with the HITs); Django would fail on it ("has no field named"), so
+                # such a message is the form's own, naming the field.
+                if hasattr(errors, "error_dict"):
+                    kept: dict[str, list] = {}
+                    for name, problems in errors.error_dict.items():
+                        if name in self.fields or name == NON_FIELD_ERRORS:
+                            kept.setdefault(name, []).extend(problems)
+                            continue
+                        label = capfirst(self.instance._meta.get_field(name).verbose_name)
+                        kept.setdefault(NON_FIELD_ERRORS, []).extend(
+                            f"{label}: {message}" for problem in problems for message in problem
+                        )
+                    errors = ValidationError(kept)
+                super()._update_errors(errors)
+
         KindSettingsForm.__name__ = form.__name__
         formset.form = KindSettingsForm
         return formset
+
+    def _layout_fixed(self, obj: Campaign | None) -> bool:
+        return (
+            bool(self.layout_fields)
+            and obj is not None
+            and obj.pk is not None
+            and (obj.hits.exists())
+        )
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Campaign | None = None):
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if self._layout_fixed(obj):
+            fields += tuple(name for name in self.layout_fields if name not in fields)
+        return fields
+
+    def get_fieldsets(self, request: HttpRequest, obj: Campaign | None = None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if not self._layout_fixed(obj):
+            return fieldsets
+        (name, options), *rest = fieldsets
+        note = (
+            "The campaign has HITs, so the settings that shape them are fixed (a change would "
+            "reach tasks already under way and mislabel the results). To change them, make a "
+            "new campaign, or delete the HITs while nobody has worked on them."
+        )
+        return [(name, {**options, "description": note}), *rest]
 
     def formfield_for_dbfield(self, db_field, request: HttpRequest, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
@@ -81,6 +128,7 @@ def settings_inline(implementation: CampaignKind) -> type[KindSettingsInline]:
             "model": model,
             "fieldsets": implementation.settings_fieldsets,
             "readonly_fields": implementation.settings_readonly_fields,
+            "layout_fields": implementation.settings_layout_fields,
             "verbose_name": f"{label} settings",
             "verbose_name_plural": f"{label} settings",
         },

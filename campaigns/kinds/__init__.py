@@ -79,6 +79,10 @@ class CampaignKind:
     # Settings the inline shows without an input: values the kind's design fixes (a field a
     # requester could type into but only one value of which is accepted only confuses).
     settings_readonly_fields: ClassVar[tuple[str, ...]] = ()
+    # Settings that shape the HITs the builder makes (their size, layout, controls): fixed
+    # once the campaign has HITs, as its kind is. A change would reach the workers of a task
+    # half done (direct assessment's mode switched at item 51) and mislabel the results.
+    settings_layout_fields: ClassVar[tuple[str, ...]] = ()
     # Settings whose change makes the stored results out of date (recompute on save).
     result_settings: ClassVar[tuple[str, ...]] = ()
     # Whether imported segments must carry a reference translation.

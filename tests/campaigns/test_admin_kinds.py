@@ -15,6 +15,7 @@ from campaigns.models import (
     Campaign,
     DirectAssessmentSettings,
     RankingSettings,
+    System,
     TaskKind,
 )
 from evalsite.kinds import TASK_KINDS
@@ -237,6 +238,63 @@ def test_a_campaign_changed_to_ranking_gets_its_settings_by_saving_the_defaults(
     response = admin_client.post(change_url(campaign), form.data)
     assert response.status_code == 302
     assert RankingSettings.objects.filter(campaign=campaign).exists()
+
+
+def test_the_settings_that_shape_built_hits_are_fixed_once_there_are_hits(admin_client):
+    """A requester walkthrough switched a running campaign from adequacy to fluency: a worker's
+    task changed mode at item 51 and the adequacy scores were exported as "fluency"."""
+    campaign = CampaignFactory(kind=TaskKind.DIRECT_ASSESSMENT)
+    form = page_form(admin_client.get(change_url(campaign)).content.decode())
+    assert "da_settings-0-assessment_mode" in form.names  # no HITs yet: still a choice
+    HitFactory(campaign=campaign)
+    html = admin_client.get(change_url(campaign)).content.decode()
+    form = page_form(html)
+    assert "da_settings-0-assessment_mode" not in form.names
+    assert "da_settings-0-degradation" not in form.names
+    assert "da_settings-0-reliability_alpha" in form.names  # a result setting stays open
+    assert "The campaign has HITs, so the settings that shape them are fixed" in html
+    mode = campaign.da_settings.assessment_mode
+    other = "fluency" if mode == "adequacy" else "adequacy"
+    data = {
+        **form.data,
+        "da_settings-0-assessment_mode": other,
+        "da_settings-0-reliability_alpha": "0.010",
+    }
+    assert admin_client.post(change_url(campaign), data).status_code == 302
+    settings = DirectAssessmentSettings.objects.get(campaign=campaign)
+    assert (settings.assessment_mode, settings.reliability_alpha) == (mode, Decimal("0.010"))
+
+
+def test_a_system_of_a_campaign_with_hits_cannot_be_deleted_from_its_page(admin_client):
+    """The walkthrough ticked "Delete?" beside a system of a running campaign: 18 submitted
+    judgments went with its outputs and HIT slots, without a question."""
+    campaign = CampaignFactory(kind=TaskKind.RANKING, outputs_per_set=2)
+    system = System.objects.create(campaign=campaign, name="Kurz-MT")
+    System.objects.create(campaign=campaign, name="Lang-MT")
+    html = admin_client.get(change_url(campaign)).content.decode()
+    assert "systems-0-DELETE" in page_form(html).names
+    HitFactory(campaign=campaign)
+    form = page_form(admin_client.get(change_url(campaign)).content.decode())
+    assert "systems-0-DELETE" not in form.names
+    data = {**form.data, "systems-0-DELETE": "on"}
+    assert admin_client.post(change_url(campaign), data).status_code == 302
+    assert System.objects.filter(pk=system.pk).exists()
+
+
+def test_a_fault_the_settings_find_with_a_fixed_field_is_shown_not_a_crash(admin_client):
+    """With the layout fixed, the model's check of "Outputs per set" against the systems may
+    still fail (a system removed since): the page names the field instead of failing."""
+    campaign = CampaignFactory(kind=TaskKind.RANKING, outputs_per_set=3)
+    System.objects.create(campaign=campaign, name="A")
+    System.objects.create(campaign=campaign, name="B")
+    HitFactory(campaign=campaign)
+    form = page_form(admin_client.get(change_url(campaign)).content.decode())
+    response = admin_client.post(change_url(campaign), form.data)
+    assert response.status_code == 200
+    assert (
+        "Outputs per set: A ranking set shows outputs of different systems, and this campaign "
+        "has 2; use at most 2."
+    ) in response.content.decode()
 
 
 def test_a_direct_assessment_campaign_needs_its_mode_on_the_add_page(admin_client):

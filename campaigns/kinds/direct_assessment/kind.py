@@ -46,6 +46,7 @@ class DirectAssessment(CampaignKind):
     # The 2014 HIT is 100 items (10 sets of 7 outputs and their 3 controls): the builder
     # refuses any other size (hit_size_problem), so the page shows the number, not an input.
     settings_readonly_fields = ("items_per_hit",)
+    settings_layout_fields = ("assessment_mode", "degradation")
     result_settings = (
         "reliability_test",
         "reliability_alpha",

@@ -29,6 +29,7 @@ class PostEditing(CampaignKind):
     hit_tasks = (HitTask.POST_EDIT, HitTask.VERIFY_EDIT)
     settings_model = PostEditingSettings
     settings_accessor = "post_editing_settings"
+    settings_layout_fields = ("mode", "segments_per_hit")
     settings_fieldsets = (
         (
             "HIT layout (editors per segment: the campaign's redundancy, 5 in 000)",

@@ -29,6 +29,14 @@ class Ranking(CampaignKind):
     hit_tasks = (HitTask.RANK,)
     settings_model = RankingSettings
     settings_accessor = "ranking_settings"
+    settings_layout_fields = (
+        "outputs_per_set",
+        "sets_per_hit",
+        "gold_rate",
+        "gold_count",
+        "gold_best_system",
+        "gold_worst_system",
+    )
     settings_fieldsets = (
         ("HIT layout", {"fields": (("outputs_per_set", "sets_per_hit"),)}),
         ("Results", {"fields": ("rank_by", ("reference_system", "exclude_reference"))}),

@@ -31,6 +31,7 @@ class Translation(CampaignKind):
     hit_tasks = (HitTask.TRANSLATE, HitTask.DETECT_MT, HitTask.POST_EDIT)
     settings_model = TranslationSettings
     settings_accessor = "translation_settings"
+    settings_layout_fields = ("segments_per_hit",)
     settings_fieldsets = (
         (
             "HIT layout (translators per sentence: the campaign's redundancy, 5 in 000)",
