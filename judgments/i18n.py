@@ -33,6 +33,10 @@ DJANGO_LANGUAGE_CODES = {"zh": "zh-hans"}
 # ... and back: the page language a catalog folder stands for (locale/zh_Hans is "zh").
 PAGE_LANGUAGE_CODES = {django: page for page, django in DJANGO_LANGUAGE_CODES.items()}
 CATALOG = Path("LC_MESSAGES") / "django.po"
+# Variants whose base catalog is not theirs to read: "zh" is Simplified Chinese, which readers
+# of Traditional Chinese (Taiwan, Hong Kong, Macao) should not be given in its place; without
+# a catalog of their own the page is in English.
+NO_BASE_FALLBACK = frozenset({"zh-hant", "zh-tw", "zh-hk", "zh-mo"})
 COMPILE_COMMAND = "make test (or make run, or: .venv/bin/pybabel compile -d locale -D django)"
 
 
@@ -81,7 +85,10 @@ def page_language(code: str, probe: tuple[str, str] | None) -> str:
     code = (code or "en").lower()
     if probe is not None:
         available = catalog_languages()
-        for candidate in (code, code.split("-")[0]):
+        candidates = [code]
+        if code not in NO_BASE_FALLBACK:
+            candidates.append(code.split("-")[0])
+        for candidate in candidates:
             if candidate in available and offers(candidate, probe):
                 return candidate
     return "en"

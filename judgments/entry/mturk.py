@@ -58,7 +58,7 @@ from judgments.actions import (
 )
 from judgments.entry import throttle
 from judgments.entry.framing import allow_mturk_framing
-from judgments.entry.pages import INVALID_LINK, message_page, task_url
+from judgments.entry.pages import INVALID_LINK, invalid_link_page, message_page, task_url
 from judgments.entry.presenters import first_unit
 from judgments.entry.words import campaign_title, campaign_words
 from judgments.kinds import task_page
@@ -173,7 +173,7 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
     params = request.GET
     given_hit_id = params.get("hitId", "")
     if given_hit_id and given_hit_id != published.mturk_hit_id:
-        return message_page(request, INVALID_LINK, status=404)
+        return invalid_link_page(request, hit.campaign)
 
     assignment_id = params.get("assignmentId", "")
     if assignment_id in ("", PREVIEW_ASSIGNMENT_ID):
@@ -211,7 +211,7 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
     except MTurkAcceptRefused as refused:
         ticket.give_back()
         if refused.status == 404:
-            return message_page(request, INVALID_LINK, status=404)
+            return invalid_link_page(request, hit.campaign)
         return message_page(request, refused.message, campaign=hit.campaign, status=refused.status)
     if hand_out.kind not in PLACE_TAKING_HAND_OUTS:
         ticket.give_back()  # a reload of a live or finished assignment, or no task at all

@@ -39,6 +39,14 @@ def message_page(
         return render(request, "judgments/message.html", context, status=status)
 
 
+def invalid_link_page(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """404 "Invalid link" for a link of a known campaign that is not the visitor's (another
+    participant's session, another HIT's id), in the campaign's language."""
+    return message_page(
+        request, INVALID_LINK, campaign=campaign, title=INVALID_LINK_TITLE, status=404
+    )
+
+
 def see_other(url: str) -> HttpResponse:
     """303: after a POST, the browser fetches the target with GET."""
     return HttpResponse(status=303, headers={"Location": url})
@@ -56,6 +64,7 @@ def task_url(assignment: Assignment) -> str:
 __all__ = [
     "INVALID_LINK",
     "campaign_title",
+    "invalid_link_page",
     "message_page",
     "see_other",
     "task_url",

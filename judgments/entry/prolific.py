@@ -49,7 +49,7 @@ from judgments.actions import (
     next_assignment_for,
 )
 from judgments.entry import throttle
-from judgments.entry.pages import INVALID_LINK, message_page, task_url
+from judgments.entry.pages import INVALID_LINK, invalid_link_page, message_page, task_url
 from judgments.kinds import failure_reason, kind_of
 from judgments.models import Assignment, AssignmentStatus, CampaignWorker, Platform, Worker
 
@@ -228,7 +228,7 @@ def prolific_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 parameters.study_id,
                 earlier["pk"],
             )
-            return message_page(request, INVALID_LINK, status=404)
+            return invalid_link_page(request, campaign)
         token = tokens.assignment_token(earlier["pk"], earlier["worker_id"])
         return redirect(reverse("judgments:task", args=[token]))
 

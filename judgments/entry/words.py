@@ -137,6 +137,11 @@ def done_page_words() -> dict[str, str]:
             "entry page", "Sending your work to MTurk… If this page stays, press the button."
         ),
         "send": pgettext("entry page", "Submit the HIT to MTurk"),
+        # Shown by mturk-submit.js while it posts, and after a return to the page.
+        "sending_now": pgettext("entry page", "Sending your work to MTurk…"),
+        "press_if_not_sent": pgettext(
+            "entry page", "If MTurk did not show that your HIT was submitted, press the button."
+        ),
     }
 
 

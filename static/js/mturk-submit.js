@@ -19,6 +19,9 @@
   var assignmentId = form.elements.assignmentId.value;
   var KEY = "evalsite.mturk-submitted." + assignmentId;
   var sending = false;
+  // The page's words (done.html's data attributes, in the campaign's language).
+  var SENDING = form.dataset.labelSending;
+  var PRESS_IF_NOT_SENT = form.dataset.labelPressIfNotSent;
 
   // sessionStorage may be refused inside a third-party frame; then only this page remembers.
   function alreadySent() {
@@ -45,7 +48,7 @@
     sending = true;
     rememberSent();
     button.disabled = true;
-    status.textContent = "Sending your work to MTurk…";
+    status.textContent = SENDING;
     form.submit();
   }
 
@@ -59,12 +62,12 @@
     if (event.persisted) {
       sending = false;
       button.disabled = false;
-      status.textContent = "If MTurk did not show that your HIT was submitted, press the button.";
+      status.textContent = PRESS_IF_NOT_SENT;
     }
   });
 
   if (alreadySent()) {
-    status.textContent = "If MTurk did not show that your HIT was submitted, press the button.";
+    status.textContent = PRESS_IF_NOT_SENT;
   } else {
     send();
   }

@@ -6,8 +6,10 @@ German campaign, whose task pages were German. A link that names no campaign sta
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
@@ -255,3 +257,46 @@ def test_the_default_consent_line_is_the_pages_own_words_and_a_requesters_is_the
         '<h2>Before you start</h2><div lang="pl"><p>Wir speichern Ihre Antworten. Start heißt '
         "Zustimmung.</p></div>"
     ) in html
+
+
+def test_the_countries_are_in_the_alphabetical_order_of_the_pages_language():
+    """Without a collation, django-countries sorted Russian and Chinese names by their ASCII
+    form, i.e. in English order: Russia was option 141 of a Russian list."""
+    campaign = german_campaign(ask_background=True, instructions_language="ru")
+    assignment = AssignmentFactory(campaign=campaign, hit=campaign.hits.get(number=1))
+    token = tokens.assignment_token(assignment.pk, assignment.worker_id)
+    html = Client().get(reverse("judgments:task-background", args=[token])).content.decode()
+    names = [
+        name
+        for name in (
+            part.split(">", 1)[1].split("<", 1)[0]
+            for part in html.split("<option value=")[2:]  # the placeholder first
+        )
+    ]
+    assert names.index("Австралия") < names.index("Афганистан")  # English order: the reverse
+    assert names.index("Россия") < names.index("Франция") < names.index("Япония")
+    assert names[:2] == ["Австралия", "Австрия"]
+
+
+def test_the_mturk_completion_pages_script_gets_its_words_in_the_page_language():
+    """mturk-submit.js wrote "Sending your work to MTurk…" in English on every page."""
+    campaign = german_campaign()
+    worker = WorkerFactory(platform="mturk", external_id="A1B2C3")
+    assignment = AssignmentFactory(
+        campaign=campaign,
+        hit=campaign.hits.get(number=1),
+        worker=worker,
+        platform_assignment_id="ASSIGN1",
+        turk_submit_to="https://workersandbox.mturk.com",
+    )
+    for position in (1, 2):
+        record_judgment(assignment.pk, worker.pk, {"position": position, "score": 60})
+    token = tokens.assignment_token(assignment.pk, worker.pk)
+    _, html = page(reverse("judgments:task", args=[token]))
+    assert 'data-label-sending="Ihre Arbeit wird an MTurk gesendet …"' in html
+    assert (
+        'data-label-press-if-not-sent="Falls MTurk nicht angezeigt hat, dass Ihr HIT '
+        'abgesendet wurde, drücken Sie die Schaltfläche."'
+    ) in html
+    script = (Path(settings.BASE_DIR) / "static" / "js" / "mturk-submit.js").read_text()
+    assert "Sending your" not in script and "press the button" not in script
