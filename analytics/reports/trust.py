@@ -46,6 +46,12 @@ def _memberships(campaign: Campaign) -> dict[int, str]:
     }
 
 
+def excluded_or_untrusted(campaign: Campaign) -> set[int]:
+    """The workers the requester excluded, or marked untrusted, in ``campaign``: untrusted in
+    every kind's report, whatever the kind's own trust check says (one query)."""
+    return {worker for worker, status in _memberships(campaign).items() if status == UNTRUSTED}
+
+
 DEFAULT_TRUST = TrustRule(
     _memberships,
     "Untrusted: excluded or marked untrusted in the campaign; undecided: everyone else "

@@ -100,7 +100,8 @@ class ImportSegmentsForm(forms.Form):
             if data.get("file"):
                 self.add_error("file", "For the WMT format, use the fields below.")
         elif fmt:
-            if not data.get("file"):
+            # A file the field refused (an empty one) already has its message.
+            if not data.get("file") and "file" not in self.errors:
                 self.add_error("file", "Choose the file to import.")
             for name in ("source", "references", "systems", "docids"):
                 if data.get(name):

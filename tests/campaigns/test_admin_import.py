@@ -109,6 +109,13 @@ def test_a_problem_of_the_whole_file_names_the_file_and_says_it_has_no_line(admi
     assert counts(campaign) == (0, 0, 2, 0)
 
 
+def test_an_empty_file_gets_one_message_not_also_choose_a_file(admin_client, campaign):
+    response = admin_client.post(url(campaign), {"format": "tsv", "file": tsv_upload("")})
+    assert response.status_code == 200
+    assert response.context["form"].errors["file"] == ["The submitted file is empty."]
+    assert counts(campaign) == (0, 0, 0, 0)
+
+
 def test_wmt_upload_with_several_system_files(admin_client, campaign):
     def upload(name, text):
         return SimpleUploadedFile(name, text.encode("utf-8"))

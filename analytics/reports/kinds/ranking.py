@@ -22,7 +22,8 @@ from analytics.reports.estimates import (
     assignment_price,
     assignments_for,
 )
-from analytics.reports.trust import TrustRule
+from analytics.reports.summary import UNTRUSTED
+from analytics.reports.trust import TrustRule, excluded_or_untrusted
 from analytics.stats.power import DEFAULT_POWER, normal_sample_factor, units_needed
 from campaigns.models import Campaign, TaskKind
 
@@ -30,17 +31,23 @@ KIND = TaskKind.RANKING
 
 
 def load_trust(campaign: Campaign) -> dict[int, str]:
-    return dict(
+    """The gold check's status of each worker; a worker the requester excluded (or marked
+    untrusted) is untrusted, as in the other kinds' reports (they are out of the scores)."""
+    trust = dict(
         RankingWorkerStat.objects.filter(campaign=campaign)
         .order_by()
         .values_list("worker_id", "status")
     )
+    for worker in excluded_or_untrusted(campaign):
+        trust[worker] = UNTRUSTED
+    return trust
 
 
 TRUST = TrustRule(
     load_trust,
     "Trusted: gold units judged right often enough (at least the campaign's minimum of "
-    "gold units and share right, 002 section 4.1); undecided: too few gold units yet.",
+    "gold units and share right, 002 section 4.1); undecided: too few gold units yet; "
+    "untrusted: too many wrong, or excluded by the requester.",
 )
 
 
