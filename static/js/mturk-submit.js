@@ -20,8 +20,8 @@
   var KEY = "evalsite.mturk-submitted." + assignmentId;
   var sending = false;
   // The page's words (done.html's data attributes, in the campaign's language).
-  var SENDING = form.dataset.labelSending;
-  var PRESS_IF_NOT_SENT = form.dataset.labelPressIfNotSent;
+  var SENDING = status.dataset.labelSending;
+  var PRESS_IF_NOT_SENT = status.dataset.labelPressIfNotSent;
 
   // sessionStorage may be refused inside a third-party frame; then only this page remembers.
   function alreadySent() {

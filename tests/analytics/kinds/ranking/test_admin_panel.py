@@ -21,7 +21,7 @@ from analytics.models import (
     RankingScore,
     RankingWorkerStat,
 )
-from campaigns.models import Campaign, CampaignStatus, TaskKind
+from campaigns.models import Campaign, CampaignStatus, System, TaskKind
 from judgments.models import CampaignWorker, Judgment
 from tests.analytics.kinds.direct_assessment.test_admin_panel import tables
 from tests.analytics.kinds.ranking.test_loading import build_ranking_campaign
@@ -417,15 +417,20 @@ def test_stored_ranking_results_are_listed_read_only(admin_client, ranking, mode
 
 
 def test_the_gold_system_choices_are_the_campaigns_own(admin_client, ranking):
-    other = build_ranking_campaign(suffix="-other")
-    html = admin_client.get(change_url(ranking.campaign)).content.decode()
+    # Chosen before the HITs are built (the gold units are built into them): a campaign with
+    # systems and no HITs yet, beside another campaign's systems.
+    campaign = CampaignFactory(kind=TaskKind.RANKING)
+    own = [System.objects.create(campaign=campaign, name=name).pk for name in ("A", "B", "C")]
+    html = admin_client.get(change_url(campaign)).content.decode()
     select = html[html.index('name="ranking_settings-0-gold_best_system"') :]
     select = select[: select.index("</select>")]
-    for pk in ranking.systems.values():
+    for pk in own:
         assert f'value="{pk}"' in select
-    for pk in other.systems.values():
+    for pk in ranking.systems.values():
         assert f'value="{pk}"' not in select
-    actions.clear_recompute_flag(other.campaign.pk)
+    # With HITs, the choice is fixed: shown, not offered.
+    html = admin_client.get(change_url(ranking.campaign)).content.decode()
+    assert 'name="ranking_settings-0-gold_best_system"' not in html
 
 
 def test_gold_answers_are_listed_in_the_admin(admin_client, ranking):
