@@ -82,6 +82,8 @@ def task_page_words() -> dict[str, str]:
         ),
         "restart": pgettext("task page", "Get a task"),
         "instructions": pgettext("task page", "Instructions"),
+        # Translators: names the sample of a task on MTurk's preview (for screen readers).
+        "example": pgettext("task page", "Example"),
         # Translators: read by screen readers before the slider's value while the worker has
         # not moved it yet.
         "slider_untouched": pgettext("task page", "Not moved yet:"),

@@ -27,6 +27,7 @@ from tests.factories import (
     HitSlotFactory,
     WorkerFactory,
 )
+from tests.judgments.test_mturk_entry import mturk_url, publish
 
 pytestmark = pytest.mark.django_db
 
@@ -300,3 +301,18 @@ def test_the_mturk_completion_pages_script_gets_its_words_in_the_page_language()
     ) in html
     script = (Path(settings.BASE_DIR) / "static" / "js" / "mturk-submit.js").read_text()
     assert "Sending your" not in script and "press the button" not in script
+
+
+def test_the_preview_names_its_sample_in_the_page_language_and_marks_the_texts_language():
+    """MTurk's preview labelled its sample "Example" for screen readers on every page, and the
+    slider page's texts had no lang, so a Chinese page read English sentences as Chinese."""
+    campaign = german_campaign()
+    hit = campaign.hits.get(number=1)
+    publish(hit, "3PREVIEW")
+    _, html = page(mturk_url(hit, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE"))
+    assert '<section class="preview-sample" aria-label="Beispiel">' in html
+    assert 'id="main-text" dir="auto" lang="en">' in html
+    assignment = AssignmentFactory(campaign=campaign, hit=campaign.hits.get(number=2))
+    token = tokens.assignment_token(assignment.pk, assignment.worker_id)
+    _, html = page(reverse("judgments:task", args=[token]))
+    assert '<p class="text text-main" id="main-text" dir="auto" lang="en"></p>' in html

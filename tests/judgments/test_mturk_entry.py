@@ -156,9 +156,13 @@ def test_the_preview_shows_the_first_item_read_only_and_creates_nothing(client, 
     assert "<p>Read both texts, then move the slider.</p>" in html
     assert '<p class="progress-text" id="progress-text">1 of 3</p>' in html
     assert "The black text adequately expresses the meaning of the gray text." in html
-    assert '<p class="text text-gray" id="gray-text" dir="auto">Gray reference 1.</p>' in html
+    target = hit.campaign.target_language  # the texts carry their language
     assert (
-        '<p class="text text-main" id="main-text" dir="auto">'
+        f'<p class="text text-gray" id="gray-text" dir="auto" lang="{target}">Gray reference 1.</p>'
+        in html
+    )
+    assert (
+        f'<p class="text text-main" id="main-text" dir="auto" lang="{target}">'
         "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot;</p>"
     ) in html
     assert (
@@ -187,7 +191,7 @@ def test_a_fluency_preview_has_no_gray_text(client, hit):
     html = client.get(mturk_url(hit, **preview_params())).content.decode()
     assert "The text is fluent English." in html
     assert 'id="gray-text"' not in html and "Gray reference" not in html
-    assert 'id="main-text" dir="auto">&lt;script&gt;' in html
+    assert f'id="main-text" dir="auto" lang="{hit.campaign.target_language}">&lt;script&gt;' in html
 
 
 def test_the_ranking_preview_shows_the_first_set_with_disabled_rank_buttons(client):
