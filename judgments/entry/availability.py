@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from django.db.models import Count, Exists, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from django.utils.translation import pgettext
+from django.utils.translation import npgettext, pgettext
 
 from campaigns.kinds import kind_of
 from campaigns.models import Campaign, CampaignStatus, Hit
@@ -124,9 +124,13 @@ def next_task_note(availability: WorkAvailability, now: datetime | None = None) 
         )
     now = now or timezone.now()
     minutes = max(1, round((availability.frees_at - now).total_seconds() / 60))
-    return pgettext(
+    return npgettext(
         "task page",
+        "Every other task is being worked on by someone else right now. Tasks that are not "
+        "finished in time come back: the first could free up in about {minutes} minute "
+        "({time} UTC). Come back then with the same link.",
         "Every other task is being worked on by someone else right now. Tasks that are not "
         "finished in time come back: the first could free up in about {minutes} minutes "
         "({time} UTC). Come back then with the same link.",
+        minutes,
     ).format(minutes=minutes, time=availability.frees_at.astimezone(UTC).strftime("%H:%M"))

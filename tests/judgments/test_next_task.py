@@ -15,6 +15,7 @@ from campaigns.models import HitTask
 from judgments.actions.membership import expire_abandoned_assignments
 from judgments.entry.availability import WorkAvailability, next_task_note, work_for
 from judgments.entry.pages import task_url, worker_url
+from judgments.i18n import words_in
 from judgments.models import Assignment, AssignmentStatus
 from tests.factories import (
     AssignmentFactory,
@@ -152,3 +153,15 @@ def test_the_worker_link_says_when_work_frees_up(client, campaign):
     _hold(campaign, answered=True, expires_in=timedelta(minutes=50), idle=timedelta(0))
     html = client.get(worker_url(worker.pk, campaign.pk)).content.decode()
     assert "could free up in about 50 minutes" in html
+
+
+def test_one_minute_is_said_in_the_singular_in_every_language():
+    """The walkthrough read "in etwa 1 Minuten" (and "about 1 minutes")."""
+    now = timezone.now()
+    soon = WorkAvailability(False, held=1, frees_at=now + timedelta(seconds=50))
+    later = WorkAvailability(False, held=1, frees_at=now + timedelta(minutes=5))
+    assert "could free up in about 1 minute (" in next_task_note(soon, now)
+    assert "could free up in about 5 minutes (" in next_task_note(later, now)
+    with words_in("de"):
+        assert "Die erste könnte in etwa 1 Minute (" in next_task_note(soon, now)
+        assert "Die erste könnte in etwa 5 Minuten (" in next_task_note(later, now)
