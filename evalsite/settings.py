@@ -267,7 +267,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Read a campaign's results (systems and their scores, significance, workers and their "
         "reliability or trust, HITs, assignments, judgments), stream exports, and import "
-        "published judgment files. Authenticate with 'Authorization: Token <key>'."
+        "published judgment files. Authenticate with `Authorization: Token <key>` (the "
+        "description is Markdown: in a code span the <key> is shown, not taken for a tag)."
     ),
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,

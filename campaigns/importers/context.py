@@ -32,8 +32,8 @@ class ParseContext:
 
     @property
     def kind_label(self) -> str:
-        """ "direct assessment", "post editing": how messages name the campaign's kind."""
-        return self.kind.replace("_", " ")
+        """ "direct assessment", "post-editing": how messages name the campaign's kind."""
+        return self.kind.replace("post_editing", "post-editing").replace("_", " ")
 
 
 def text_problem(value: str | None, what: str) -> str | None:

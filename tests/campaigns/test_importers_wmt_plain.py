@@ -168,6 +168,14 @@ def test_reference_and_system_files_required_outside_translation(campaign):
     ]
 
 
+def test_a_post_editing_campaign_is_named_as_the_kind_is_written():
+    campaign = CampaignFactory(kind=TaskKind.POST_EDITING)
+    files = WmtFiles(source=upload("src.de", "a\n"))
+    assert problems_of(campaign, files)[0] == (
+        "no reference file; a post-editing campaign needs one reference per source line"
+    )
+
+
 def test_translation_campaign_imports_sources_only():
     campaign = CampaignFactory(kind=TaskKind.TRANSLATION)
     summary = run_import(campaign, "wmt", WmtFiles(source=upload("src.de", "a\nb\n")))

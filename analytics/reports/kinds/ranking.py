@@ -145,8 +145,8 @@ def estimate(campaign: Campaign, base: StillNeeded, method: str = "bootstrap") -
         alpha=alpha,
         cost_per_assignment=price,
         judgments_per_assignment=float(per_assignment),
-        judgments_per_assignment_means="ranked outputs per assignment (sets per HIT x outputs "
-        "per set, gold sets included)",
+        judgments_per_assignment_means="ranked outputs (sets per HIT x outputs per set, gold "
+        "sets included)",
         n_systems=int(order.size),
         n_separated=separated,
         pairs=pairs,

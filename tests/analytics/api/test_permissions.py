@@ -409,3 +409,9 @@ def test_change_access_is_granted_per_campaign_and_needs_the_change_permission(c
     cast.users["analyst"].user_permissions.remove(change)
     assert add("H-no-perm") == 403
     assert Judgment.objects.filter(campaign=imported).count() == 2
+
+
+def test_the_schema_says_how_to_authenticate_with_the_key_shown():
+    """The docs page rendered "Authorization: Token <key>" as HTML, losing "<key>"."""
+    description = SchemaGenerator().get_schema(request=None, public=True)["info"]["description"]
+    assert "Authenticate with `Authorization: Token <key>`" in description
