@@ -36,7 +36,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.models import DEFAULT_CONSENT_TEXT, Campaign, CampaignStatus
+from campaigns.models import Campaign, CampaignStatus
 from judgments import actions, tokens
 from judgments.actions import FINISHED_ASSIGNMENT_STATUSES, SubmissionError, TaskState
 from judgments.actions.handout import CLOSED_CAMPAIGN_REASONS, NoWorkReason, open_assignment
@@ -166,11 +166,8 @@ def campaign_entry(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 places=progress.places,
                 places_open=progress.places_open,
             ),
-            "consent": consent_words(overview.consent),
-            # The default consent line is the page's own words; a requester's is theirs.
-            "consent_lang": language
-            if overview.consent == DEFAULT_CONSENT_TEXT
-            else (campaign.instructions_language or "en"),
+            # The default line is the page's own words; a requester's is theirs.
+            "consent": consent_words(overview.consent, language, campaign.instructions_language),
             "code": language,
         }
         return render(request, "judgments/entry.html", context)

@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from analytics.access import is_grant_manager
 from analytics.models import CampaignAccess
 from campaigns.admin.access import UserAutocomplete
+from campaigns.admin.kinds import has_hits
 from campaigns.models import Campaign, System
 from campaigns.names import same_owner_campaign
 
@@ -116,6 +117,6 @@ class SystemInline(admin.TabularInline):
         # ``obj`` is the campaign. A system's deletion cascades to its outputs, the HIT slots
         # showing them and the workers' judgments of those: once the campaign has HITs the
         # inline offers no "Delete?", as the system's own delete page refuses (PROTECT).
-        if obj is not None and obj.pk is not None and obj.hits.exists():
+        if has_hits(obj):
             return False
         return super().has_delete_permission(request, obj)

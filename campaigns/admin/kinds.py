@@ -21,6 +21,18 @@ from campaigns.kinds import CampaignKind, registry
 from campaigns.models import Campaign, System, TaskKind
 
 
+def has_hits(campaign: Campaign | None) -> bool:
+    """Whether the saved ``campaign`` has HITs (its kind, layout settings and systems are then
+    fixed). Asked by the kind field, the settings inline (for its read-only fields and its
+    fieldsets, several times a page) and the systems inline: one query per page, kept on the
+    instance the admin passes to all of them."""
+    if campaign is None or campaign.pk is None:
+        return False
+    if not hasattr(campaign, "_evalsite_has_hits"):
+        campaign._evalsite_has_hits = campaign.hits.exists()
+    return campaign._evalsite_has_hits
+
+
 class KindSettingsInline(admin.StackedInline):
     """Base of a kind's settings inline: exactly one row, never deleted; foreign keys to
     systems offer the campaign's own systems only."""
@@ -70,12 +82,7 @@ class KindSettingsInline(admin.StackedInline):
         return formset
 
     def _layout_fixed(self, obj: Campaign | None) -> bool:
-        return (
-            bool(self.layout_fields)
-            and obj is not None
-            and obj.pk is not None
-            and (obj.hits.exists())
-        )
+        return bool(self.layout_fields) and has_hits(obj)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Campaign | None = None):
         fields = tuple(super().get_readonly_fields(request, obj))
@@ -178,7 +185,7 @@ class KindAdminMixin:
         return TemplateResponse(request, self.kind_choice_template, context)
 
     def kind_locked(self, obj: Campaign | None) -> bool:
-        return obj is not None and obj.pk is not None and obj.hits.exists()
+        return has_hits(obj)
 
     def get_form(self, request: HttpRequest, obj: Campaign | None = None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)  # type: ignore[misc]

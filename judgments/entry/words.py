@@ -86,11 +86,12 @@ def duration_words(minutes: int | None, measured_from: int) -> str:
     )
 
 
-def consent_words(consent: str) -> str:
-    """The campaign's consent line, in the active language when it is evalsite's default text
-    (the app's own words, which name the page's button); a requester's own text as written."""
+def consent_words(consent: str, page_language: str, campaign_language: str) -> tuple[str, str]:
+    """The campaign's consent line and the language it is in: evalsite's default text in the
+    page's (active) language, since it names the page's button; a requester's own text as
+    written, in the campaign's language (``campaign_language``; blank: English)."""
     if consent == DEFAULT_CONSENT_TEXT:
-        return pgettext(
+        text = pgettext(
             "entry page",
             "Your answers are stored with a pseudonymous worker number, never your name, "
             "together with the time each answer took (and, if asked, your native language and "
@@ -98,7 +99,8 @@ def consent_words(consent: str) -> str:
             "anonymised form. Taking part is voluntary and you may stop at any time. By "
             "pressing Start you agree to this.",
         )
-    return consent
+        return text, page_language
+    return consent, campaign_language or "en"
 
 
 def entry_page_words(*, duration: str, hits: int, places: int, places_open: int) -> dict[str, str]:

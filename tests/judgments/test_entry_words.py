@@ -240,7 +240,10 @@ def test_every_kinds_description_is_translated_for_the_entry_page(kind):
 def test_the_default_consent_line_is_the_pages_own_words_and_a_requesters_is_theirs():
     """The default consent line names the Start button: under a German campaign it was English
     and named "Start" beside a button labelled "Starten"."""
-    assert consent_words(DEFAULT_CONSENT_TEXT) == DEFAULT_CONSENT_TEXT  # the msgid is the text
+    # The msgid is the text itself, and a requester's own line keeps its language.
+    assert consent_words(DEFAULT_CONSENT_TEXT, "en", "de") == (DEFAULT_CONSENT_TEXT, "en")
+    assert consent_words("Eigener Text.", "en", "de") == ("Eigener Text.", "de")
+    assert consent_words("Own text.", "en", "") == ("Own text.", "en")
     campaign = german_campaign()
     assert campaign.consent_text == DEFAULT_CONSENT_TEXT
     _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
