@@ -419,6 +419,7 @@ class WorkerSerializer(serializers.ModelSerializer):
             "id",
             "platform",
             "external_id",
+            "label",
             "native_language",
             "country",
             "country_source",

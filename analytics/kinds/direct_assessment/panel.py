@@ -50,6 +50,9 @@ def _worker_row(stat: WorkerStat, excluded_now: set[int]) -> dict[str, Any]:
         "id": stat.worker_id,
         "worker": stat.worker.external_id,
         "platform": stat.worker.get_platform_display(),
+        # Direct links: the requester's note on whom the link was for, so that the
+        # worker to exclude can be found (the pseudonymous id says nothing).
+        "label": stat.worker.label,
         "n_judgments": stat.n_judgments,
         "p_value": number(stat.p_value, ".3g"),
         "test": stat.test,

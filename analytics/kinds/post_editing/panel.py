@@ -77,6 +77,9 @@ def _worker_row(stat: PostEditingWorkerStat, excluded_now: set[int]) -> dict[str
         "id": stat.worker_id,
         "worker": stat.worker.external_id,
         "platform": stat.worker.get_platform_display(),
+        # Direct links: the requester's note on whom the link was for, so that the
+        # worker to exclude can be found (the pseudonymous id says nothing).
+        "label": stat.worker.label,
         "n_edits": stat.n_edits,
         "n_votes": stat.n_votes,
         "to_mt": number(stat.mean_ter_to_mt, ".3f"),

@@ -182,6 +182,9 @@ def _trust_row(stat: RankingWorkerStat, excluded_now: set[int], untrusted_now: s
         "id": stat.worker_id,
         "worker": stat.worker.external_id,
         "platform": stat.worker.get_platform_display(),
+        # Direct links: the requester's note on whom the link was for, so that the
+        # worker to exclude can be found (the pseudonymous id says nothing).
+        "label": stat.worker.label,
         "n_ballots": stat.n_ballots,
         "gold_seen": stat.gold_seen,
         "gold_correct": stat.gold_correct,

@@ -72,6 +72,9 @@ def _worker_row(stat: ReadingComprehensionWorkerStat, excluded_now: set[int]) ->
         "id": stat.worker_id,
         "worker": stat.worker.external_id,
         "platform": stat.worker.get_platform_display(),
+        # Direct links: the requester's note on whom the link was for, so that the
+        # worker to exclude can be found (the pseudonymous id says nothing).
+        "label": stat.worker.label,
         "n_questions_written": stat.n_questions_written,
         "n_votes": stat.n_votes,
         "n_answers": stat.n_answers,

@@ -104,6 +104,9 @@ def translation_results_context(
                 "id": stat.worker_id,
                 "worker": stat.worker.external_id,
                 "platform": stat.worker.get_platform_display(),
+                # Direct links: the requester's note on whom the link was for, so that the
+                # worker to exclude can be found (the pseudonymous id says nothing).
+                "label": stat.worker.label,
                 "n_translations": stat.n_translations,
                 "flags": f"{stat.n_flagged} of {stat.n_decided}" if stat.n_decided else "–",
                 "flag_rate": _percent(None if stat.flag_rate is None else 100 * stat.flag_rate),

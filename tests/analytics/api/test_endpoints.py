@@ -495,6 +495,8 @@ def test_workers_with_reliability_background_and_timing(cast, small):
     for judgment, ms in zip(slow, (10000, 20000, 30000), strict=True):
         Judgment.objects.filter(pk=judgment.pk).update(client_duration_ms=ms)
 
+    # A direct link's label: the requester's note on whom the link was for.
+    Worker.objects.filter(pk=careful.worker_id).update(label="Carla, lab 2")
     data = get(cast, f"/api/campaigns/{cast.campaign.pk}/workers/")
     assert data["count"] == 2
     first, second = data["results"]
@@ -502,6 +504,7 @@ def test_workers_with_reliability_background_and_timing(cast, small):
         "id": careful.worker_id,
         "platform": "direct",
         "external_id": "careful",
+        "label": "Carla, lab 2",
         "native_language": "German",
         "country": "DE",
         "country_source": "",
@@ -544,6 +547,7 @@ def test_workers_with_reliability_background_and_timing(cast, small):
     computed_at = CampaignResult.objects.get(campaign=cast.campaign).computed_at
     assert first["statistics"]["computed_at"] == computed_at.isoformat().replace("+00:00", "Z")
     assert second["external_id"] == "random"
+    assert second["label"] == ""
     assert second["excluded"] is True
     assert second["reliability"]["reliable"] is False
     assert second["reliability"]["p_value"] == 0.953125
