@@ -48,6 +48,7 @@ from campaigns.admin.access import (
     user_autocomplete,
 )
 from campaigns.admin.campaign_form import CampaignAccessInline, CampaignForm, SystemInline
+from campaigns.admin.deletion import CampaignDeletionAdminMixin
 from campaigns.admin.judgment_import import CampaignJudgmentImportAdminMixin
 from campaigns.admin.kinds import KindAdminMixin
 from campaigns.admin.links import WorkerLinksAdminMixin
@@ -97,6 +98,7 @@ ACTION_GROUPS = (
 
 @admin.register(Campaign)
 class CampaignAdmin(
+    CampaignDeletionAdminMixin,
     CampaignRowsAdminMixin,
     KindAdminMixin,
     CampaignJudgmentImportAdminMixin,
@@ -135,6 +137,7 @@ class CampaignAdmin(
         *MTurkCampaignAdminMixin.mturk_actions,
         *MTurkReviewCampaignAdminMixin.review_actions,
         *WorkerLinksAdminMixin.links_actions,
+        "delete_selected",  # CampaignDeletionAdminMixin's, in place of the site's
     ]
     fieldsets = (
         (None, {"fields": ("name", "kind")}),

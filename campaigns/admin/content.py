@@ -5,6 +5,8 @@ user only (:mod:`campaigns.admin.access`); the campaigns themselves are
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from django.contrib import admin
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
@@ -65,10 +67,25 @@ def slots_showing(model: type, rows) -> QuerySet[HitSlot]:
     return HitSlot.objects.filter(Q(segment__in=rows) | Q(output__segment__in=rows))
 
 
+_DELETING_UNWORKED_CAMPAIGN = "_evalsite_deleting_unworked_campaign"
+
+
+@contextmanager
+def allow_deleting_built_rows(request: HttpRequest):
+    """While a campaign nobody worked on is deleted (campaigns/admin/deletion.py), the rows its
+    built HITs show may go with it: the guard below keeps workers' judged texts, and there are
+    none."""
+    setattr(request, _DELETING_UNWORKED_CAMPAIGN, True)
+    try:
+        yield
+    finally:
+        delattr(request, _DELETING_UNWORKED_CAMPAIGN)
+
+
 def in_built_hits(request: HttpRequest, obj) -> bool:
     """Whether built HITs show ``obj`` (an Output or a Segment; False for none or an unsaved
     one), asked once per request and row (a change page asks for every field and inline)."""
-    if obj is None or obj.pk is None:
+    if obj is None or obj.pk is None or getattr(request, _DELETING_UNWORKED_CAMPAIGN, False):
         return False
     cache = request.__dict__.setdefault("_evalsite_in_built_hits", {})
     key = (type(obj).__name__, obj.pk)
