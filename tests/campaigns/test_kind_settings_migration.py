@@ -466,6 +466,15 @@ def _da_panel_without_issue_12(panel: str) -> str:
         panel,
     )
     panel = panel.replace("rank-sum on per-judgment z-scores:", "rank-sum on z:")
+    # Session 17: the count of judgments in the analysis says what it counts, and that the
+    # systems' table counts fewer.
+    panel = re.sub(
+        r"(\d+) standardised: every judgment of the workers neither rejected nor excluded, "
+        r"quality-control items included; the systems&#x27; table counts only its systems&#x27; "
+        r"judgments( by reliable workers)?; test:",
+        r"\1 counted in scores; test:",
+        panel,
+    )
     return panel.replace(
         "Consider rejecting (clearly not working)",
         "Consider rejecting (unreliable and fast: clear random clicking)",

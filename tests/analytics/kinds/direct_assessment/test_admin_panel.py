@@ -370,3 +370,19 @@ def test_stored_results_are_listed_read_only(admin_client, small, model):
     assert changelist.status_code == 200
     assert reverse(f"admin:analytics_{model}_add") not in changelist.content.decode()
     assert admin_client.get(reverse(f"admin:analytics_{model}_add")).status_code == 403
+
+
+def test_the_count_of_judgments_in_the_analysis_says_what_it_counts(admin_client, small):
+    """Session 16's walkthrough read "350 counted in scores" above a systems' table of 160:
+    the count is of every judgment standardised (quality-control items and unreliable
+    workers' included), so it says so, and that the table counts fewer."""
+    result = CampaignResult.objects.get(campaign=small.campaign)
+    assert result.n_scored_judgments == 52  # both workers' 26, controls included
+    html = admin_client.get(change_url(small.campaign)).content.decode()
+    assert (
+        "(52 standardised: every judgment of the workers neither rejected nor excluded, "
+        "quality-control items included; the systems&#x27; table counts only its systems&#x27; "
+        "judgments by reliable workers; test:"
+    ) in html
+    html = admin_client.get(change_url(small.campaign, "?include_unreliable=1")).content.decode()
+    assert "the systems&#x27; table counts only its systems&#x27; judgments; test:" in html
