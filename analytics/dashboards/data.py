@@ -129,11 +129,17 @@ def reliability_plot(campaign: Campaign) -> Any:
     )
     result = (
         CampaignResult.objects.filter(campaign=campaign)
-        .values_list("reliability_test", "reliability_alpha")
+        .values_list("reliability_test", "reliability_alpha", "min_seconds_per_item")
         .first()
     )
-    test, alpha = result if result else (campaign.da_settings.reliability_test, None)
-    alpha = float(alpha if alpha is not None else campaign.da_settings.reliability_alpha)
+    # The settings the stored recommendations were computed with; before any, the campaign's.
+    test, alpha, floor = result or (None, None, None)
+    if test is None or alpha is None or floor is None:
+        settings = campaign.da_settings
+        test = test or settings.reliability_test
+        alpha = settings.reliability_alpha if alpha is None else alpha
+        floor = settings.min_seconds_per_item if floor is None else floor
+    alpha, floor = float(alpha), float(floor)
     return reliability_figure(
         [seconds for seconds, _, _ in rows],
         [p for _, p, _ in rows],
@@ -142,6 +148,7 @@ def reliability_plot(campaign: Campaign) -> Any:
         test=_test_label(test),
         group_order=tuple(RECOMMENDATION_NAMES.values()),
         campaign=campaign.name,
+        speed_floor=floor,
     )
 
 

@@ -23,6 +23,10 @@ STYLES = (
     (OKABE_ITO["purple"], "D"),
 )
 LOG_SCALE_SPREAD = 20  # fastest to slowest ratio above which seconds go on a log axis
+# Room beyond the extreme points, as a share of the axis (linear) or a factor (log): a point
+# at the largest time was drawn half outside the axes (session 16's walkthrough).
+LINEAR_MARGIN = 0.06
+LOG_MARGIN = 1.25
 
 
 def reliability_figure(
@@ -34,10 +38,13 @@ def reliability_figure(
     test: str = "",
     group_order: Sequence[str] = (),
     campaign: str = "",
+    speed_floor: float = 0.0,
 ) -> Any:
     """One point per worker at (``seconds``, ``p_values``), coloured and shaped by ``groups``
-    (e.g. the recommendation), legend in ``group_order`` (then by first appearance). Workers
-    without a p-value or a time cannot be placed: the caption counts them."""
+    (e.g. the recommendation), legend in ``group_order`` (then by first appearance), beside
+    the axes so that it hides no worker. ``speed_floor`` (seconds per judgment; 0: none): the
+    line left of which the recommendations call a worker too fast. Workers without a p-value
+    or a time cannot be placed: the caption counts them."""
     title = f"{TITLE}: {campaign}" if campaign else TITLE
     x = np.array([np.nan if v is None else float(v) for v in seconds], dtype=np.float64)
     p = np.array([np.nan if v is None else float(v) for v in p_values], dtype=np.float64)
@@ -54,7 +61,7 @@ def reliability_figure(
         )
     order = list(dict.fromkeys([*group_order, *groups]))
     present = [g for g in order if g in set(np.asarray(groups, dtype=object)[placed])]
-    figure = new_figure(7.5, 5.0)
+    figure = new_figure(9.0, 5.0)
     axes = figure.subplots()
     group_of = np.asarray(groups, dtype=object)
     for index, group in enumerate(present):
@@ -84,16 +91,44 @@ def reliability_figure(
         fontsize=8,
     )
     shown = x[placed]
+    highest = max(float(shown.max()), speed_floor)
     if shown.min() > 0 and shown.max() / shown.min() > LOG_SCALE_SPREAD:
         axes.set_xscale("log")
         axes.set_xlabel("Mean seconds per judgment (log scale)")
+        axes.set_xlim(float(shown.min()) / LOG_MARGIN, highest * LOG_MARGIN)
+        # Ticks at 1, 2, 5 of each decade, written as plain numbers: the log axis's own
+        # labels are mathtext ("$\\mathdefault{10^{0}}$"), which the house style does not
+        # parse (text.parse_math is off, so that a "$" in a name stays a "$").
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # first figure on
+
+        axes.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axes.xaxis.set_minor_formatter(NullFormatter())
     else:
-        axes.set_xlim(left=0)
+        axes.set_xlim(0, (highest or 1.0) * (1 + LINEAR_MARGIN))
         axes.set_xlabel("Mean seconds per judgment")
+    if speed_floor > 0:
+        floor = axes.axvline(speed_floor, color=OKABE_ITO["vermillion"], linestyle=":", lw=1)
+        floor.set_gid("speed-floor")
+        axes.annotate(
+            f"{speed_floor:g} s: too fast left of it",
+            (speed_floor, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(4, -12),
+            textcoords="offset points",
+            fontsize=8,
+        )
     axes.set_ylim(-0.02, 1.02)
     axes.set_ylabel("p-value of the reliability test (low: reliable)")
     axes.set_title(title, loc="left")
-    axes.legend(loc="upper right", title="Recommendation", fontsize=8, title_fontsize=8)
+    axes.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        borderaxespad=0,
+        title="Recommendation",
+        fontsize=8,
+        title_fontsize=8,
+    )
     missing = int((~placed).sum())
     caption = f"{int(placed.sum())} worker(s) shown."
     if test:

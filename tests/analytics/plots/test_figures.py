@@ -231,3 +231,34 @@ def test_render_png_and_svg_are_deterministic_and_formats_are_checked() -> None:
     assert render(figure, "svg") == render(figure, "svg")
     with pytest.raises(ValueError, match="format must be one of svg, png"):
         render(figure, "pdf")
+
+
+def test_reliability_points_inside_the_axes_legend_beside_them_and_the_speed_floor() -> None:
+    """Session 16's walkthrough: the axis ended at the slowest worker (cut in half), the
+    legend's marker sat among the workers, and the 2 s floor the recommendations use was not
+    drawn."""
+    figure = reliability_figure(
+        [0.43, 0.2, 0.3], [0.9, 0.01, 1.0], ["Reject", "Approve", "Approve"], speed_floor=2.0
+    )
+    axes = figure.axes[0]
+    # The floor is beyond the slowest worker: the axis reaches it, with room to spare.
+    assert axes.get_xlim() == pytest.approx((0.0, 2.0 * 1.06))
+    render(figure, "png")  # lays the figure out
+    legend = axes.get_legend().get_window_extent()
+    assert legend.x0 >= axes.get_window_extent().x1
+    _, root = svg_of(figure)
+    assert ids(root, "speed-floor") == ["speed-floor"]
+    assert "2 s: too fast left of it" in texts(root)
+
+    figure = reliability_figure([2.0, 12.0, 15.0], [0.9, 0.01, 0.2], ["a", "b", "c"])
+    assert figure.axes[0].get_xlim() == pytest.approx((0.0, 15.0 * 1.06))
+    _, root = svg_of(figure)
+    assert ids(root, "speed-floor") == []
+    figure = reliability_figure([0.5, 30.0], [0.9, 0.01], ["a", "b"], speed_floor=2.0)
+    assert figure.axes[0].get_xlim() == pytest.approx((0.5 / 1.25, 30.0 * 1.25))
+    # The log axis's labels are plain numbers at 1, 2 and 5 of each decade (they were raw
+    # mathtext, "$\\mathdefault{10^{0}}$", which the house style does not parse).
+    _, root = svg_of(figure)
+    shown = texts(root)
+    assert not any("mathdefault" in text for text in shown)
+    assert {"0.5", "1", "2", "5", "10", "20"} <= set(shown)
