@@ -19,8 +19,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from pathlib import Path
 
+from babel import Locale, UnknownLocaleError
+from babel.numbers import format_currency, format_decimal
 from django.conf import settings
 from django.core.checks import Warning
 from django.core.signals import setting_changed
@@ -119,6 +122,27 @@ def language_name(code: str) -> str:
     # (German "Englisch", English "English"). Nothing else is allowed.
     case = pgettext("language names in sentences", "as is")
     return name.lower() if case == "lowercase" else name
+
+
+def babel_locale() -> Locale:
+    """The active language as Babel's locale, for its numbers and amounts of money ("de":
+    1.000 and 1,50 $; "zh-hans": 1,000 and US$1.50); English for a language Babel does not
+    know."""
+    try:
+        return Locale.parse(translation.to_locale(translation.get_language() or "en"))
+    except (ValueError, UnknownLocaleError):
+        return Locale.parse("en")
+
+
+def number_words(number: int | Decimal) -> str:
+    """``number`` as the active language writes it (German 22.800, Russian 22 800)."""
+    return format_decimal(number, locale=babel_locale())
+
+
+def money_words(amount: Decimal, currency: str = "USD") -> str:
+    """An amount of ``currency`` as the active language writes it, with its cents ("$1.50",
+    German "1,50 $", French "1,50 $US", Chinese "US$1.50")."""
+    return format_currency(amount, currency, locale=babel_locale())
 
 
 def stale_catalogs() -> list[str]:

@@ -242,8 +242,13 @@ def _record(
             if upcoming
             else pgettext("task answer", "The task is finished.")
         )
+        # Translators: two sentences, one after the other: a space between them, or none in
+        # a language whose sentences end in a full-width stop (Chinese "{first}{second}").
+        both = pgettext("task answer", "{first} {second}")
         raise SubmissionError(
-            f"{spec.answered(unit.number)} {follow_on}", field=spec.key, status=409
+            both.format(first=spec.answered(unit.number), second=follow_on),
+            field=spec.key,
+            status=409,
         )
     check_open(assignment, now)  # a finished assignment takes no new answer (409)
     check_background_given(assignment)

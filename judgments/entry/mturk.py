@@ -37,12 +37,12 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
+from babel.lists import format_list
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.text import format_lazy
 from django.utils.translation import pgettext, pgettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -60,7 +60,8 @@ from judgments.entry import throttle
 from judgments.entry.framing import allow_mturk_framing
 from judgments.entry.pages import INVALID_LINK, invalid_link_page, message_page, task_url
 from judgments.entry.presenters import first_unit
-from judgments.entry.words import campaign_title, campaign_words
+from judgments.entry.words import campaign_title, campaign_words, sentences
+from judgments.i18n import babel_locale
 from judgments.kinds import task_page
 from judgments.models import Assignment, Platform
 
@@ -89,7 +90,6 @@ LASTING_REFUSALS = {
 SANDBOX_SUBMIT_HOST = "https://workersandbox.mturk.com"
 PRODUCTION_SUBMIT_HOST = "https://www.mturk.com"
 SUBMIT_HOST_OF_SITE = {True: SANDBOX_SUBMIT_HOST, False: PRODUCTION_SUBMIT_HOST}
-SITE_NAMES = {True: "MTurk's sandbox", False: "MTurk's production site"}
 
 
 def submit_host(turk_submit_to: str) -> str | None:
@@ -103,23 +103,45 @@ def submit_host(turk_submit_to: str) -> str | None:
 
 
 def submit_host_problem(turk_submit_to: str, published: MTurkHit) -> str | None:
-    """Why ``turk_submit_to`` cannot receive ``published``'s assignments, one sentence; None
-    when it can: an allowed host (:func:`submit_host`) that, if it is one of MTurk's own two,
-    is the one of the site the HIT is on."""
+    """Why ``turk_submit_to`` cannot receive ``published``'s assignments, one sentence in the
+    active language; None when it can: an allowed host (:func:`submit_host`) that, if it is one
+    of MTurk's own two, is the one of the site the HIT is on. Parameter names and addresses
+    stay as they are in every language."""
     host = submit_host(turk_submit_to)
     if host is None:
-        return (
-            "The link's turkSubmitTo is not one of MTurk's addresses ("
-            + ", ".join(settings.MTURK_SUBMIT_HOSTS)
-            + "), so this page could not send your work back to MTurk."
+        # Translators: {parameter} is the link's parameter turkSubmitTo and {addresses} the
+        # addresses it may hold ("https://www.mturk.com or https://workersandbox.mturk.com"),
+        # both as they are.
+        return pgettext(
+            "entry page",
+            "The link's {parameter} is not one of MTurk's addresses ({addresses}), so this page "
+            "could not send your work back to MTurk.",
+        ).format(
+            parameter="turkSubmitTo",
+            addresses=format_list(
+                list(settings.MTURK_SUBMIT_HOSTS), style="or", locale=babel_locale()
+            ),
         )
     expected = SUBMIT_HOST_OF_SITE[published.sandbox]
     if host in SUBMIT_HOST_OF_SITE.values() and host != expected:
-        return (
-            f"This HIT is on {SITE_NAMES[published.sandbox]}, but the link's turkSubmitTo is "
-            f"{host}, the address of {SITE_NAMES[not published.sandbox]}, so this page would "
-            f"send your work to the wrong site instead of {expected}."
-        )
+        if published.sandbox:
+            # Translators: {parameter} is the link's parameter turkSubmitTo, {host} the address
+            # it holds and {expected} the right one, all as they are.
+            wrong_site = pgettext(
+                "entry page",
+                "This HIT is on MTurk's sandbox, but the link's {parameter} is {host}, the "
+                "address of MTurk's production site, so this page would send your work to the "
+                "wrong site instead of {expected}.",
+            )
+        else:
+            # Translators: as above, the other way round.
+            wrong_site = pgettext(
+                "entry page",
+                "This HIT is on MTurk's production site, but the link's {parameter} is {host}, "
+                "the address of MTurk's sandbox, so this page would send your work to the wrong "
+                "site instead of {expected}.",
+            )
+        return wrong_site.format(parameter="turkSubmitTo", host=host, expected=expected)
     return None
 
 
@@ -130,24 +152,53 @@ def _published(hit: Hit) -> MTurkHit | None:
         return None
 
 
-def _id_problem(params: QueryDict, name: str, what: str) -> str | None:
+def _id_problem(params: QueryDict, name: str, missing: str, malformed: str) -> str | None:
+    """``missing`` or ``malformed`` (messages with a {parameter}) when MTurk's id ``name`` is
+    missing or not in MTurk's form; None when it is fine."""
     value = params.get(name, "")
     if not value:
-        return f"The link has no {name}, MTurk's id of {what}."
+        return missing.format(parameter=name)
     if not MTURK_ID.fullmatch(value):
-        return f"The {name} in the link is not MTurk's id of {what} (capital letters and digits)."
+        return malformed.format(parameter=name)
     return None
 
 
 def accept_problems(params: QueryDict, published: MTurkHit) -> list[str]:
     """What is wrong with the parameters of an accepted ``published`` HIT, one sentence each
-    (none: all fine)."""
+    in the active language (none: all fine). MTurk's parameter names and addresses stay as
+    they are in every language."""
+    worker = (
+        # Translators: {parameter} is the name of the link's parameter (workerId,
+        # assignmentId, hitId), as it is.
+        pgettext("entry page", "The link has no {parameter}, MTurk's id of your worker account."),
+        pgettext(
+            "entry page",
+            "The {parameter} in the link is not MTurk's id of your worker account (capital "
+            "letters and digits).",
+        ),
+    )
+    assignment = (
+        pgettext("entry page", "The link has no {parameter}, MTurk's id of your assignment."),
+        pgettext(
+            "entry page",
+            "The {parameter} in the link is not MTurk's id of your assignment (capital letters "
+            "and digits).",
+        ),
+    )
+    hit = (
+        pgettext("entry page", "The link has no {parameter}, MTurk's id of the HIT."),
+        pgettext(
+            "entry page",
+            "The {parameter} in the link is not MTurk's id of the HIT (capital letters and "
+            "digits).",
+        ),
+    )
     return [
         problem
         for problem in (
-            _id_problem(params, "workerId", "your worker account"),
-            _id_problem(params, "assignmentId", "your assignment"),
-            _id_problem(params, "hitId", "the HIT"),
+            _id_problem(params, "workerId", *worker),
+            _id_problem(params, "assignmentId", *assignment),
+            _id_problem(params, "hitId", *hit),
             submit_host_problem(params.get("turkSubmitTo", ""), published),
         )
         if problem
@@ -179,10 +230,10 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
     if assignment_id in ("", PREVIEW_ASSIGNMENT_ID):
         return _preview(request, hit)
 
-    problems = accept_problems(params, published)
+    with campaign_words(hit.campaign):
+        problems = accept_problems(params, published)
+        message = str(sentences(*problems, OPEN_FROM_MTURK)) if problems else ""
     if problems:
-        # The problems name MTurk's parameters and addresses: they stay in English.
-        message = format_lazy("{} {}", " ".join(problems), OPEN_FROM_MTURK)
         return message_page(request, message, campaign=hit.campaign, status=400)
     # An accept that takes a place counts against the client's start limit, as a direct
     # start does (judgments.entry.throttle): made-up ids could otherwise fill every place of
@@ -218,7 +269,7 @@ def mturk_task(request: HttpRequest, hit_id: int) -> HttpResponse:
     if hand_out.assignment is None:
         reason = hand_out.reason
         status = 410 if reason in LASTING_REFUSALS else 200
-        message = format_lazy("{} {}", reason.label, RETURN_THE_HIT)
+        message = sentences(reason.label, RETURN_THE_HIT)
         return message_page(request, message, campaign=hit.campaign, status=status)
     return redirect(task_url(hand_out.assignment))
 
@@ -243,7 +294,7 @@ def _preview(request: HttpRequest, hit: Hit) -> HttpResponse:
             notice = str(ACCEPT_TO_START)
         else:
             closed = CLOSED_CAMPAIGN_REASONS[campaign.status].label
-            notice = f"{closed} {pgettext('entry page', 'Do not accept this HIT now.')}"
+            notice = str(sentences(closed, pgettext("entry page", "Do not accept this HIT now.")))
         title = campaign_title(campaign)
     context = {
         "campaign": campaign,

@@ -54,7 +54,7 @@ class EntryOverview:
 
     @property
     def pay(self) -> str:
-        """ "$0.50 per task", "$0.20 to $1.00 per task", or "unpaid", in the active language."""
+        """ "$0.50 per task.", "$0.20 to $1.00 per task." or "Unpaid.", in the active language."""
         return pay_words(self.pay_low, self.pay_high)
 
     @property

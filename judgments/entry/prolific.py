@@ -82,6 +82,9 @@ MISSING_PARAMETER = pgettext_lazy(
     "This link has no {name}, which every Prolific study link carries. Open the study again "
     "from your Prolific account, without changing the link.",
 )
+# Translators: the participant id's name in "This link's {name} is not one Prolific would
+# send"; {parameter} is the link's parameter, PROLIFIC_PID, as it is.
+PARTICIPANT_ID_NAME = pgettext_lazy("entry page", "Prolific ID ({parameter})")
 WRONG_STUDY = pgettext_lazy(
     "entry page",
     "This link belongs to another Prolific study than the one this task is for. Open the "
@@ -123,7 +126,8 @@ def read_parameters(query: QueryDict) -> ProlificParameters | Promise:
     if "{{%" in participant or "%}}" in participant:
         return PLACEHOLDERS_LEFT
     if not PARTICIPANT_ID.match(participant):
-        return format_lazy(BAD_PARAMETER, name="Prolific ID (PROLIFIC_PID)")
+        name = format_lazy(PARTICIPANT_ID_NAME, parameter="PROLIFIC_PID")
+        return format_lazy(BAD_PARAMETER, name=name)
     values = {}
     for name in ("STUDY_ID", "SESSION_ID"):
         value = query.get(name, "").strip()

@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 
+from django.utils.functional import Promise
+from django.utils.text import format_lazy
 from django.utils.translation import npgettext, pgettext, pgettext_lazy
 
 from campaigns.models import DEFAULT_CONSENT_TEXT, Campaign
-from judgments.i18n import page_language, words_in
+from judgments.i18n import money_words, number_words, page_language, words_in
 
 # The context of these pages' messages; Babel reads it only where it is written out (every
 # pgettext call below writes "entry page"). A catalog that translates the entry page's button
@@ -31,6 +33,18 @@ INVALID_LINK = pgettext_lazy(
     "you for a new one.",
 )
 INVALID_LINK_TITLE = pgettext_lazy("entry page", "Invalid link")
+# Translators: two sentences, one after the other: a space between them, or none in a language
+# whose sentences end in a full-width stop (Chinese "{first}{second}").
+SENTENCES = pgettext_lazy("entry page", "{first} {second}")
+
+
+def sentences(*parts: str | Promise) -> str | Promise:
+    """``parts`` (sentences, lazy or not) one after another, as the language of the page that
+    shows them joins sentences; lazy when one part is."""
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = format_lazy(SENTENCES, first=joined, second=part)
+    return joined
 
 
 def entry_language(campaign: Campaign | None) -> str:
@@ -57,13 +71,16 @@ def campaign_title(campaign: Campaign) -> str:
 
 
 def pay_words(low: Decimal | None, high: Decimal | None) -> str:
-    """ "$0.50 per task", "$0.20 to $1.00 per task", or "unpaid", in the active language."""
+    """ "$0.50 per task.", "$0.20 to $1.00 per task." or "Unpaid.": a sentence in the active
+    language, its amounts written as the language writes money (German "0,50 $")."""
     if high is None or high == 0:
-        return pgettext("entry page", "unpaid")
+        return pgettext("entry page", "Unpaid.")
     if low == high:
-        return pgettext("entry page", "${pay} per task").format(pay=f"{high:.2f}")
-    return pgettext("entry page", "${low} to ${high} per task").format(
-        low=f"{low:.2f}", high=f"{high:.2f}"
+        # Translators: {pay} is an amount in US dollars, already written your way ("1,50 $").
+        return pgettext("entry page", "{pay} per task.").format(pay=money_words(high))
+    # Translators: {low} and {high} are amounts as above.
+    return pgettext("entry page", "{low} to {high} per task.").format(
+        low=money_words(low), high=money_words(high)
     )
 
 
@@ -72,7 +89,7 @@ def duration_words(minutes: int | None, measured_from: int) -> str:
     if minutes is None:
         return ""
     about = npgettext("entry page", "about {n} minute", "about {n} minutes", minutes).format(
-        n=minutes
+        n=number_words(minutes)
     )
     if measured_from:
         return npgettext(
@@ -80,7 +97,7 @@ def duration_words(minutes: int | None, measured_from: int) -> str:
             "{about} (the median of {n} finished task)",
             "{about} (the median of {n} finished tasks)",
             measured_from,
-        ).format(about=about, n=measured_from)
+        ).format(about=about, n=number_words(measured_from))
     return pgettext("entry page", "{about} (an estimate: no task is finished yet)").format(
         about=about
     )
@@ -112,19 +129,23 @@ def entry_page_words(*, duration: str, hits: int, places: int, places_open: int)
         "takes": pgettext("entry page", "One task takes {duration}.").format(duration=duration),
         "pay": pgettext("entry page", "Pay"),
         "tasks": pgettext("entry page", "Tasks"),
-        "task_count": npgettext(
-            "entry page",
-            "{n} task in this campaign",
-            "{n} tasks in this campaign",
-            hits,
-        ).format(n=hits),
-        # Translators: follows "{n} tasks in this campaign; ".
-        "places": npgettext(
-            "entry page",
-            "{open} of {n} place open now (each task is done by several people).",
-            "{open} of {n} places open now (each task is done by several people).",
-            places,
-        ).format(open=places_open, n=places),
+        # Translators: one sentence of two parts: {tasks} is "2 tasks in this campaign",
+        # {places} "6 of 6 places open now (each task is done by several people)." (it ends
+        # the sentence). Chinese joins them with "；".
+        "tasks_and_places": pgettext("entry page", "{tasks}; {places}").format(
+            tasks=npgettext(
+                "entry page",
+                "{n} task in this campaign",
+                "{n} tasks in this campaign",
+                hits,
+            ).format(n=number_words(hits)),
+            places=npgettext(
+                "entry page",
+                "{open} of {n} place open now (each task is done by several people).",
+                "{open} of {n} places open now (each task is done by several people).",
+                places,
+            ).format(open=number_words(places_open), n=number_words(places)),
+        ),
         "before_you_start": pgettext("entry page", "Before you start"),
         "start": pgettext("entry page", "Start"),  # LANGUAGE_PROBE
     }

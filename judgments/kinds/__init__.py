@@ -84,9 +84,9 @@ def task_page_words() -> dict[str, str]:
         "instructions": pgettext("task page", "Instructions"),
         # Translators: names the sample of a task on MTurk's preview (for screen readers).
         "example": pgettext("task page", "Example"),
-        # Translators: read by screen readers before the slider's value while the worker has
-        # not moved it yet.
-        "slider_untouched": pgettext("task page", "Not moved yet:"),
+        # Translators: read by screen readers while the worker has not moved the slider yet;
+        # {value} is where it stands ("50% (0: strongly disagree, 100: strongly agree)").
+        "slider_untouched": pgettext("task page", "Not moved yet: {value}"),
     }
 
 

@@ -132,6 +132,10 @@ class AssessPage(TaskPage):
             "low": pgettext("direct assessment page", "strongly disagree"),
             "high": pgettext("direct assessment page", "strongly agree"),
             "hint": pgettext("direct assessment page", "Move the slider to give your answer"),
+            # Translators: what screen readers say for the slider's position: {value} is a
+            # number from 1 to 99, {low} and {high} are the scale's two ends ("strongly
+            # disagree", "strongly agree"). Write the percent as your language does ("50 %").
+            "slider_value": pgettext("direct assessment page", "{value}% (0: {low}, 100: {high})"),
             "next": pgettext("direct assessment page", "Next"),
             # Translators: the number of the item on screen and the task's number of items.
             "progress": pgettext("direct assessment page", "{n} of {total}"),

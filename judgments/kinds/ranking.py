@@ -210,15 +210,30 @@ class RankPage(TaskPage):
             "set": pgettext("ranking page", "Set {n} of {total}"),
             "progress_one": pgettext("ranking page", "Set {first} of {total}"),
             "progress_many": pgettext("ranking page", "Sets {first}–{last} of {total}"),
-            "page": pgettext("ranking page", "page {page} of {pages}"),
+            # Translators: the progress of a task of several pages.
+            "progress_one_paged": pgettext(
+                "ranking page", "Set {first} of {total}, page {page} of {pages}"
+            ),
+            "progress_many_paged": pgettext(
+                "ranking page", "Sets {first}–{last} of {total}, page {page} of {pages}"
+            ),
             "saved": pgettext("ranking page", "Saved"),
-            # Translators: {list} is one or more "Set {n}: {outputs}", separated by "; ".
+            # Translators: {list} is one or more "Set {n}: {outputs}", joined by "{list}; {more}".
             "missing": pgettext("ranking page", "Still to rank: {list}"),
+            # Translators: joins the sets of "Still to rank: {list}" (Chinese "{list}；{more}").
+            "missing_join": pgettext("ranking page", "{list}; {more}"),
             "missing_set": pgettext("ranking page", "Set {n}: {outputs}"),
             "missing_one": pgettext("ranking page", "translation {letters}"),
+            # Translators: {letters} is two or more letters, joined by "{letters}, {letter}".
             "missing_some": pgettext("ranking page", "translations {letters}"),
+            # Translators: joins the letters of "translations {letters}" (Chinese
+            # "{letters}、{letter}").
+            "letters_join": pgettext("ranking page", "{letters}, {letter}"),
             "missing_all": pgettext("ranking page", "all translations"),
-            "stopped": pgettext("ranking page", "Rank every translation before you continue."),
+            # Translators: {list} as in "Still to rank: {list}".
+            "stopped": pgettext(
+                "ranking page", "Rank every translation before you continue. Still to rank: {list}"
+            ),
             "next": pgettext("ranking page", "Next"),
             "submit": pgettext("ranking page", "Submit"),
             "qualification": pgettext(

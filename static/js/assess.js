@@ -54,11 +54,22 @@
   // thumb is, and say when it has not been moved yet.
   var LOW = document.querySelector("#anchors .anchor-low").textContent.trim();
   var HIGH = document.querySelector("#anchors .anchor-high").textContent.trim();
-  var UNTOUCHED = root.dataset.labelSliderUntouched || "";
+  var UNTOUCHED = root.dataset.labelSliderUntouched || "{value}";
+  var VALUE = root.dataset.labelSliderValue || "{value}% (0: {low}, 100: {high})";
+  function format(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (match, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : match;
+    });
+  }
   function valueText(value, moved) {
     var number = Number(value);
-    var where = number <= 0 ? LOW : number >= 100 ? HIGH : number + "% (0: " + LOW + ", 100: " + HIGH + ")";
-    return moved || !UNTOUCHED ? where : UNTOUCHED + " " + where;
+    var where =
+      number <= 0
+        ? LOW
+        : number >= 100
+          ? HIGH
+          : format(VALUE, { value: number, low: LOW, high: HIGH });
+    return moved ? where : format(UNTOUCHED, { value: where });
   }
   function describeSlider() {
     el.slider.setAttribute("aria-valuetext", valueText(el.slider.value, current.moved));

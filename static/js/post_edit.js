@@ -239,6 +239,9 @@
     box.setAttribute("dir", "auto");
     box.setAttribute("lang", words.targetLang);
     box.setAttribute("aria-describedby", "keys");
+    if (words.maxChars) {
+      box.maxLength = Number(words.maxChars);
+    }
     segment.area.appendChild(box);
     segment.box = box;
     segment.buttons = [];

@@ -105,11 +105,27 @@
       } else if (left.length === 1) {
         outputs = format(words.labelMissingOne, { letters: letters[0] });
       } else {
-        outputs = format(words.labelMissingSome, { letters: letters.join(", ") });
+        outputs = format(words.labelMissingSome, {
+          letters: join(letters, words.labelLettersJoin, "letters", "letter"),
+        });
       }
       parts.push(format(words.labelMissingSet, { n: set.number, outputs: outputs }));
     });
-    return parts.join("; ");
+    return join(parts, words.labelMissingJoin, "list", "more");
+  }
+
+  // Items joined as the page's language joins them: ``template`` ("{list}; {more}") adds one
+  // more to the list so far.
+  function join(items, template, list, more) {
+    if (!items.length) {
+      return "";
+    }
+    return items.reduce(function (joined, item) {
+      var values = {};
+      values[list] = joined;
+      values[more] = item;
+      return format(template, values);
+    });
   }
 
   function isComplete() {
@@ -129,13 +145,13 @@
         clearError();
       }
     } else {
-      var missing = format(words.labelMissing, { list: missingText() });
+      var list = missingText();
       if (current.stopped) {
         // The message says it (and keeps saying what is left); the hint would say it twice.
-        el.error.textContent = words.labelStopped + " " + missing;
+        el.error.textContent = format(words.labelStopped, { list: list });
         el.hint.textContent = "";
       } else {
-        el.hint.textContent = missing;
+        el.hint.textContent = format(words.labelMissing, { list: list });
       }
       el.hint.classList.remove("is-answered");
     }
@@ -155,14 +171,19 @@
     var shown = current.sets;
     var first = shown[0].number;
     var last = shown[shown.length - 1].number;
-    var text = format(shown.length === 1 ? words.labelProgressOne : words.labelProgressMany, {
+    var template;
+    if (current.pages > 1) {
+      template = shown.length === 1 ? words.labelProgressOnePaged : words.labelProgressManyPaged;
+    } else {
+      template = shown.length === 1 ? words.labelProgressOne : words.labelProgressMany;
+    }
+    var text = format(template, {
       first: first,
       last: last,
       total: current.total,
+      page: current.page,
+      pages: current.pages,
     });
-    if (current.pages > 1) {
-      text += ", " + format(words.labelPage, { page: current.page, pages: current.pages });
-    }
     el.progressText.textContent = text;
     el.progressBar.setAttribute("aria-valuemax", String(current.total));
     el.progressBar.setAttribute("aria-valuenow", String(current.done));
@@ -359,7 +380,7 @@
         first = first || output.box;
       });
     });
-    showError(words.labelStopped + " " + format(words.labelMissing, { list: missingText() }));
+    showError(format(words.labelStopped, { list: missingText() }));
     el.hint.textContent = "";
     if (first) {
       first.focus();

@@ -255,6 +255,9 @@
     box.setAttribute("lang", words.targetLang);
     box.setAttribute("aria-describedby", "keys");
     box.setAttribute("autocomplete", "off");
+    if (words.maxChars) {
+      box.maxLength = Number(words.maxChars);
+    }
     sentence.area.appendChild(box);
     sentence.box = box;
     var buttons = make("div", "pe-buttons");

@@ -278,10 +278,19 @@ def test_the_words_are_the_campaigns_language_and_the_script_says_what_went_wron
     expect(page.locator(".statement")).to_have_text("Der Text ist flüssiges Englisch.")
     expect(next_button).to_have_text("Weiter")
     expect(slider).to_be_focused()
+    # What a screen reader says: the percent as German writes it (it was "50%" in a sentence
+    # the script put together in English word order, out of the translators' reach).
+    expect(slider).to_have_attribute(
+        "aria-valuetext",
+        "Noch nicht bewegt: 50\xa0% (0: stimme überhaupt nicht zu, 100: stimme voll und ganz zu)",
+    )
 
     # The browser goes offline (a request route let one submission through once in CI).
     page.context.set_offline(True)
     page.keyboard.press("ArrowRight")
+    expect(slider).to_have_attribute(
+        "aria-valuetext", "51\xa0% (0: stimme überhaupt nicht zu, 100: stimme voll und ganz zu)"
+    )
     page.keyboard.press("Enter")
     expect(error).to_have_text(
         "Ihre Antwort konnte nicht gesendet werden (keine Verbindung?). Sie bleibt erhalten: "
@@ -318,3 +327,20 @@ def test_a_click_on_the_thumb_where_it_stands_is_an_answer_of_50(page, transacti
     next_button.click()
     expect(page.locator("#progress-text")).to_have_text("2 of 100")
     assert list(Judgment.objects.values_list("slot__position", "score")) == [(1, 50)]
+
+
+def test_the_sliders_words_on_a_chinese_page_are_written_the_chinese_way(page, transactional_db):
+    campaign = CampaignFactory(
+        instructions_language="zh", assessment_mode=AssessmentMode.FLUENCY, redundancy=1
+    )
+    build_da_hit(campaign)
+    page.goto(f"/work/{campaign.pk}/")
+    page.get_by_role("button", name="开始").click()
+    page.wait_for_url("**/work/a/*/")
+    slider = page.locator("#score")
+    expect(slider).to_be_focused()
+    expect(slider).to_have_attribute(
+        "aria-valuetext", "尚未移动：50%（0：非常不同意，100：非常同意）"
+    )
+    page.keyboard.press("ArrowLeft")
+    expect(slider).to_have_attribute("aria-valuetext", "49%（0：非常不同意，100：非常同意）")

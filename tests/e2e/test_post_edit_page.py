@@ -60,6 +60,7 @@ def test_a_worker_edits_a_run_by_keyboard_and_resumes_after_a_reload(page, trans
     # Only the segment being edited has a box; the later ones show their MT output.
     box = page.locator("#edit-1")
     expect(page.locator("textarea")).to_have_count(1)
+    expect(box).to_have_attribute("maxlength", "10000")  # what the server stores
     expect(box).to_have_value("The cat sleep.")
     expect(box).to_be_focused()
     expect(segment(page, 2).locator(".pe-text")).to_have_text("It rains today.")

@@ -269,3 +269,27 @@ def test_answers_that_cannot_be_sent_are_kept_with_the_pages_own_message(page, t
         3,
         4,
     ]
+
+
+def test_a_chinese_page_joins_its_words_with_chinese_punctuation(page, transactional_db):
+    """The hint joined sets with an ASCII "; " and letters with ", ", and the progress added
+    ", page 1 of 2" to a Chinese sentence: the page's language joins them now."""
+    campaign = ranking_campaign(sets_per_hit=2, instructions_language="zh")
+    build_ranking_hit(campaign, sets=4)
+    page.goto(f"/work/{campaign.pk}/")
+    page.get_by_role("button", name="开始").click()
+    page.wait_for_url("**/work/a/*/")
+    progress, hint, error = (
+        page.locator("#progress-text"),
+        page.locator("#hint"),
+        page.locator("#error"),
+    )
+    expect(progress).to_have_text("第 1–2 组，共 4 组（第 1 页，共 2 页）")
+    expect(hint).to_have_text("尚未排名：第 1 组：全部译文；第 2 组：全部译文")
+    outputs_of(page, 0).nth(0).focus()
+    for key in ("1", "2", "3", "4", "1"):  # set 1, then translation A of set 2
+        page.keyboard.press(key)
+    expect(hint).to_have_text("尚未排名：第 2 组：译文 B、C、D")
+    outputs_of(page, 0).nth(0).focus()
+    page.keyboard.press("Enter")
+    expect(error).to_have_text("请先为每个译文排名再继续。尚未排名：第 2 组：译文 B、C、D")

@@ -63,6 +63,7 @@ def test_a_translator_translates_by_keyboard_and_never_receives_the_source(page,
     box = page.locator("#translation-1")
     expect(box).to_be_focused()
     expect(page.locator("textarea")).to_have_count(1)
+    expect(box).to_have_attribute("maxlength", "10000")  # what the server stores
 
     page.keyboard.type("The cat sleeps on the sofa.")
     page.keyboard.press("Enter")

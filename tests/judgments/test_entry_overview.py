@@ -108,9 +108,9 @@ def test_a_ranking_set_counts_its_time_once():
 def test_pay_range_when_hits_pay_their_own_and_unpaid():
     campaign = _campaign()
     HitSlotFactory(hit=HitFactory(campaign=campaign, reward=Decimal("0.40")))
-    assert entry_overview(campaign).pay == "$0.40 to $1.20 per task"
+    assert entry_overview(campaign).pay == "$0.40 to $1.20 per task."
     free = _campaign(reward=Decimal("0.00"))
-    assert entry_overview(free).pay == "unpaid"
+    assert entry_overview(free).pay == "Unpaid."
 
 
 def test_consent_line_is_the_requesters_escaped_or_absent(client):

@@ -16,7 +16,7 @@ from django.urls import reverse
 from campaigns.models import DEFAULT_CONSENT_TEXT, CampaignStatus, TaskKind
 from judgments import tokens
 from judgments.actions import record_judgment
-from judgments.entry.words import consent_words
+from judgments.entry.words import consent_words, pay_words
 from judgments.i18n import words_in
 from judgments.kinds import registry as judgment_kinds
 from judgments.models import Assignment
@@ -73,7 +73,8 @@ def test_the_entry_page_of_a_german_campaign_is_german():
         '<dt>Dauer</dt><dd id="entry-duration">Eine Aufgabe dauert etwa 1 Minute (eine '
         "Schätzung: Es ist noch keine Aufgabe abgeschlossen).</dd>"
     ) in html
-    assert '<dt>Vergütung</dt><dd id="entry-pay">$1.20 pro Aufgabe.</dd>' in html
+    # Money as German writes it (issue: "$1.20" in every language).
+    assert '<dt>Vergütung</dt><dd id="entry-pay">1,20\xa0$ pro Aufgabe.</dd>' in html
     assert (
         '<dt>Aufgaben</dt><dd id="entry-tasks">2 Aufgaben in dieser Kampagne; 6 von 6 Plätzen '
         "derzeit frei (jede Aufgabe wird von mehreren Personen bearbeitet).</dd>"
@@ -319,3 +320,94 @@ def test_the_preview_names_its_sample_in_the_page_language_and_marks_the_texts_l
     token = tokens.assignment_token(assignment.pk, assignment.worker_id)
     _, html = page(reverse("judgments:task", args=[token]))
     assert '<p class="text text-main" id="main-text" dir="auto" lang="en"></p>' in html
+
+
+def test_the_chinese_entry_page_ends_its_sentences_and_writes_money_in_chinese():
+    """A zh entry page read "每个任务 $1.20." and "…2 个任务; 目前…": an ASCII full stop after a
+    translated phrase and an ASCII "; " between two translated clauses."""
+    campaign = german_campaign(instructions_language="zh")
+    _, html = page(reverse("judgments:campaign-entry", args=[campaign.pk]))
+    assert '<html lang="zh">' in html
+    assert '<dd id="entry-pay">每个任务 US$1.20。</dd>' in html
+    assert (
+        '<dd id="entry-tasks">此评测活动共有 2 个任务；目前 6 个名额中还有 6 个空缺（每个任务由'
+        "多人完成）。</dd>"
+    ) in html
+
+
+def test_pay_is_a_sentence_with_money_written_the_languages_way():
+    with words_in("de"):
+        assert pay_words(Decimal("0.4"), Decimal("1.20")) == "0,40\xa0$ bis 1,20\xa0$ pro Aufgabe."
+        assert pay_words(None, Decimal("0")) == "Unbezahlt."
+    with words_in("zh"):
+        assert pay_words(Decimal("0.40"), Decimal("1.20")) == "每个任务 US$0.40 至 US$1.20。"
+    with words_in("ru"):
+        assert pay_words(Decimal("1.50"), Decimal("1.50")) == "1,50\xa0$ за задание."
+    assert pay_words(Decimal("1.50"), Decimal("1.50")) == "$1.50 per task."
+
+
+def test_mturks_accept_problems_are_in_the_pages_language_with_the_parameters_as_they_are():
+    """A Chinese page showed the problems in English inside a Chinese message."""
+    campaign = german_campaign()
+    hit = campaign.hits.get(number=1)
+    publish(hit, "3HITDE1")
+    url = mturk_url(
+        hit, workerId="a1lowercase", assignmentId="3ASSIGN-1", turkSubmitTo="https://evil.example"
+    )
+    response, html = page(url)
+    assert response.status_code == 400
+    assert '<html lang="de">' in html
+    assert (
+        "Der Wert von workerId im Link ist keine MTurk-ID Ihres Worker-Kontos (Großbuchstaben "
+        "und Ziffern). Der Wert von assignmentId im Link ist keine MTurk-ID Ihrer Zuweisung "
+        "(Großbuchstaben und Ziffern). Im Link fehlt hitId, die MTurk-ID des HITs. Der Parameter "
+        "turkSubmitTo im Link ist keine der Adressen von MTurk (https://www.mturk.com oder "
+        "https://workersandbox.mturk.com), daher könnte diese Seite Ihre Arbeit nicht an MTurk "
+        "zurücksenden. Öffnen Sie den HIT erneut über die MTurk-Website."
+    ) in html
+    wrong_site = mturk_url(
+        hit,
+        workerId="A1B2C3",
+        assignmentId="3ASSIGN1",
+        hitId="3HITDE1",
+        turkSubmitTo="https://www.mturk.com",
+    )
+    _, html = page(wrong_site)
+    assert (
+        "Dieser HIT liegt in der Sandbox von MTurk, aber der Parameter turkSubmitTo im Link ist "
+        "https://www.mturk.com, die Adresse der Produktivseite von MTurk; diese Seite würde "
+        "Ihre Arbeit daher an die falsche Website statt an https://workersandbox.mturk.com "
+        "senden. Öffnen Sie den HIT erneut über die MTurk-Website."
+    ) in html
+    # Chinese sentences follow one another without a space.
+    campaign.instructions_language = "zh"
+    campaign.save()
+    _, html = page(mturk_url(hit, workerId="A1B2C3", assignmentId="3ASSIGN1", hitId="3HITDE1"))
+    assert (
+        "链接中的 turkSubmitTo 不是 MTurk 的地址（https://www.mturk.com或"
+        "https://workersandbox.mturk.com），因此本页面无法将您的工作发回 MTurk。请从 MTurk 网站"
+        "重新打开此 HIT。"
+    ) in html
+
+
+def test_the_preview_of_a_paused_german_campaign_says_not_to_accept_in_german():
+    """The second sentence was written inside an f-string, where Babel never found it."""
+    campaign = german_campaign(status=CampaignStatus.PAUSED)
+    hit = campaign.hits.get(number=1)
+    publish(hit, "3HITDE2")
+    _, html = page(mturk_url(hit, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE"))
+    assert (
+        "Diese Kampagne ist pausiert. Bitte kommen Sie später wieder. Nehmen Sie diesen HIT "
+        "jetzt nicht an."
+    ) in html
+
+
+def test_a_prolific_id_that_is_not_one_is_named_in_german():
+    campaign = german_campaign()
+    url = reverse("judgments:prolific-start", args=[campaign.pk])
+    response, html = page(f"{url}?PROLIFIC_PID=not-an-id&STUDY_ID={STUDY}&SESSION_ID={STUDY}")
+    assert response.status_code == 400
+    assert (
+        "Der Wert von Prolific-ID (PROLIFIC_PID) in diesem Link kann nicht von Prolific stammen. "
+        "Öffnen Sie die Studie erneut über Ihr Prolific-Konto, ohne den Link zu ändern."
+    ) in html

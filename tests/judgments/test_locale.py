@@ -16,9 +16,10 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 from django.conf import settings
 from django.test import Client, override_settings
+from django.utils.translation import pgettext
 
 from campaigns.models import AssessmentMode
-from judgments.i18n import catalog_paths, page_language, stale_catalogs
+from judgments.i18n import catalog_paths, language_name, page_language, stale_catalogs, words_in
 from judgments.kinds import registry, task_page
 from tests.factories import AssignmentFactory, CampaignFactory, HitFactory, HitSlotFactory
 from tests.judgments.test_views import post_json, task_url
@@ -233,3 +234,57 @@ def test_a_catalog_alone_adds_a_language(italian):
         400,
         "score deve essere un numero da 0 a 100 (ricevuto 101).",
     )
+
+
+@pytest.mark.parametrize(
+    ("language", "context", "message", "expected"),
+    [
+        # "беглый" is said of a speaker, not of a text; the statement now reads as Russian.
+        (
+            "ru",
+            "direct assessment page",
+            "The text is fluent {language}.",
+            "Это грамотный, естественно звучащий английский текст.",
+        ),
+        (
+            "zh",
+            "direct assessment page",
+            "The text is fluent {language}.",
+            "这段文字是通顺的英语。",
+        ),
+        (
+            "ru",
+            "translation page",
+            "Is grammatical, fluent, and natural-sounding {language}",
+            "Написан грамотно и звучит как естественный английский текст",
+        ),
+        # One name for a segment in Chinese: a sentence (句), as the verification page says.
+        ("zh", "post-editing page", "Segment {n} of {total}", "第 {n} 句，共 {total} 句"),
+        (
+            "de",
+            "verification page",
+            "Some small errors are OK, so long as it is still understandable.",
+            "Kleine Fehler sind in Ordnung, solange die Übersetzung verständlich bleibt.",
+        ),
+        (
+            "de",
+            "detect-mt page",
+            "Keyboard: press Y (yes) or N (no), then Enter to go on to the next translation.",
+            "Tastatur: Drücken Sie J (ja) oder N (nein), dann die Eingabetaste, um zur nächsten "
+            "Übersetzung zu gehen.",
+        ),
+    ],
+)
+def test_reviewed_wordings(language, context, message, expected):
+    with words_in(language):
+        words = pgettext(context, message).replace("{language}", language_name("en"))
+    assert words == expected
+
+
+def test_german_names_the_enter_key_one_way():
+    """German said "Enter", "Eingabe" and "Eingabetaste" for one key."""
+    (path,) = [path for path in CATALOGS if path.parent.parent.name == "de"]
+    for message in read_catalog(path):
+        if message.id and isinstance(message.string, str):
+            assert "Enter" not in message.string, message.id
+            assert "Eingabe " not in message.string and "Eingabe+" not in message.string

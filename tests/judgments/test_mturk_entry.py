@@ -55,7 +55,7 @@ INVALID_LINK = (
 OPEN_FROM_MTURK = "Open the HIT again from MTurk&#x27;s website."
 TURK_SUBMIT_PROBLEM = (
     "The link&#x27;s turkSubmitTo is not one of MTurk&#x27;s addresses "
-    "(https://www.mturk.com, https://workersandbox.mturk.com), so this page could not send "
+    "(https://www.mturk.com or https://workersandbox.mturk.com), so this page could not send "
     "your work back to MTurk."
 )
 NASTY = '<script>alert(1)</script> & "x"'

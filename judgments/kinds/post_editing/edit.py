@@ -33,7 +33,7 @@ from judgments.actions.specs import (
     one_slot_units,
 )
 from judgments.actions.state import TaskState
-from judgments.i18n import language_name
+from judgments.i18n import language_name, number_words
 from judgments.kinds import TaskPage
 from judgments.kinds.post_editing.common import (
     context_language,
@@ -66,24 +66,23 @@ def _parse_text(payload: Mapping[str, Any]) -> str:
         raise SubmissionError(
             pgettext(
                 "post-editing answer",
-                "text is required: send the edited translation, as it stands in the box.",
+                "Your edit is missing: send the edited translation, as it stands in the box.",
             ),
             field="text",
         )
     if not isinstance(value, str):
         raise SubmissionError(
-            pgettext(
-                "post-editing answer", "text must be the edited translation as text (got {value})."
-            ).format(value=json_kind(value)),
+            pgettext("post-editing answer", "Your edit must be sent as text (got {value}).").format(
+                value=json_kind(value)
+            ),
             field="text",
         )
     if len(value) > MAX_EDIT_CHARS:
         raise SubmissionError(
             pgettext(
                 "post-editing answer",
-                "text is too long: an edited translation has at most {limit} characters (got "
-                "{length}).",
-            ).format(limit=MAX_EDIT_CHARS, length=len(value)),
+                "Your edit is too long: at most {limit} characters (got {length}).",
+            ).format(limit=number_words(MAX_EDIT_CHARS), length=number_words(len(value))),
             field="text",
         )
     # JSON can carry a NUL or a lone surrogate ("\ud800"), which no database column stores
@@ -92,8 +91,8 @@ def _parse_text(payload: Mapping[str, Any]) -> str:
         raise SubmissionError(
             pgettext(
                 "post-editing answer",
-                "text holds a character that cannot be stored (U+0000 or a lone surrogate); send "
-                "the text as typed.",
+                "Your edit holds a character that cannot be stored (U+0000 or a lone surrogate); "
+                "send the text as typed.",
             ),
             field="text",
         )
@@ -405,7 +404,8 @@ class EditPage(TaskPage):
         }
 
     def template_context(self, campaign: Campaign) -> dict[str, Any]:
-        return {"context_lang": context_language(campaign)}
+        # The box takes no more than the server stores (a paste past it is cut, not refused).
+        return {"context_lang": context_language(campaign), "max_chars": MAX_EDIT_CHARS}
 
     def present_unit(self, unit: ShownUnit, campaign: Campaign) -> dict[str, Any]:
         return present_segment(unit.slots[0], campaign)

@@ -23,6 +23,7 @@ from django.utils.translation import npgettext, pgettext, pgettext_lazy
 
 from campaigns.models import Hit, Output, Segment
 from judgments.actions.specs import SubmissionError, Unit, json_kind
+from judgments.i18n import number_words
 
 # --- The article ------------------------------------------------------------------------------
 
@@ -182,7 +183,7 @@ def worker_text(value: Any, field: str, what: str, empty: str) -> str:
             pgettext(
                 "reading comprehension answer",
                 "{what} is too long: at most {limit} characters (got {length}).",
-            ).format(what=what, limit=MAX_TEXT_CHARS, length=len(text)),
+            ).format(what=what, limit=number_words(MAX_TEXT_CHARS), length=number_words(len(text))),
             field=field,
         )
     # JSON can carry a NUL or a lone surrogate ("\ud800"), which no database column stores

@@ -14,6 +14,7 @@ from django.utils.translation import pgettext
 from campaigns.models import Campaign, HitSlot
 from judgments import tokens
 from judgments.actions.specs import SubmissionError, _whole_number, json_kind
+from judgments.i18n import number_words
 from judgments.models import Assignment
 
 # A translation longer than this is not one sentence's translation: it keeps one request from
@@ -57,13 +58,13 @@ def parse_translation(payload: Mapping[str, Any]) -> str:
     value = payload.get("text")
     if value is None:
         raise SubmissionError(
-            pgettext("translation answer", "text is required: send your translation."),
+            pgettext("translation answer", "Your translation is missing: send it as text."),
             field="text",
         )
     if not isinstance(value, str):
         raise SubmissionError(
             pgettext(
-                "translation answer", "text must be your translation as text (got {value})."
+                "translation answer", "Your translation must be sent as text (got {value})."
             ).format(value=json_kind(value)),
             field="text",
         )
@@ -71,16 +72,16 @@ def parse_translation(payload: Mapping[str, Any]) -> str:
         raise SubmissionError(
             pgettext(
                 "translation answer",
-                "text is too long: a translation has at most {limit} characters (got {length}).",
-            ).format(limit=MAX_TRANSLATION_CHARS, length=len(value)),
+                "Your translation is too long: at most {limit} characters (got {length}).",
+            ).format(limit=number_words(MAX_TRANSLATION_CHARS), length=number_words(len(value))),
             field="text",
         )
     if "\x00" in value or not _encodable(value):
         raise SubmissionError(
             pgettext(
                 "translation answer",
-                "text holds a character that cannot be stored (U+0000 or a lone surrogate); "
-                "send the text as typed.",
+                "Your translation holds a character that cannot be stored (U+0000 or a lone "
+                "surrogate); send the text as typed.",
             ),
             field="text",
         )

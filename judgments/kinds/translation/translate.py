@@ -29,6 +29,7 @@ from judgments.actions.state import TaskState
 from judgments.i18n import language_name
 from judgments.kinds import TaskPage
 from judgments.kinds.translation.common import (
+    MAX_TRANSLATION_CHARS,
     count_parser,
     image_base,
     parse_seconds,
@@ -204,7 +205,8 @@ class TranslatePage(TaskPage):
         }
 
     def template_context(self, campaign: Campaign) -> dict[str, Any]:
-        return {"source_as_image": shows_image(campaign)}
+        # The box takes no more than the server stores (a paste past it is cut, not refused).
+        return {"source_as_image": shows_image(campaign), "max_chars": MAX_TRANSLATION_CHARS}
 
     def present_unit(self, unit: ShownUnit, campaign: Campaign) -> dict[str, Any]:
         """A unit without its assignment (MTurk's preview): no image URL exists for it, so an

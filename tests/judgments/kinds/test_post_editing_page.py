@@ -397,30 +397,22 @@ LONG = "x" * 10_001
     [
         (
             {"position": 1, "keystrokes": 0, "no_changes": False, "resets": 0, "pasted": False},
-            "text is required: send the edited translation, as it stands in the box.",
+            "Your edit is missing: send the edited translation, as it stands in the box.",
             "text",
         ),
-        (edit(1, 5), "text must be the edited translation as text (got 5).", "text"),
-        (
-            edit(1, ["The cat"]),
-            "text must be the edited translation as text (got a list).",
-            "text",
-        ),
-        (
-            edit(1, LONG),
-            "text is too long: an edited translation has at most 10000 characters (got 10001).",
-            "text",
-        ),
+        (edit(1, 5), "Your edit must be sent as text (got 5).", "text"),
+        (edit(1, ["The cat"]), "Your edit must be sent as text (got a list).", "text"),
+        (edit(1, LONG), "Your edit is too long: at most 10,000 characters (got 10,001).", "text"),
         (
             edit(1, "The cat\x00 sleeps."),
-            "text holds a character that cannot be stored (U+0000 or a lone surrogate); send "
-            "the text as typed.",
+            "Your edit holds a character that cannot be stored (U+0000 or a lone surrogate); "
+            "send the text as typed.",
             "text",
         ),
         (
             edit(1, "The cat \ud800 sleeps."),
-            "text holds a character that cannot be stored (U+0000 or a lone surrogate); send "
-            "the text as typed.",
+            "Your edit holds a character that cannot be stored (U+0000 or a lone surrogate); "
+            "send the text as typed.",
             "text",
         ),
         (
@@ -553,6 +545,17 @@ def test_the_page_is_in_german_for_german_instructions(assignment):
         "dass sie dieselbe Bedeutung wie die Referenzübersetzung hat und gutes Englisch ist."
     ) in html
     assert 'data-label-no-changes="Keine Änderungen nötig"' in html
+    # One key, one name in the keyboard help (it said "Strg+Eingabe" here, "Enter" elsewhere).
+    assert (
+        "Tastatur: Strg+Eingabetaste speichert das Segment und geht zum nächsten; "
+        "Strg+Umschalt+Eingabetaste speichert es als „Keine Änderungen nötig“"
+    ) in html
+    # The box takes at most what the server stores; past it, the server names the box.
+    assert 'data-max-chars="10000"' in html
+    response = post_json(Client(), url(assignment, "judgments:task-submit"), edit(1, LONG * 2))
+    assert response.json()["error"] == (
+        "Ihre Bearbeitung ist zu lang: höchstens 10.000 Zeichen (erhalten: 20.002)."
+    )
 
 
 def test_the_mturk_preview_shows_the_first_segment_read_only(client, assignment):

@@ -179,7 +179,7 @@ def test_the_answers_are_stored_trimmed_then_the_completion_page(assignment):
         ),
         (
             all_answers(**{"3": "y" * 1001}),
-            "The answer to question 3 is too long: at most 1000 characters (got 1001).",
+            "The answer to question 3 is too long: at most 1,000 characters (got 1,001).",
             "answers.3",
         ),
         (

@@ -254,7 +254,7 @@ def with_text(position, name, value):
         ),
         (
             with_text(1, "question", "x" * 1001),
-            "Question 1 is too long: at most 1000 characters (got 1001).",
+            "Question 1 is too long: at most 1,000 characters (got 1,001).",
             "questions.1.question",
         ),
         (

@@ -231,10 +231,14 @@ NASTY_ANSWER = "<b>It rains</b> & today."
         (
             {"position": 1, "keystrokes": 1, "pastes": 0, "seconds": 1},
             "text",
-            "text is required: send your translation.",
+            "Your translation is missing: send it as text.",
         ),
-        (translation(1, 5), "text", "text must be your translation as text (got 5)."),
-        (translation(1, "x" * 10_001), "text", None),
+        (translation(1, 5), "text", "Your translation must be sent as text (got 5)."),
+        (
+            translation(1, "x" * 10_001),
+            "text",
+            "Your translation is too long: at most 10,000 characters (got 10,001).",
+        ),
         (translation(1, "ok", keystrokes=-1), "keystrokes", None),
         (translation(1, "ok", pastes=True), "pastes", None),
         (
@@ -413,3 +417,21 @@ def test_the_correction_page_shows_the_translation_alone_with_its_own_words(camp
     )
     assert saved.status_code == 200, saved.content
     assert Judgment.objects.get(assignment=assignment).text == "Kept translation one."
+
+
+def test_a_translation_too_long_is_named_as_the_worker_sees_its_box_with_german_numbers():
+    """A German worker read "text ist zu lang: … höchstens 10000 Zeichen (erhalten: 22800)":
+    the JSON field's name and numbers without their separators. The box also stops taking
+    characters at the limit (maxlength, from data-max-chars)."""
+    campaign = translation_campaign(instructions_language="de")
+    assignment = answered_background(AssignmentFactory(hit=build_translate_hit(campaign)))
+    html = Client().get(url(assignment)).content.decode()
+    assert 'data-max-chars="10000"' in html
+    response = post_json(
+        Client(), url(assignment, "judgments:task-submit"), translation(1, "x" * 22_800)
+    )
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        "Ihre Übersetzung ist zu lang: höchstens 10.000 Zeichen (erhalten: 22.800)."
+    )
+    assert not Judgment.objects.exists()
