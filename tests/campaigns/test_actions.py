@@ -222,10 +222,13 @@ def test_ranking_without_gold_answers_says_what_to_do():
     campaign = ranking_campaign()
     with pytest.raises(HitBuildError) as caught:
         build_hits(campaign)
+    # The checklist's own message (campaigns/kinds/ranking/gold.py), word for word.
     assert str(caught.value) == (
-        "The gold rate is 10% but the campaign has no gold answers. Give gold answers per "
-        "segment (admin: Gold answers), or choose the best system so that gold translations "
-        "are chosen from alternative references (002), or set the gold rate to 0."
+        "The gold rate is 10% but the campaign has no gold answers and no gold best system. "
+        "Give gold answers per segment (Gold answers: add them, or import a file of them), or "
+        "choose the gold best system in the ranking settings so that gold translations are "
+        "chosen from the segments' alternative references (Paul et al. 2013), or set the gold "
+        "rate to 0."
     )
     campaign.ranking_settings.gold_rate = 0
     campaign.ranking_settings.save()

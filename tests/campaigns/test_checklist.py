@@ -194,20 +194,22 @@ def test_ranking_without_gold_answers_is_blocked_and_says_what_to_do():
     steps = states(campaign)
     assert steps["quality"][0] == "blocked"
     assert steps["quality"][2] == (
-        "The gold rate is 10% but the campaign has no gold answers: give gold answers per "
-        "segment (Gold answers), or choose the best system in the ranking settings below so "
-        "that gold translations are chosen from alternative references (Paul et al. 2013), or "
-        "set the gold rate to 0."
+        "The gold rate is 10% but the campaign has no gold answers and no gold best system. "
+        "Give gold answers per segment (Gold answers: add them, or import a file of them), or "
+        "choose the gold best system in the ranking settings so that gold translations are "
+        "chosen from the segments' alternative references (Paul et al. 2013), or set the gold "
+        "rate to 0."
     )
     assert steps["build"][0] == "blocked"
-    assert steps["build"][2] == "Gold answers are missing (see Gold answers above)."
+    assert steps["build"][2] == "Gold units are missing or too few (see Gold answers above)."
 
     for segment in campaign.segments.all()[:5]:
         GoldAnswer.objects.create(segment=segment, best_output=segment.outputs.first())
     steps = states(campaign)
     assert steps["quality"][:2] == (
         "done",
-        "Gold rate 10% of the ranking sets; 5 gold answers given.",
+        "Gold rate 10% of the ranking sets; 5 gold answers given; the rate makes 5 gold sets "
+        "from 5 gold units.",
     )
     assert steps["build"][0] == "next"
 

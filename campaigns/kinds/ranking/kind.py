@@ -7,16 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from campaigns.builders import ranking as ranking_builder
-from campaigns.gold import (
-    GoldMark,
-    GoldUnit,
-    SegmentReferences,
-    choose_gold_units,
-    gold_units_from_marks,
-)
+from campaigns.gold import GoldUnit
 from campaigns.kinds import CampaignKind, HitBuildError, registry
-from campaigns.kinds.ranking.models import GoldScheme, RankingSettings
-from campaigns.models import Campaign, GoldAnswer, Hit, HitSlot, HitTask, Output, Segment, TaskKind
+from campaigns.kinds.ranking.gold import gold_supply
+from campaigns.kinds.ranking.models import RankingSettings
+from campaigns.models import Campaign, Hit, HitSlot, HitTask, Output, TaskKind
 
 if TYPE_CHECKING:
     from campaigns.importers.judgments.kinds import JudgmentImportKind
@@ -96,26 +91,18 @@ class Ranking(CampaignKind):
         ]
         if not outputs:
             raise HitBuildError("The campaign has no system outputs yet. Import segments first.")
-        units = _gold_units(campaign, settings, outputs)
+        # The same gold the campaign page's checklist reads (ranking/gold.py): its problem is
+        # the checklist's, so the checklist never calls done what the build then refuses.
+        supply = gold_supply(campaign, settings)
+        if supply.problem:
+            raise HitBuildError(supply.problem)
+        units = list(supply.units)
         training: list[GoldUnit] = []
-        if campaign.qualification_required:
-            if len(units) <= settings.qualification_sets:
-                raise HitBuildError(
-                    f"The qualification test needs {settings.qualification_sets} gold answers of "
-                    f"its own plus some for the gold sets, and the campaign has {len(units)}. Add "
-                    "gold answers, lower 'Qualification sets', or turn the qualification test off."
-                )
-            training, units = ranking_builder.split_gold_units(
-                units, settings.qualification_sets, seed=campaign.hit_seed
-            )
-        if settings.gold_rate > 0 and not units:
-            raise HitBuildError(
-                f"The gold rate is {settings.gold_rate:.0%} but the campaign has no gold answers. "
-                "Give gold answers per segment (admin: Gold answers), or choose the best system "
-                "so that gold translations are chosen from alternative references (002), or set "
-                "the gold rate to 0."
-            )
         try:
+            if campaign.qualification_required:
+                training, units = ranking_builder.split_gold_units(
+                    units, settings.qualification_sets, seed=campaign.hit_seed
+                )
             plans = ranking_builder.build_ranking_hits(
                 outputs,
                 seed=campaign.hit_seed,
@@ -167,36 +154,3 @@ class Ranking(CampaignKind):
             batch_size=2000,
         )
         return len(hits) - bool(training)
-
-
-def _gold_units(campaign: Campaign, settings: RankingSettings, outputs: list) -> list[GoldUnit]:
-    """The requester's gold answers when there are any; otherwise the automatic choice from
-    alternative references when the best system is named (002 section 4.2); otherwise none."""
-    marks = [
-        GoldMark(segment_id=seg, best_output_id=best, gold_text=text or None, worst_output_id=worst)
-        for seg, best, text, worst in GoldAnswer.objects.filter(segment__campaign=campaign)
-        .order_by("segment_id")
-        .values_list("segment_id", "best_output_id", "gold_text", "worst_output_id")
-    ]
-    try:
-        if marks:
-            return gold_units_from_marks(marks, outputs)
-        if settings.gold_best_system_id is None:
-            return []
-        segments = [
-            SegmentReferences(segment_id=pk, references=references)
-            for pk, references in Segment.objects.filter(campaign=campaign)
-            .order_by("pk")
-            .values_list("pk", "references")
-        ]
-        return choose_gold_units(
-            segments,
-            outputs,
-            language=campaign.target_language,
-            count=settings.gold_count,
-            best_system_id=settings.gold_best_system_id,
-            worst_system_id=settings.gold_worst_system_id,
-            require_worst=settings.gold_scheme == GoldScheme.BEST_WORST,
-        )
-    except ValueError as error:
-        raise HitBuildError(f"Gold answers: {error}") from error

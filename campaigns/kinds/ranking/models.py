@@ -200,5 +200,10 @@ class RankingSettings(KindSettings):
             chosen = getattr(self, field)
             if chosen is not None and chosen.campaign_id != self.campaign_id:
                 errors[field] = "Choose a system of this campaign."
+        if self.gold_best_system_id and self.gold_worst_system_id == self.gold_best_system_id:
+            errors["gold_worst_system"] = (
+                "The gold worst system cannot also be the gold best system: choose another one, "
+                "or none."
+            )
         if errors:
             raise ValidationError(errors)
