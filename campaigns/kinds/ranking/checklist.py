@@ -13,6 +13,8 @@ a fixed number of queries.
 
 from __future__ import annotations
 
+from django.urls import reverse
+
 from campaigns.checklist import BLOCKED, DONE, Facts, KindNotes, Step, _plural, _url
 from campaigns.gold import ORIGIN_ALTERNATIVE_REFERENCE
 from campaigns.kinds import kind_settings
@@ -36,6 +38,10 @@ def _supply(campaign: Campaign) -> GoldSupply:
 
 def _counts(campaign: Campaign) -> list[int]:
     return remembered(("ranking_outputs", campaign.pk), lambda: outputs_per_segment(campaign))
+
+
+def gold_import_url(campaign: Campaign) -> str:
+    return reverse("admin:campaigns_campaign_gold_import", args=[campaign.pk])
 
 
 def quality(campaign: Campaign, facts: Facts) -> Step:
@@ -80,6 +86,10 @@ def quality(campaign: Campaign, facts: Facts) -> Step:
     summary = "; ".join(parts) + "."
     lines = [
         (f"Gold answers ({supply.answers:,})", gold_url),
+        (
+            "Import gold answers (doc_id, seg_id, best_system, worst_system)",
+            gold_import_url(campaign),
+        ),
     ]
     if supply.problem:
         return Step("quality", "Gold answers", BLOCKED, summary, todo=supply.problem, lines=lines)

@@ -4,7 +4,7 @@ qualification test's training sets (002's training phase)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from campaigns.builders import ranking as ranking_builder
 from campaigns.gold import GoldUnit
@@ -77,6 +77,12 @@ class Ranking(CampaignKind):
         from campaigns.kinds.ranking.admin import RankingReferenceInline
 
         return [RankingReferenceInline]
+
+    def admin_urls(self, model_admin: Any) -> list:
+        # The import of a file of gold answers (ranking/admin.py).
+        from campaigns.kinds.ranking.admin import gold_import_urls
+
+        return gold_import_urls(model_admin)
 
     def build_hits(self, campaign: Campaign) -> int:
         """Ranking sets (000 section 4, 002 sections 3.4-4.2), gold sets at the campaign's gold

@@ -265,6 +265,10 @@ def test_enough_gold_answers_leave_no_note():
             "Gold answers (6)",
             f"/admin/campaigns/goldanswer/?segment__campaign__id__exact={campaign.pk}",
         ),
+        (
+            "Import gold answers (doc_id, seg_id, best_system, worst_system)",
+            f"/admin/campaigns/campaign/{campaign.pk}/gold-answers/import/",
+        ),
     ]
 
 
