@@ -103,14 +103,26 @@ class ImportSummary:
     # Issue 17: the campaign already has HITs, which do not show the new segments (and, when
     # they are frozen, never will): what to do about it. '' when the campaign has no HITs.
     hits_note: str = ""
+    # Segments already in the campaign that the import adds outputs to (a late system's), and
+    # those outputs (counted in ``outputs`` too).
+    stored_segments: int = 0
+    stored_outputs: int = 0
 
     @property
     def message(self) -> str:
-        counts = (
-            f"{_count(self.documents, 'new document')}, {_count(self.segments, 'segment')} and "
+        outputs = (
             f"{_count(self.outputs, 'output')} of {_count(self.systems_used, 'system')} "
             f"({self.systems} new)"
         )
+        stored = _count(self.stored_segments, "segment")
+        if self.stored_segments and not self.segments:
+            counts = f"{outputs} for {stored} already in the campaign"
+        else:
+            counts = (
+                f"{_count(self.documents, 'new document')}, {_count(self.segments, 'segment')} "
+                f"and {outputs}"
+            )
+
         names = ", ".join(self.files)
         if self.dry_run:
             text = (
@@ -118,6 +130,10 @@ class ImportSummary:
             )
         else:
             text = f"Imported {counts} from {names}."
+        if self.stored_segments and self.segments:
+            text += (
+                f" {self.stored_outputs:,} of the outputs are for {stored} already in the campaign."
+            )
         for note in self.notes:
             text += f" {note[:1].upper()}{note[1:]}."
         if self.hits_note:
@@ -165,22 +181,26 @@ def check_import(
         else:
             parse_tabular(input_file, fmt, context, parsed, problems)
     problems.file_order = parsed.files
-    state = CampaignState.load(campaign)
+    state = CampaignState.load(campaign, parsed)
     check_against_campaign(parsed, campaign, state, problems)
     check_not_empty(parsed, problems)
     if problems:
         raise problems.failure()
+    stored = sum(1 for key in parsed.segments if key in state.segment_pks)
+    new_segments = len(parsed.segments) - stored
     summary = ImportSummary(
         files=tuple(parsed.files),
         documents=sum(1 for doc_id in parsed.documents if doc_id not in state.documents),
-        segments=len(parsed.segments),
+        segments=new_segments,
         systems=sum(1 for name in parsed.systems if name not in state.systems),
         outputs=len(parsed.outputs),
         systems_used=len(parsed.systems),
         ignored=dict(parsed.ignored),
         notes=tuple(parsed.notes),
         dry_run=True,
-        hits_note=hits_note(campaign, len(parsed.segments)),
+        hits_note=hits_note(campaign, new_segments),
+        stored_segments=stored,
+        stored_outputs=sum(1 for key in parsed.outputs if key[:2] in state.segment_pks),
     )
     return CheckedImport(campaign, fmt, parsed, summary)
 
@@ -224,6 +244,8 @@ def write_checked(checked: CheckedImport, *, progress: Progress | None = None) -
         notes=planned.notes,
         dry_run=False,
         hits_note=planned.hits_note,
+        stored_segments=planned.stored_segments,
+        stored_outputs=planned.stored_outputs,
     )
 
 

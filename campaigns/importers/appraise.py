@@ -278,7 +278,12 @@ class _BatchReader:
         if key not in self.parsed.segments:
             self.parsed.add_segment(
                 SegmentRecord(
-                    doc_id=key[0], seg_id=key[1], source=source, references=[], origin=origin
+                    doc_id=key[0],
+                    seg_id=key[1],
+                    source=source,
+                    references=[],
+                    origin=origin,
+                    source_origin=Origin(origin.file, origin.line, f"{path}.sourceText", path),
                 )
             )
         message = text_problem(text, "output")
@@ -318,7 +323,9 @@ class _BatchReader:
         for key, segment in parsed.segments.items():
             texts = []
             if key in self.ref_items:
-                texts.append(self.ref_items[key][0])
+                text, ref = self.ref_items[key]
+                texts.append(text)
+                segment.reference_origin = Origin(ref.file, ref.line, f"{ref.path}.targetText")
             for _, text in sorted(self.ref_system_texts.get(key, {}).items()):
                 texts.append(text)
             segment.references = list(dict.fromkeys(texts))  # unique, in order

@@ -38,6 +38,11 @@ class SegmentRecord:
     origin: Origin
     # Positions are decided when parsing is over (first appearance, or itemID order).
     order_key: tuple = ()
+    # Where the source and the (first) reference were read, when that is not ``origin``: a
+    # problem about a stored segment's texts names them (the field "source", the reference
+    # file's line).
+    source_origin: Origin | None = None
+    reference_origin: Origin | None = None
 
 
 @dataclass(slots=True)

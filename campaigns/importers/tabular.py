@@ -434,6 +434,8 @@ class _RowProcessor:
                 source=row["source"],
                 references=references,
                 origin=Origin(self.name, line, "seg_id"),
+                source_origin=Origin(self.name, line, "source"),
+                reference_origin=Origin(self.name, line, "reference"),
             )
         )
 

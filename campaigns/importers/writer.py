@@ -54,13 +54,15 @@ def _write(
             save_campaign(campaign)
         else:
             Campaign.objects.select_for_update().filter(pk=campaign.pk).exists()
-        state = CampaignState.load(campaign)
+        state = CampaignState.load(campaign, parsed)
         problems = ProblemList(parsed.files)
         check_against_campaign(parsed, campaign, state, problems)
         if problems:
             raise problems.failure()
 
-        total = len(parsed.segments) + len(parsed.outputs)
+        # Rows for stored segments add outputs only (checks.py): their segments are kept.
+        new_keys = {key for key in parsed.segments if key not in state.segment_pks}
+        total = len(new_keys) + len(parsed.outputs)
         done = 0
         if progress:
             progress(0, total)
@@ -77,6 +79,9 @@ def _write(
         ]
         Document.objects.bulk_create(new_documents, batch_size=BATCH_SIZE)
         document_pk = {doc_id: pk for doc_id, (pk, _) in state.documents.items()}
+        stored_pk = {
+            (document_pk[doc_id], seg_id): pk for (doc_id, seg_id), pk in state.segment_pks.items()
+        }
         document_pk.update(_pks(Document, campaign, new_documents, "external_id"))
 
         new_systems = [
@@ -89,7 +94,7 @@ def _write(
 
         # Segments and outputs are made and inserted a batch at a time: a big import never
         # holds all its model instances.
-        segment_pk: dict[tuple[int, str], int] = {}
+        segment_pk: dict[tuple[int, str], int] = dict(stored_pk)
         pks_missing = False
         n_segments = 0
         batch: list = []
@@ -109,7 +114,7 @@ def _write(
 
         for doc_id, keys in parsed.documents.items():
             start = state.documents[doc_id][1] if doc_id in state.documents else 0
-            for position, key in enumerate(keys, start + 1):
+            for position, key in enumerate((k for k in keys if k in new_keys), start + 1):
                 record = parsed.segments[key]
                 batch.append(
                     Segment(

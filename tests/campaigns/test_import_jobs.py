@@ -79,6 +79,8 @@ def test_a_segment_job_goes_from_queued_to_done_with_the_summary(
         "notes": [],
         "dry_run": False,
         "hits_note": "",
+        "stored_segments": 0,
+        "stored_outputs": 0,
         "message": "Imported 1 new document, 2 segments and 4 outputs of 2 systems (2 new) "
         "from demo.tsv.",
     }

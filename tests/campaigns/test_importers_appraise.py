@@ -260,8 +260,9 @@ def test_unknown_system_and_missing_output(campaign):
     line = line_of(text, '"y"')
     assert problems_of(campaign, text) == [
         f'batches.json line {line}, field "[0].items[2].targetID": unknown system "U": campaign '
-        f'"{campaign.name}" has the systems S, T; fix the name in the file, or add the system '
-        "to the campaign first",
+        f'"{campaign.name}" has the systems S, T; fix the name in the file, or, for a new system, '
+        "add it to the campaign first (the Systems section of its page) and import its outputs "
+        "for every segment of the campaign",
         f'batches.json line {line}, field "[0].items[2]": missing output: system "T" has no '
         "output for doc d seg 2",
     ]

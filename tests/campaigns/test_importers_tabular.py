@@ -247,12 +247,18 @@ def test_duplicate_output_id_names_both_lines(campaign):
     ]
 
 
-def test_segment_already_in_the_campaign_is_a_duplicate(campaign):
-    SegmentFactory(document__campaign=campaign, document__external_id="d", external_id="1")
+def test_a_row_for_a_stored_segment_with_another_source_is_refused(campaign):
+    SegmentFactory(
+        document__campaign=campaign,
+        document__external_id="d",
+        external_id="1",
+        source="Stored source",
+    )
     text = tsv("d\t1\tQ\tR\tA\tO", "d\t2\tQ\tR\tA\tO")
     assert problems_of(campaign, "tsv", text) == [
-        f'demo.tsv line 2, field "seg_id": duplicate id: doc d seg 1 is already in campaign '
-        f'"{campaign.name}"; an import only adds new segments, it never changes stored ones'
+        'demo.tsv line 2, field "source": doc d seg 1 is already in campaign '
+        f'"{campaign.name}" with another source, "Stored source"; a row for a stored segment '
+        "adds an output to it and must repeat its source and references exactly"
     ]
 
 
@@ -262,8 +268,9 @@ def test_unknown_system_names_the_known_ones(campaign):
     text = tsv("d\t1\tQ\tR\talpha\tO", "d\t1\tQ\tR\tbeta\tO", "d\t1\tQ\tR\tgamma\tO")
     assert problems_of(campaign, "tsv", text) == [
         f'demo.tsv line 4, field "system": unknown system "gamma": campaign "{campaign.name}" '
-        "has the systems alpha, beta; fix the name in the file, or add the system to the "
-        "campaign first"
+        "has the systems alpha, beta; fix the name in the file, or, for a new system, add it "
+        "to the campaign first (the Systems section of its page) and import its outputs for "
+        "every segment of the campaign"
     ]
 
 
@@ -401,13 +408,16 @@ def test_utf16_file_is_named_as_such(campaign):
 
 def test_segment_added_between_check_and_write_is_caught_in_the_transaction(campaign):
     checked = check_import(campaign, "tsv", upload(tsv("d\t1\tQ\tR\tA\tO")))
-    SegmentFactory(document__campaign=campaign, document__external_id="d", external_id="1")
+    SegmentFactory(
+        document__campaign=campaign, document__external_id="d", external_id="1", source="Other"
+    )
     before = counts(campaign)
     with pytest.raises(ImportFailed) as failure:
         write_checked(checked)
     assert [str(p) for p in failure.value.problems] == [
-        f'demo.tsv line 2, field "seg_id": duplicate id: doc d seg 1 is already in campaign '
-        f'"{campaign.name}"; an import only adds new segments, it never changes stored ones'
+        f'demo.tsv line 2, field "source": doc d seg 1 is already in campaign "{campaign.name}" '
+        'with another source, "Other"; a row for a stored segment adds an output to it and '
+        "must repeat its source and references exactly"
     ]
     assert counts(campaign) == before
 

@@ -156,7 +156,8 @@ def test_unknown_and_missing_systems_against_the_campaign(campaign):
         f'system "T" of campaign "{campaign.name}" has no output in this import; every new '
         "segment needs one output of every system",
         f'X.en: unknown system "X": campaign "{campaign.name}" has the systems S, T; fix the '
-        "name in the file, or add the system to the campaign first",
+        "name in the file, or, for a new system, add it to the campaign first (the Systems "
+        "section of its page) and import its outputs for every segment of the campaign",
     ]
 
 
@@ -182,7 +183,7 @@ def test_translation_campaign_imports_sources_only():
     assert (summary.segments, summary.systems, summary.outputs) == (2, 0, 0)
 
 
-def test_second_import_of_the_same_source_is_a_duplicate(campaign):
+def test_second_import_of_the_same_files_is_a_duplicate_output(campaign):
     def files():
         return WmtFiles(
             source=upload("src.de", "a\n"),
@@ -192,8 +193,9 @@ def test_second_import_of_the_same_source_is_a_duplicate(campaign):
 
     run_import(campaign, "wmt", files())
     assert problems_of(campaign, files()) == [
-        f'src.de line 1: duplicate id: doc src.de seg 1 is already in campaign "{campaign.name}"; '
-        "an import only adds new segments, it never changes stored ones"
+        f'S.en line 1: duplicate id: doc src.de seg 1 of campaign "{campaign.name}" has an '
+        'output of system "S" already; an import adds outputs, it never changes or repeats '
+        "stored ones"
     ]
 
 
