@@ -9,6 +9,7 @@ named after the source file. See docs/import-formats.md.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,26 +91,47 @@ def parse_system_args(values: list[str]) -> dict[str, str]:
 def parse_wmt(
     files: WmtFiles, context: ParseContext, parsed: ParsedImport, problems: ProblemList
 ) -> None:
+    """Read the files of a WMT plain-text import into ``parsed``.
+
+    Every file is read and checked, whatever is wrong with the others (docs/import-formats.md
+    promises all problems at once): its encoding, each of its lines (an empty segment, a bad
+    document id) and its number of lines against the source's. Segments and outputs are made
+    only from files whose lines line up with the source's.
+    """
     parsed.files.extend(files.names())
     parsed.output_field = None
 
     source = read_input(files.source)
     source_text = decode(source, problems)
-    if source_text is None:
-        return
-    source_lines = split_lines(source_text)
-    count = len(source_lines)
-    if count == 0:
-        problems.add(source.name, None, None, "empty file: no source segments")
-        return
+    source_lines = split_lines(source_text) if source_text is not None else None
+    # The number of lines every other file needs; None when the source cannot tell.
+    count = len(source_lines) if source_lines else None
+    if source_lines is not None:
+        if not source_lines:
+            problems.add(source.name, None, None, "empty file: no source segments")
+        for line, text in enumerate(source_lines, 1):
+            if context.parse_progress and line % 10_000 == 0:
+                context.parse_progress(line, len(source_lines))
+            message = text_problem(text, "source")
+            if message:
+                problems.add(source.name, line, None, message)
 
-    def other_file(file: FileLike, what: str) -> tuple[str, list[str] | None]:
-        """Read a file that must have one line per source line; None if it cannot be used."""
+    def other_file(
+        file: FileLike, what: str, line_problem: Callable[[str], str | None]
+    ) -> tuple[str, list[str] | None]:
+        """Read and check a file that needs one line per source line: its lines, or None
+        when they cannot be used (unreadable, or not as many as the source's)."""
         input_file = read_input(file)
         text = decode(input_file, problems)
         if text is None:
             return input_file.name, None
         lines = split_lines(text)
+        for line, value in enumerate(lines, 1):
+            message = line_problem(value)
+            if message:
+                problems.add(input_file.name, line, None, message)
+        if count is None:
+            return input_file.name, None
         if len(lines) != count:
             problems.add(
                 input_file.name,
@@ -122,21 +144,21 @@ def parse_wmt(
         return input_file.name, lines
 
     # Documents.
+    doc_lines: list[str] | None = None
     if files.docids is not None:
-        docids_name, doc_lines = other_file(files.docids, "document-id")
-        if doc_lines is None:
-            parsed.rows_rejected = True
-            return
-        for line, doc_id in enumerate(doc_lines, 1):
-            message = id_problem(doc_id, "document id")
-            if message:
-                problems.add(docids_name, line, None, message)
-                parsed.rows_rejected = True
-    else:
+        _, doc_lines = other_file(
+            files.docids, "document-id", lambda value: id_problem(value, "document id")
+        )
+    elif count is not None:
         doc_lines = [source.name] * count
+    if doc_lines is None or any(id_problem(doc_id, "document id") for doc_id in doc_lines):
+        # No segment without its document: the missing-output check would only repeat this.
+        parsed.rows_rejected = True
+        doc_lines = None
 
     # References: one list per source line.
-    references: list[list[str]] = [[] for _ in range(count)]
+    references: list[list[str]] = [[] for _ in range(count or 0)]
+    reference_origins: list[Origin | None] = [None] * (count or 0)
     if not files.references and context.needs_reference:
         problems.add(
             None,
@@ -146,36 +168,27 @@ def parse_wmt(
             "source line",
         )
     for file in files.references:
-        name, lines = other_file(file, "reference")
-        if lines is None:
-            continue
-        for line, text in enumerate(lines, 1):
-            message = text_problem(text, "reference")
-            if message:
-                problems.add(name, line, None, message)
+        name, lines = other_file(file, "reference", lambda value: text_problem(value, "reference"))
+        for line, text in enumerate(lines or [], 1):
             references[line - 1].append(text)
+            if reference_origins[line - 1] is None:
+                reference_origins[line - 1] = Origin(name, line)
 
     # Segments.
-    for line, text in enumerate(source_lines, 1):
-        if context.parse_progress and line % 10_000 == 0:
-            context.parse_progress(line, count)
-        message = text_problem(text, "source")
-        if message:
-            problems.add(source.name, line, None, message)
-        doc_id = doc_lines[line - 1]
-        if id_problem(doc_id, "document id"):
-            continue
-        parsed.add_segment(
-            SegmentRecord(
-                doc_id=doc_id,
-                seg_id=str(line),
-                source=text,
-                references=references[line - 1],
-                origin=Origin(source.name, line),
+    if doc_lines is not None and source_lines:
+        for line, text in enumerate(source_lines, 1):
+            parsed.add_segment(
+                SegmentRecord(
+                    doc_id=doc_lines[line - 1],
+                    seg_id=str(line),
+                    source=text,
+                    references=references[line - 1],
+                    origin=Origin(source.name, line),
+                    reference_origin=reference_origins[line - 1],
+                )
             )
-        )
 
-    if context.parse_progress:
+    if context.parse_progress and count:
         context.parse_progress(count, count)
 
     # Systems.
@@ -187,19 +200,16 @@ def parse_wmt(
             f"no system files; a {context.kind_label} campaign needs the systems' outputs",
         )
     for system, file in files.systems.items():
-        name, lines = other_file(file, "system")
+        name, lines = other_file(file, "system", lambda value: text_problem(value, "output"))
         message = id_problem(system, "system name")
         if message:
             problems.add(name, None, None, message)
             continue
         parsed.add_system(system, Origin(name, None))
-        if lines is None:
+        if lines is None or doc_lines is None:
             parsed.incomplete_systems.add(system)
             continue
         for line, text in enumerate(lines, 1):
-            message = text_problem(text, "output")
-            if message:
-                problems.add(name, line, None, message)
             doc_id = doc_lines[line - 1]
             parsed.outputs[(doc_id, str(line), system)] = OutputRecord(text, Origin(name, line))
 

@@ -119,6 +119,54 @@ def test_mismatched_line_counts_name_files_and_counts(campaign):
     ]
 
 
+def test_three_bad_files_are_all_reported_at_once(campaign):
+    # The document-id file used to hide everything else ("1 problem found").
+    files = WmtFiles(
+        source=upload("src.de", "a\nb\nc\n"),
+        references=[upload("ref.en", "A\n\nC\n")],
+        systems={"S": upload("S.en", "1\n2\n"), "T": upload("T.en", "1\n2\n3\n")},
+        docids=upload("src.docids", "d1\n\n"),
+    )
+    assert problems_of(campaign, files) == [
+        "ref.en line 2: empty segment; every reference needs text",
+        "S.en: 2 lines, but the source src.de has 3; the system file needs exactly one line per "
+        "source line",
+        "src.docids: 2 lines, but the source src.de has 3; the document-id file needs exactly "
+        "one line per source line",
+        "src.docids line 2: empty document id",
+    ]
+
+
+def test_without_docids_a_short_system_file_and_a_bad_reference_are_both_reported(campaign):
+    files = WmtFiles(
+        source=upload("src.de", "a\nb\n"),
+        references=[upload("ref.en", b"A\nB\xff\n")],
+        systems={"S": upload("S.en", "1\n\n2\n")},
+    )
+    assert problems_of(campaign, files) == [
+        "ref.en line 2: not UTF-8 text: byte 0xFF at byte 2 of the line cannot be decoded; "
+        "save the file as UTF-8 and import it again",
+        "S.en: 3 lines, but the source src.de has 2; the system file needs exactly one line per "
+        "source line",
+        "S.en line 2: empty segment; every output needs text",
+    ]
+
+
+def test_an_unreadable_source_still_lets_the_other_files_be_checked(campaign):
+    files = WmtFiles(
+        source=upload("src.de", b"\xff\xfea\x00"),
+        references=[upload("ref.en", "A\n \n")],
+        systems={"S": upload("S.en", "1\n2\n")},
+        docids=upload("src.docids", "d\n\n"),
+    )
+    assert problems_of(campaign, files) == [
+        "src.de line 1: not UTF-8 text: the file starts with a UTF-16 byte-order mark; save it "
+        "as UTF-8 and import it again",
+        "ref.en line 2: empty segment; every reference needs text",
+        "src.docids line 2: empty document id",
+    ]
+
+
 def test_empty_lines_are_empty_segments(campaign):
     files = WmtFiles(
         source=upload("src.de", "a\n\nc\n"),
