@@ -30,7 +30,8 @@ from campaigns.models import Campaign
 FORMAT_HELP = {
     "tsv": "One row per system output, tab-separated, with a header row: doc_id, seg_id, "
     "source, reference, system, output, and reference_<name> for further references.",
-    "csv": "The same columns as TSV, comma-separated (RFC 4180 quoting).",
+    "csv": "The same columns as TSV, comma-separated (RFC 4180 quoting), or separated by "
+    "semicolons as Excel saves CSV in many languages (the header row tells which).",
     "jsonl": "One JSON object per line with the same keys as the TSV columns.",
     "wmt": "Plain text, one segment per line: a source file, one or more reference files, "
     "one file per system and optionally a document-id file. Segment ids are line numbers; "
@@ -120,7 +121,8 @@ class ImportSegmentsForm(forms.Form):
             self.add_error(
                 "format",
                 f"Cannot tell the format of {upload.name}: its name ends in none of .tsv, .csv, "
-                ".jsonl, .json and its first line has no tab or comma. Choose the format.",
+                ".jsonl, .json and its first line has no tab, comma or semicolon. Choose the "
+                "format.",
             )
             return AUTO
         return detected

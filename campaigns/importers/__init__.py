@@ -23,7 +23,7 @@ from campaigns.importers.context import ParseContext, Progress
 from campaigns.importers.problems import SHOWN_PROBLEMS, ImportFailed, ImportProblem, ProblemList
 from campaigns.importers.reading import read_input
 from campaigns.importers.records import ParsedImport
-from campaigns.importers.tabular import parse_tabular
+from campaigns.importers.tabular import header_delimiter, parse_tabular
 from campaigns.importers.wmt_plain import WmtFiles, parse_system_args, parse_wmt, system_names
 from campaigns.importers.writer import write_import
 from campaigns.models import Campaign
@@ -49,7 +49,7 @@ __all__ = [
 FORMATS = ("tsv", "csv", "jsonl", "wmt", "appraise")
 FORMAT_LABELS = {
     "tsv": "TSV (tab-separated, header row)",
-    "csv": "CSV (comma-separated, header row)",
+    "csv": "CSV (comma-separated, or semicolon-separated as Excel saves it; header row)",
     "jsonl": "JSON lines (one object per line)",
     "wmt": "WMT plain text (source, references, one file per system)",
     "appraise": "Appraise batch JSON",
@@ -65,19 +65,29 @@ def format_for_file(name: str) -> str | None:
 def format_for_content(name: str, head: bytes) -> str | None:
     """The format of a file from its name (:func:`format_for_file`), else from its first bytes:
     a JSON object on the first line is JSON lines, a JSON array an Appraise batch, a header
-    line with a tab TSV, with a comma (and no tab) CSV; None when neither tells."""
+    line with a tab TSV, with a comma or semicolon (and no tab) CSV; None when neither tells.
+
+    A file named .tsv or .csv whose header line is separated by another separator (column
+    names split at commas in a .tsv file, at tabs or semicolons in a .csv) is taken for what
+    its header says: the column names are known, so the header tells for certain, and file
+    names are often wrong (a spreadsheet's "CSV" saved as .tsv).
+    """
     by_name = format_for_file(name)
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip(" \r\n")
+    header = text.split("\n", 1)[0]
+    if by_name in (None, "tsv", "csv"):
+        delimiter = header_delimiter(header)
+        if delimiter is not None:
+            return "tsv" if delimiter == "\t" else "csv"
     if by_name is not None:
         return by_name
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip(" \r\n")
     if text.startswith("{"):
         return "jsonl"
     if text.startswith("["):
         return "appraise"
-    header = text.split("\n", 1)[0]
     if "\t" in header:
         return "tsv"
-    if "," in header:
+    if "," in header or ";" in header:
         return "csv"
     return None
 

@@ -167,6 +167,7 @@ def scan_text(
     problems: ProblemList,
     *,
     header_split: Callable[[str], list[str]] | None = None,
+    delimiter: str | None = None,
 ) -> int | None:
     """Check that the file is UTF-8 text without NUL bytes, reading it line by line; the
     number of lines, or None after reporting what is wrong.
@@ -174,7 +175,8 @@ def scan_text(
     The first byte that is not UTF-8 is reported (with its line and its byte in the line,
     the line a text editor shows) and stops the scan. Every line with a NUL byte is reported,
     naming the column it is in when ``header_split`` (how the first line is split into column
-    names, and so a line into fields) is given.
+    names, and so a line into fields) is given; ``delimiter`` separates a line's fields (by
+    default a tab if the line has one, else a comma).
     """
     ok = True
     count = 0
@@ -197,15 +199,17 @@ def scan_text(
             if count == 1 and header_split is not None:
                 header = [name.strip() for name in header_split(text)]
             if "\x00" in text:
-                problems.add(input_file.name, count, _nul_field(text, header), nul_problem(count))
+                problems.add(
+                    input_file.name, count, _nul_field(text, header, delimiter), nul_problem(count)
+                )
                 ok = False
     return count if ok else None
 
 
-def _nul_field(text: str, header: list[str] | None) -> str | None:
+def _nul_field(text: str, header: list[str] | None, delimiter: str | None = None) -> str | None:
     if not header:
         return None
-    separator = "\t" if len(header) < 2 or "\t" in text else ","
+    separator = delimiter or ("\t" if len(header) < 2 or "\t" in text else ",")
     for position, value in enumerate(text.split(separator)):
         if "\x00" in value:
             return header[position] if position < len(header) else None

@@ -16,7 +16,13 @@ from dataclasses import replace
 
 from campaigns.importers.context import ParseContext, id_problem, text_problem
 from campaigns.importers.problems import ProblemList
-from campaigns.importers.reading import InputFile, is_blank, iter_lines, scan_text
+from campaigns.importers.reading import (
+    READ_LINE_LIMIT,
+    InputFile,
+    is_blank,
+    iter_lines,
+    scan_text,
+)
 from campaigns.importers.records import Origin, ParsedImport, SegmentRecord
 
 REQUIRED_COLUMNS = ("doc_id", "seg_id", "source", "reference", "system", "output")
@@ -51,6 +57,51 @@ class StrictComma(_Dialect):
     delimiter = ","
 
 
+class StrictSemicolon(_Dialect):
+    """CSV as Excel saves it where the comma is the decimal separator (German, French, ...
+    Excel's "CSV" is semicolon-separated there)."""
+
+    delimiter = ";"
+
+
+SEPARATOR_NAMES = {"\t": "tab", ",": "comma", ";": "semicolon"}
+
+
+def known_column(name: str) -> bool:
+    return name in REQUIRED_COLUMNS or bool(EXTRA_REFERENCE.match(name))
+
+
+def header_delimiter(line: str) -> str | None:
+    """The separator of a header line: the tab, comma or semicolon that splits it into the
+    most known column names (at least two), or None.
+
+    The column names are known, so this is exact where the csv module's Sniffer guesses from
+    how often characters recur (and raises when it cannot decide).
+    """
+    line = line.lstrip("\ufeff")
+    best, most = None, 1
+    for delimiter in SEPARATOR_NAMES:
+        names = [name.strip().strip('"') for name in line.split(delimiter)]
+        known = sum(1 for name in names if known_column(name))
+        if known > most:
+            best, most = delimiter, known
+    return best
+
+
+def dialect_for(fmt: str, header: str) -> type[_Dialect]:
+    """The dialect of a TSV or CSV file with this header line.
+
+    A CSV file whose header is separated by semicolons is read with semicolons: that is how
+    Excel saves "CSV" in the many locales whose decimal separator is the comma, requesters
+    there cannot easily make anything else, and the header tells it for certain (column names
+    contain neither commas nor semicolons), so a comma-separated file is never misread.
+    Quoting is the same. TSV is always tab-separated.
+    """
+    if fmt == "tsv":
+        return StrictTab
+    return StrictSemicolon if header_delimiter(header) == ";" else StrictComma
+
+
 def parse_tabular(
     input_file: InputFile,
     fmt: str,
@@ -61,15 +112,16 @@ def parse_tabular(
     """Read one tabular file into ``parsed``, reporting every problem found in it."""
     parsed.files.append(input_file.name)
     parsed.output_field = "system"
-    if fmt == "jsonl":
-        header_split = None
-    else:
-        header_split = _header_splitter(StrictTab if fmt == "tsv" else StrictComma)
-    n_lines = scan_text(input_file, problems, header_split=header_split)
+    dialect = None if fmt == "jsonl" else dialect_for(fmt, first_line(input_file))
+    n_lines = scan_text(
+        input_file,
+        problems,
+        header_split=None if dialect is None else _header_splitter(dialect),
+        delimiter=None if dialect is None else dialect.delimiter,
+    )
     if n_lines is None:
         return
-    reader = _JsonlReader if fmt == "jsonl" else _DelimitedReader
-    table = reader(input_file.name, iter_lines(input_file), n_lines, fmt, problems)
+    table = _reader(input_file.name, iter_lines(input_file), n_lines, fmt, dialect, problems)
     table.reread = lambda: iter_lines(input_file)
     processor = None
     for line, row in table.rows(context):
@@ -84,17 +136,40 @@ def parse_tabular(
         context.parse_progress(n_lines, n_lines)
     if table.rejected:
         parsed.rows_rejected = True
-    parsed.output_texts = _output_texts(input_file, fmt, replace(context, parse_progress=None))
+    parsed.output_texts = _output_texts(
+        input_file, fmt, dialect, replace(context, parse_progress=None)
+    )
 
 
-def _output_texts(input_file: InputFile, fmt: str, context: ParseContext):
+def _reader(
+    name: str,
+    lines: Iterator[str],
+    n_lines: int,
+    fmt: str,
+    dialect: type[_Dialect] | None,
+    problems: ProblemList,
+) -> _Table:
+    if dialect is None:
+        return _JsonlReader(name, lines, n_lines, fmt, problems)
+    return _DelimitedReader(name, lines, n_lines, fmt, problems, dialect=dialect)
+
+
+def first_line(input_file: InputFile) -> str:
+    """The file's first line, as well as it decodes (the scan reports bad bytes)."""
+    with input_file.open() as stream:
+        raw = stream.readline(READ_LINE_LIMIT)
+    return raw.decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
+
+
+def _output_texts(
+    input_file: InputFile, fmt: str, dialect: type[_Dialect] | None, context: ParseContext
+):
     """The outputs' texts, read again from the file when the import is written (the check
     keeps only where each output is); the file had no problem, so every row is good."""
 
     def texts() -> Iterator[tuple[tuple[str, str, str], str]]:
         problems = ProblemList()
-        reader = _JsonlReader if fmt == "jsonl" else _DelimitedReader
-        table = reader(input_file.name, iter_lines(input_file), 0, fmt, problems)
+        table = _reader(input_file.name, iter_lines(input_file), 0, fmt, dialect, problems)
         table.reread = lambda: iter_lines(input_file)
         for _, row in table.rows(context):
             if not is_blank(row["system"]):
@@ -150,7 +225,7 @@ class _Table:
                 self.problems.add(self.name, line, name, f'column "{name}" appears twice')
                 ok = False
             seen.add(name)
-            if name not in REQUIRED_COLUMNS and not EXTRA_REFERENCE.match(name):
+            if not known_column(name):
                 self.problems.add(self.name, line, name, f'unknown column "{name}"; {ALLOWED_TEXT}')
                 ok = False
         missing = [name for name in REQUIRED_COLUMNS if name not in seen]
@@ -170,10 +245,20 @@ class _Table:
 
 
 class _DelimitedReader(_Table):
+    def __init__(self, *args, dialect: type[_Dialect]) -> None:
+        super().__init__(*args)
+        self.dialect = dialect
+
     def rows(self, context: ParseContext) -> Iterator[tuple[int, Row]]:
-        dialect = StrictTab if self.fmt == "tsv" else StrictComma
-        physical = (line + "\n" for line in self.lines)
-        reader = csv.reader(physical, dialect=dialect)
+        first: list[str] = []
+
+        def physical() -> Iterator[str]:
+            for line in self.lines:
+                if not first:
+                    first.append(line)
+                yield line + "\n"
+
+        reader = csv.reader(physical(), dialect=self.dialect)
         try:
             header = next(reader, None)
         except csv.Error as error:
@@ -182,7 +267,13 @@ class _DelimitedReader(_Table):
         if header is None:
             self.problems.add(self.name, None, None, "empty file: the header row is missing")
             return
-        self.columns = self.check_columns([name.strip() for name in header], 1)
+        names = [name.strip() for name in header]
+        hint = self.separator_hint(first[0] if first else "", names)
+        if hint:
+            # One problem, not an "unknown column" for the whole line and "missing" for all.
+            self.problems.add(self.name, 1, None, hint)
+            return
+        self.columns = self.check_columns(names, 1)
         if self.columns is None:
             return
         width = len(self.columns)
@@ -205,7 +296,7 @@ class _DelimitedReader(_Table):
             self.blank_lines(blanks)
             blanks = []
             if len(row) != width:
-                separator = "tabs" if self.fmt == "tsv" else "commas"
+                separator = SEPARATOR_NAMES[self.dialect.delimiter] + "s"
                 self.problems.add(
                     self.name,
                     line,
@@ -216,6 +307,29 @@ class _DelimitedReader(_Table):
                 self.rejected = True
                 continue
             yield line, dict(zip(self.columns, row, strict=True))
+
+    def separator_hint(self, line: str, names: list[str]) -> str:
+        """When the header does not give the columns but splits into them at another
+        separator: which one the file seems to use, and which format reads it. '' otherwise."""
+        if all(name in names for name in REQUIRED_COLUMNS):
+            return ""
+        found = header_delimiter(line)
+        if found is None or found == self.dialect.delimiter:
+            return ""
+        mine = SEPARATOR_NAMES[self.dialect.delimiter]
+        columns = ", ".join(name.strip().strip('"') for name in line.split(found))
+        fmt = "tsv" if found == "\t" else "csv"
+        what = {
+            "\t": "a TSV file",
+            ",": "a CSV file",
+            ";": "a CSV file as Excel saves it in many languages",
+        }[found]
+        accepted = ", which accepts semicolons" if found == ";" else ""
+        return (
+            f"the header is not {mine}-separated but {SEPARATOR_NAMES[found]}-separated "
+            f"({columns}): this looks like {what}; import it as {fmt.upper()}{accepted} (the "
+            f"format on the import page, --format {fmt} with manage.py import_segments)"
+        )
 
     def _unreadable(self, line: int, error: csv.Error) -> None:
         self.problems.add(

@@ -192,6 +192,8 @@ def test_the_format_is_detected_by_default(admin_client, campaign):
         ("segments.txt", GOOD_TSV),  # by the header line: a tab
         ("export", GOOD_CSV),  # a comma and no tab
         ("segments.txt", "\ufeff" + GOOD_CSV),  # a byte-order mark first
+        ("segments.tsv", GOOD_CSV),  # a comma-separated header wins over the name
+        ("excel.csv", GOOD_CSV.replace(",", ";")),  # Excel's CSV in many languages
     ],
 )
 def test_tsv_and_csv_are_told_apart_by_name_else_by_content(admin_client, campaign, name, text):
@@ -201,6 +203,19 @@ def test_tsv_and_csv_are_told_apart_by_name_else_by_content(admin_client, campai
     assert Segment.objects.get().references == ["One & one"]
 
 
+def test_a_chosen_format_the_header_contradicts_is_one_problem_saying_which(admin_client, campaign):
+    response = admin_client.post(
+        url(campaign), {"format": "tsv", "file": tsv_upload(GOOD_CSV, "segments.tsv")}
+    )
+    assert response.status_code == 200
+    assert [str(problem) for problem in response.context["problems"]] == [
+        "segments.tsv line 1: the header is not tab-separated but comma-separated (doc_id, "
+        "seg_id, source, reference, system, output): this looks like a CSV file; import it as "
+        "CSV (the format on the import page, --format csv with manage.py import_segments)"
+    ]
+    assert counts(campaign) == (0, 0, 0, 0)
+
+
 def test_a_file_nothing_tells_the_format_of_asks_for_it(admin_client, campaign):
     response = admin_client.post(
         url(campaign), {"format": "auto", "file": tsv_upload("just some words\n", "notes")}
@@ -208,7 +223,7 @@ def test_a_file_nothing_tells_the_format_of_asks_for_it(admin_client, campaign):
     assert response.status_code == 200
     assert response.context["form"].errors["format"] == [
         "Cannot tell the format of notes: its name ends in none of .tsv, .csv, .jsonl, .json and "
-        "its first line has no tab or comma. Choose the format."
+        "its first line has no tab, comma or semicolon. Choose the format."
     ]
     assert counts(campaign) == (0, 0, 0, 0)
 
@@ -222,3 +237,16 @@ def test_format_for_content_reads_the_first_line():
     assert format_for_content("a", b"doc_id\tseg_id, with a comma\n") == "tsv"
     assert format_for_content("a", b"doc_id,seg_id\n1\t2\n") == "csv"  # only the header counts
     assert format_for_content("a", b"") is None
+    assert format_for_content("a", b"doc_id;seg_id;source\n") == "csv"
+
+
+def test_format_for_content_takes_the_header_s_separator_over_a_tsv_or_csv_name():
+    from campaigns.importers import format_for_content
+
+    comma = b"doc_id,seg_id,source,reference,system,output\nd,1,Q\tx,R,S,O\n"
+    assert format_for_content("excel.tsv", comma) == "csv"
+    assert format_for_content("excel.csv", b"doc_id;seg_id;source;reference\n") == "csv"
+    assert format_for_content("data.csv", b"doc_id\tseg_id\tsource\n") == "tsv"
+    # A header that tells nothing leaves the name's format; .jsonl and .json names always win.
+    assert format_for_content("odd.tsv", b"a,b,c\n") == "tsv"
+    assert format_for_content("rows.jsonl", comma) == "jsonl"

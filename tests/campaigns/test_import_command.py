@@ -56,6 +56,17 @@ def test_import_into_existing_campaign_by_name_and_by_id(good_tsv, tmp_path):
     assert out.startswith("Imported 1 new document, 2 segments and 4 outputs of 2 systems (0 new)")
 
 
+def test_a_comma_separated_file_named_tsv_is_read_as_csv_unless_tsv_is_asked_for(tmp_path):
+    CampaignFactory(name="news", kind=TaskKind.RANKING)
+    path = tmp_path / "excel.tsv"
+    path.write_text(GOOD_TSV.replace("\t", ","), encoding="utf-8")
+    with pytest.raises(CommandError):
+        run("--campaign", "news", "--format", "tsv", str(path))
+    assert counts() == (0, 0, 0, 0)
+    out, _ = run("--campaign", "news", str(path))
+    assert out.startswith("Imported 1 new document, 2 segments and 4 outputs of 2 systems")
+
+
 def test_create_campaign_and_import(good_tsv):
     out, _ = run(
         "--create", "fresh", "--kind", "direct_assessment", "--assessment-mode", "adequacy",

@@ -153,6 +153,83 @@ def test_csv_rfc4180_quoting_with_commas_newlines_and_quotes(campaign):
     assert Segment.objects.get(external_id="2").position == 2
 
 
+def test_csv_separated_by_semicolons_as_excel_saves_it(campaign):
+    text = (
+        "\ufeffdoc_id;seg_id;source;reference;system;output\r\n"
+        'd;1;"Hallo; Welt";Hello, world;S;"say ""hi""; bye"\r\n'
+        "d;2;Zwei, drei;Two;S;Two out\r\n"
+    )
+    summary = run_import(campaign, "csv", upload(text, "excel.csv"))
+    assert summary.message == (
+        "Imported 1 new document, 2 segments and 2 outputs of 1 system (1 new) from excel.csv."
+    )
+    assert list(
+        Segment.objects.order_by("position").values_list("external_id", "source", "references")
+    ) == [("1", "Hallo; Welt", ["Hello, world"]), ("2", "Zwei, drei", ["Two"])]
+    assert list(Output.objects.order_by("segment__position").values_list("text", flat=True)) == [
+        'say "hi"; bye',
+        "Two out",
+    ]
+
+
+def test_a_semicolon_csv_row_with_a_field_too_many_names_semicolons(campaign):
+    text = "doc_id;seg_id;source;reference;system;output\nd;1;Q;R;S;O;extra\n"
+    assert problems_of(campaign, "csv", text, "excel.csv") == [
+        "excel.csv line 2: 7 fields, but the header has 6; check for missing or extra "
+        "semicolons (quote a field that contains one)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "header", "expected"),
+    [
+        (
+            "tsv",
+            "demo.tsv",
+            "doc_id,seg_id,source,reference,system,output",
+            "the header is not tab-separated but comma-separated (doc_id, seg_id, source, "
+            "reference, system, output): this looks like a CSV file; import it as CSV (the "
+            "format on the import page, --format csv with manage.py import_segments)",
+        ),
+        (
+            "tsv",
+            "demo.tsv",
+            "doc_id;seg_id;source;reference;system;output",
+            "the header is not tab-separated but semicolon-separated (doc_id, seg_id, source, "
+            "reference, system, output): this looks like a CSV file as Excel saves it in many "
+            "languages; import it as CSV, which accepts semicolons (the format on the import "
+            "page, --format csv with manage.py import_segments)",
+        ),
+        (
+            "csv",
+            "demo.csv",
+            "doc_id\tseg_id\tsource\treference\tsystem\toutput",
+            "the header is not comma-separated but tab-separated (doc_id, seg_id, source, "
+            "reference, system, output): this looks like a TSV file; import it as TSV (the "
+            "format on the import page, --format tsv with manage.py import_segments)",
+        ),
+    ],
+)
+def test_a_header_with_another_separator_says_which_format_to_choose(
+    campaign, fmt, name, header, expected
+):
+    separator = header[6]
+    row = separator.join(["d", "1", "Q", "R", "S", "O"])
+    assert problems_of(campaign, fmt, f"{header}\n{row}\n", name) == [f"{name} line 1: {expected}"]
+
+
+def test_a_header_that_splits_nowhere_into_columns_gets_the_column_problems(campaign):
+    # No separator gives known names: the ordinary problems, which name the columns.
+    assert problems_of(campaign, "tsv", "doc seg source\nd 1 Q\n") == [
+        'demo.tsv line 1, field "doc seg source": unknown column "doc seg source"; the allowed '
+        "columns are doc_id, seg_id, source, reference, system, output, and reference_<name> "
+        "(e.g. reference_2) for each further reference",
+        'demo.tsv line 1: missing columns "doc_id", "seg_id", "source", "reference", "system", '
+        '"output"; every row needs doc_id, seg_id, source, reference, system and output '
+        "(system and output may be empty only in translation campaigns)",
+    ]
+
+
 def test_jsonl_with_number_ids_and_extra_reference_keys(campaign):
     rows = [
         {"doc_id": "d", "seg_id": 3, "source": "Q3", "reference": "R3", "reference_b": "R3b",
@@ -460,4 +537,12 @@ def test_jsonl_values_must_be_strings_and_keys_present(campaign):
         'demo.jsonl line 1, field "output": ["O"] is not a string',
         'demo.jsonl line 2: missing keys "reference", "system", "output"; every line needs '
         'doc_id, seg_id, source, reference, system and output (use "" for an empty one)',
+    ]
+
+
+def test_a_nul_byte_in_a_semicolon_csv_names_its_column(campaign):
+    text = "doc_id;seg_id;source;reference;system;output\nd;1;Q;R;S;O\x00\n"
+    assert problems_of(campaign, "csv", text, "excel.csv") == [
+        'excel.csv line 2, field "output": the file contains a NUL byte (0x00) on line 2; save '
+        "it as plain text (UTF-8, no NUL bytes) and import it again"
     ]

@@ -12,7 +12,7 @@ from campaigns.importers import (
     ImportFailed,
     WmtFiles,
     check_import,
-    format_for_file,
+    format_for_content,
     parse_system_args,
     write_checked,
 )
@@ -56,8 +56,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--format",
             choices=FORMATS,
-            help="Default: from the file extension (.tsv .csv .jsonl, .json = appraise), "
-            "or wmt when --source is given.",
+            help="Default: from the file extension (.tsv .csv .jsonl, .json = appraise) or "
+            "the first line (the separator of its column names), or wmt when --source is given.",
         )
         parser.add_argument(
             "files",
@@ -186,12 +186,7 @@ class Command(BaseCommand):
             if wmt_given:
                 fmt = "wmt"
             elif len(options["files"]) == 1:
-                fmt = format_for_file(options["files"][0])
-                if fmt is None:
-                    raise CommandError(
-                        f"Cannot tell the format of {options['files'][0]} from its extension "
-                        "(.tsv .csv .jsonl .json); give --format."
-                    )
+                fmt = _format_of(options["files"][0])
             else:
                 raise CommandError(
                     "Give one file to import (or --source, --reference and --system for wmt)."
@@ -228,6 +223,23 @@ class Command(BaseCommand):
             raise CommandError(f"The {fmt} format takes exactly one file.")
         _must_exist(options["files"])
         return fmt, options["files"][0]
+
+
+def _format_of(path: str) -> str:
+    """The format of the file, as the admin's import page detects it: from its extension,
+    else its first line; a .tsv or .csv file whose header is separated by another separator
+    is what its header says (campaigns.importers.format_for_content)."""
+    head = b""
+    if os.path.isfile(path):  # a missing file is reported with the others
+        with open(path, "rb") as file:
+            head = file.read(4096)
+    fmt = format_for_content(path, head)
+    if fmt is None:
+        raise CommandError(
+            f"Cannot tell the format of {path} from its extension (.tsv .csv .jsonl .json) or "
+            "its first line; give --format."
+        )
+    return fmt
 
 
 def _must_exist(paths: list[str]) -> None:
