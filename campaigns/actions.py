@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from campaigns.builders.problems import BuildProblem
@@ -36,6 +36,7 @@ __all__ = [
     "explain",
     "has_hit_builder",
     "hits_frozen_reason",
+    "output_gaps",
     "segments_outside_hits",
     "set_status",
 ]
@@ -84,6 +85,9 @@ def build_hits(campaign: Campaign) -> int:
         frozen = hits_frozen_reason(campaign)
         if frozen:
             raise HitBuildError(frozen)
+        gaps = output_gaps(campaign)
+        if gaps:
+            raise HitBuildError(gaps)
         campaign.hits.all().delete()
         try:
             count = kind_of(campaign).build_hits(campaign)
@@ -94,6 +98,74 @@ def build_hits(campaign: Campaign) -> int:
             raise
     logger.info("Built %d HIT(s) for campaign %s", count, campaign.pk)
     return count
+
+
+def output_gaps(campaign: Campaign, segments: int | None = None) -> str:
+    """Systems HITs would silently leave out, as the problem that stops the build, with what
+    to do; '' when there are none. Two queries (one when ``segments``, the campaign's number
+    of segments, is given).
+
+    The builders work from the outputs: a system with no output is in no HIT and never
+    evaluated, in every kind; where the kind's HITs compare systems on the same segments
+    (``CampaignKind.needs_every_output``), a system with outputs for fewer segments than the
+    campaign has is judged on other segments than the rest. Imports never leave such a
+    system (campaigns.importers.checks), but systems added in the admin, or outputs deleted
+    there, do.
+    """
+    if segments is None:
+        segments = campaign.segments.count()
+    counts = (
+        System.objects.filter(campaign=campaign)
+        .order_by("name")
+        .annotate(n=Count("outputs"))
+        .values_list("name", "n")
+    )
+    every = kind_of(campaign).needs_every_output
+    empty = [name for name, n in counts if n == 0]
+    short = [(name, n) for name, n in counts if 0 < n < segments] if every else []
+    if not empty and not short:
+        return ""
+    systems = [*empty, *(name for name, _ in short)]
+    plural = len(systems) > 1
+    them, they = ("them", "they") if plural else ("it", "it")
+    if not plural:
+        found = (
+            f'System "{empty[0]}" has no outputs'
+            if empty
+            else f'System "{short[0][0]}" has outputs for only {short[0][1]:,} of the '
+            f"{segments:,} segments"
+        )
+    else:
+        parts = [f'"{name}" has none' for name in empty]
+        parts += [f'"{name}" has {n:,} of the {segments:,}' for name, n in short]
+        found = f"Not every system has an output for every segment ({_joined(parts)})"
+    if short:
+        why = (
+            f"HITs leave missing outputs out, so {they} would be judged on other segments than "
+            "the other systems, or not at all"
+        )
+    else:
+        why = f"HITs would leave {them} out, and nobody would evaluate {them}"
+    fix = (
+        f"import the missing outputs (rows with the segments' doc and seg ids, source and "
+        f"reference, and the system's name and output), or delete {them} in the Systems "
+        "section of the campaign's page if not to be evaluated"
+    )
+    if hits_frozen_reason(campaign):
+        fix = (
+            "this campaign's HITs are frozen (workers have started them, or they are on MTurk): "
+            f"evaluate {them} in a new campaign"
+        )
+    elif campaign.hits.exists():
+        fix = (
+            "first delete the HITs (nobody has started them: the admin's Hits list, filtered "
+            f"by this campaign), then {fix}, and build the HITs again"
+        )
+    return f"{found}: {why}. To evaluate {them}, {fix}."
+
+
+def _joined(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 def explain(problem: BuildProblem, campaign: Campaign) -> str:

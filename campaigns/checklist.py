@@ -316,24 +316,27 @@ def _build_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: st
         if facts.qualification_hits:
             summary += f", and the qualification test ({_plural(facts.qualification_hits, 'HIT')})"
         summary += "."
+        gaps = _output_gaps(campaign, facts)
         if facts.frozen:
             reason = facts.frozen.split(". ")[0]
-            return Step(
-                "build", title, DONE, summary, todo=f"Frozen: {reason[:1].lower()}{reason[1:]}."
-            )
+            todo = f"Frozen: {reason[:1].lower()}{reason[1:]}."
+            return Step("build", title, DONE, summary, todo=f"{gaps} {todo}" if gaps else todo)
         state = NEXT if facts.outside_hits else DONE
         buttons = (
             [Button("Rebuild HITs", step_url, post="build", primary=state == NEXT)]
             if can_change
             else []
         )
+        todo = (
+            "Rebuilding replaces them with HITs of the present segments and settings, until a "
+            "worker starts one."
+        )
         return Step(
             "build",
             title,
             state,
             summary,
-            todo="Rebuilding replaces them with HITs of the present segments and settings, "
-            "until a worker starts one.",
+            todo=f"{gaps} {todo}" if gaps else todo,
             buttons=buttons,
         )
     if not facts.segments:
@@ -343,6 +346,9 @@ def _build_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: st
         blockers = [_missing_settings(campaign)]
     else:
         blockers = [] if notes is None else notes.blockers(campaign, facts)
+    gaps = _output_gaps(campaign, facts)
+    if gaps:
+        blockers.insert(0, gaps)
     if blockers:
         return Step(
             "build",
@@ -361,6 +367,15 @@ def _build_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: st
         "same HITs.",
         buttons=[Button("Build HITs", step_url, post="build", primary=True)] if can_change else [],
     )
+
+
+def _output_gaps(campaign: Campaign, facts: Facts) -> str:
+    """Systems the HITs leave out (no outputs, or fewer than the segments where the kind
+    compares systems on the same segments): a problem that blocks the build, as it does in
+    :func:`campaigns.actions.build_hits`; '' without one. A query when there are systems."""
+    if not facts.systems or not facts.segments:
+        return ""
+    return campaign_actions.output_gaps(campaign, facts.segments)
 
 
 def _activate_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: str) -> Step:

@@ -369,6 +369,34 @@ class System(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def clean(self) -> None:
+        # A system added once HITs are built is in none of them, and an import cannot give
+        # it outputs for their segments (campaigns.importers.checks): it could only be a
+        # system nobody evaluates. The admin's forms (the campaign page's Systems, the
+        # system's own page) say so and what to do instead.
+        if not self._state.adding or not self.campaign_id:
+            return
+        if not Hit.objects.filter(campaign_id=self.campaign_id).exists():
+            return
+        from campaigns.actions import hits_frozen_reason
+
+        campaign = Campaign.objects.get(pk=self.campaign_id)
+        if hits_frozen_reason(campaign):
+            what = (
+                "Workers have started them (or they are on MTurk), so they cannot be rebuilt: "
+                "evaluate the system in a new campaign."
+            )
+        else:
+            what = (
+                "Nobody has started them: delete them first (the admin's Hits list, filtered "
+                "by this campaign), then add the system, import its outputs for every segment "
+                "and build the HITs again."
+            )
+        raise ValidationError(
+            f'Campaign "{campaign.name}" has HITs: a system added now would be in none of them, '
+            f"and no outputs can be imported for the segments they show. {what}"
+        )
+
 
 class Document(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")

@@ -89,6 +89,13 @@ class CampaignKind:
     needs_reference: ClassVar[bool] = True
     # Whether segments may be imported without any system outputs.
     outputs_optional: ClassVar[bool] = False
+    # Whether the HITs compare systems on the same segments, so that a system with outputs
+    # for fewer segments than the campaign has is judged on other segments than the rest:
+    # such a system then stops the HITs being built (campaigns.actions.output_gaps). A
+    # system with no output at all stops them in every kind. Ranking's builder balances
+    # segments with different numbers of outputs by design (its sets over crowd
+    # translations), so it leaves this False.
+    needs_every_output: ClassVar[bool] = False
     # Whether :meth:`build_hits` exists for this kind yet.
     builds_hits: ClassVar[bool] = False
     # The HitTask of the HITs that imported judgments are stored under (None: this kind

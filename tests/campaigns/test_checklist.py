@@ -385,3 +385,92 @@ def test_the_campaign_page_counts_progress_and_rows_once(client_of):
     judged = [sql for sql in statements if '"assignment_id" = ("judgments_assignment"."id")' in sql]
     documents = [sql for sql in statements if 'AS "__count" FROM "campaigns_document"' in sql]
     assert (len(judged), len(documents)) == (1, 1)
+
+
+def test_a_system_without_outputs_blocks_the_build_naming_it_and_what_to_do(client_of):
+    from tests.factories import SystemFactory
+
+    campaign = da_campaign(systems=4, segments=28)
+    SystemFactory(campaign=campaign, name="Lindenbaum")
+    message = (
+        'System "Lindenbaum" has no outputs: HITs would leave it out, and nobody would evaluate '
+        "it. To evaluate it, import the missing outputs (rows with the segments' doc and seg "
+        "ids, source and reference, and the system's name and output), or delete it in the "
+        "Systems section of the campaign's page if not to be evaluated."
+    )
+    state, summary, todo, buttons = states(campaign)["build"]
+    assert (state, summary, todo, buttons) == (
+        "blocked",
+        "No HITs yet.",
+        message,
+        ["Try to build HITs"],
+    )
+    # The build itself refuses too (the checklist's button, the action, the command).
+    response = client_of.post(step_url(campaign), {"step": "build"}, follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        f"{campaign}: no HITs built. {message}"
+    ]
+    assert campaign.hits.count() == 0
+
+
+def test_systems_with_fewer_outputs_than_segments_block_a_da_build():
+    from campaigns.models import Output
+    from tests.factories import SystemFactory
+
+    campaign = da_campaign(systems=4, segments=28)
+    SystemFactory(campaign=campaign, name="late")
+    Output.objects.filter(system__name="sys1", segment__external_id__in=["3", "4"]).delete()
+    assert states(campaign)["build"][2] == (
+        'Not every system has an output for every segment ("late" has none and "sys1" has 26 '
+        "of the 28): HITs leave missing outputs out, so they would be judged on other segments "
+        "than the "
+        "other systems, or not at all. To evaluate them, import the missing outputs (rows with "
+        "the segments' doc and seg ids, source and reference, and the system's name and "
+        "output), or delete them in the Systems section of the campaign's page if not to be "
+        "evaluated."
+    )
+
+
+def test_a_ranking_system_without_outputs_blocks_but_fewer_outputs_do_not():
+    # Ranking's builder balances segments with different numbers of outputs by design (its
+    # campaigns over crowd translations); a system with none is still left out.
+    from tests.factories import SystemFactory
+
+    campaign = ranking_campaign(systems=3, segments=20)
+    settings = campaign.ranking_settings
+    settings.gold_rate = 0
+    settings.outputs_per_set = 2
+    settings.save()
+    campaign.segments.first().outputs.filter(system__name="sys0").delete()
+    assert states(campaign)["build"][0] == "next"
+    SystemFactory(campaign=campaign, name="empty")
+    state, _, todo, _ = states(campaign)["build"]
+    assert (state, todo.split(":")[0]) == ("blocked", 'System "empty" has no outputs')
+
+
+def test_a_system_added_after_the_hits_were_built_says_to_delete_them_first():
+    from campaigns.actions import build_hits
+    from campaigns.kinds import HitBuildError
+    from tests.factories import SystemFactory
+
+    campaign = da_campaign(systems=4, segments=28)
+    build_hits(campaign)
+    SystemFactory(campaign=campaign, name="late")
+    message = (
+        'System "late" has no outputs: HITs would leave it out, and nobody would evaluate it. '
+        "To evaluate it, first delete the HITs (nobody has started them: the admin's Hits "
+        "list, filtered by this campaign), then import the missing outputs (rows with the "
+        "segments' doc and seg ids, source and reference, and the system's name and output), "
+        "or delete it in the Systems section of the campaign's page if not to be evaluated, "
+        "and build the HITs again."
+    )
+    state, _, todo, _ = states(campaign)["build"]
+    assert (state, todo) == (
+        "done",
+        f"{message} Rebuilding replaces them with HITs of the present segments and settings, "
+        "until a worker starts one.",
+    )
+    with pytest.raises(HitBuildError) as error:
+        build_hits(campaign)
+    assert str(error.value) == message
+    assert campaign.hits.count() == 2  # the HITs built before are kept

@@ -259,3 +259,61 @@ def test_a_late_wmt_submission_joins_the_stored_segments():
         Output.objects.filter(system__name="late").values_list("segment__external_id", "text")
     ) == [("1", "1L"), ("2", "2L"), ("3", "3L")]
     assert Segment.objects.filter(campaign=campaign).count() == 3
+
+
+def test_the_checklist_flags_the_late_system_until_its_outputs_are_imported(campaign):
+    from campaigns.actions import output_gaps
+
+    SystemFactory(campaign=campaign, name="Lindenbaum")
+    assert output_gaps(campaign).startswith(
+        'System "Lindenbaum" has no outputs: HITs would leave it out'
+    )
+    run_import(campaign, "tsv", upload(tsv(*rows("Lindenbaum"))))
+    assert output_gaps(campaign) == ""
+
+
+def test_no_system_is_added_once_hits_are_built(campaign):
+    from django.core.exceptions import ValidationError
+
+    from campaigns.models import System
+
+    hit = HitFactory(campaign=campaign)
+    late = System(campaign=campaign, name="late")
+    with pytest.raises(ValidationError) as error:
+        late.full_clean()
+    assert error.value.messages == [
+        'Campaign "wmt-de-en" has HITs: a system added now would be in none of them, and no '
+        "outputs can be imported for the segments they show. Nobody has started them: delete "
+        "them first (the admin's Hits list, filtered by this campaign), then add the system, "
+        "import its outputs for every segment and build the HITs again."
+    ]
+    AssignmentFactory(hit=hit, campaign=campaign)
+    with pytest.raises(ValidationError) as error:
+        late.full_clean()
+    assert error.value.messages[0].endswith(
+        "Workers have started them (or they are on MTurk), so they cannot be rebuilt: evaluate "
+        "the system in a new campaign."
+    )
+    # A stored system is edited as before.
+    stored = System.objects.get(campaign=campaign, name="A")
+    stored.is_reference = True
+    stored.full_clean()
+
+
+def test_the_system_admin_refuses_a_system_added_after_the_hits(client, campaign):
+    from django.contrib.auth.models import User
+    from django.urls import reverse
+
+    client.force_login(User.objects.create(username="root", is_staff=True, is_superuser=True))
+    HitFactory(campaign=campaign)
+    response = client.post(
+        reverse("admin:campaigns_system_add"), {"campaign": campaign.pk, "name": "late"}
+    )
+    assert response.status_code == 200
+    assert response.context["adminform"].form.non_field_errors() == [
+        'Campaign "wmt-de-en" has HITs: a system added now would be in none of them, and no '
+        "outputs can be imported for the segments they show. Nobody has started them: delete "
+        "them first (the admin's Hits list, filtered by this campaign), then add the system, "
+        "import its outputs for every segment and build the HITs again."
+    ]
+    assert not System.objects.filter(name="late").exists()

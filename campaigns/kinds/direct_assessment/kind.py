@@ -57,6 +57,9 @@ class DirectAssessment(CampaignKind):
         "significance_unit",
     )
     builds_hits = True
+    # Systems are scored on the same segments (a system missing some would be compared on
+    # others): every system needs an output for every segment.
+    needs_every_output = True
     import_hit_task = HitTask.ASSESS
 
     def judgment_import(self) -> JudgmentImportKind:

@@ -42,6 +42,9 @@ class PostEditing(CampaignKind):
     )
     result_settings = ("ter_case_sensitive", "ter_normalized", "gold_editor")
     builds_hits = True
+    # A run's HITs form a Latin square of its segments and systems; a missing output leaves
+    # a hole, and HTER would compare systems on different segments.
+    needs_every_output = True
     import_hit_task = HitTask.POST_EDIT
 
     def judgment_import(self) -> JudgmentImportKind:

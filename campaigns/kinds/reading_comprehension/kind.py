@@ -82,6 +82,9 @@ class ReadingComprehension(CampaignKind):
     # Authors, graders and the control read the human translation: every sentence needs one.
     needs_reference = True
     builds_hits = True
+    # Answering HITs show a system's translation of a whole article: a system without an
+    # output for each of its sentences is silently left out of that article.
+    needs_every_output = True
     import_hit_task = None
 
     def admin_inlines(self, campaign: Campaign | None) -> list[type]:
