@@ -237,16 +237,32 @@ def test_the_same_file_twice_changes_nothing_and_names_each_output(campaign):
     ]
 
 
+def wmt_files(systems: dict[str, str], references: str = "One\nTwo\nThree\n") -> WmtFiles:
+    return WmtFiles(
+        source=upload("Eins\nZwei\nDrei\n", "newstest.de"),
+        references=[upload(references, "newstest.ref.en")],
+        systems={name: upload(text, f"newstest.{name}.en") for name, text in systems.items()},
+        docids=upload("a\na\nb\n", "newstest.docids"),
+    )
+
+
+def test_a_late_wmt_submission_with_another_reference_names_the_reference_line():
+    campaign = CampaignFactory(name="wmt", kind=TaskKind.RANKING)
+    run_import(campaign, "wmt", wmt_files({"A": "1A\n2A\n3A\n"}))
+    SystemFactory(campaign=campaign, name="late")
+    with pytest.raises(ImportFailed) as failure:
+        run_import(campaign, "wmt", wmt_files({"late": "1L\n2L\n3L\n"}, "One\nTwo!\nThree\n"))
+    assert [str(problem) for problem in failure.value.problems] == [
+        'newstest.ref.en line 2: doc a seg 2 is already in campaign "wmt" with another '
+        'reference, "Two"; a row for a stored segment adds an output to it and must repeat its '
+        "source and references exactly"
+    ]
+    assert Output.objects.filter(system__name="late").count() == 0
+
+
 def test_a_late_wmt_submission_joins_the_stored_segments():
     campaign = CampaignFactory(name="wmt", kind=TaskKind.RANKING)
-
-    def files(systems: dict[str, str]) -> WmtFiles:
-        return WmtFiles(
-            source=upload("Eins\nZwei\nDrei\n", "newstest.de"),
-            references=[upload("One\nTwo\nThree\n", "newstest.ref.en")],
-            systems={name: upload(text, f"newstest.{name}.en") for name, text in systems.items()},
-            docids=upload("a\na\nb\n", "newstest.docids"),
-        )
+    files = wmt_files
 
     run_import(campaign, "wmt", files({"A": "1A\n2A\n3A\n", "B": "1B\n2B\n3B\n"}))
     SystemFactory(campaign=campaign, name="late")
