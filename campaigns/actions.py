@@ -18,7 +18,6 @@ from campaigns.models import (
     GoldAnswer,
     Hit,
     HitSlot,
-    MTurkHit,
     Output,
     Segment,
     System,
@@ -50,12 +49,13 @@ def hits_frozen_reason(campaign: Campaign) -> str:
     """Why the campaign's HITs can no longer be rebuilt ('' while they can): a worker holds an
     assignment (judgments point at the HITs' slots and are never deleted) or HITs are published
     on MTurk (workers there may be doing them). One or two queries."""
-    if campaign.assignments.exists():
+    frozen_by = campaign.hits_frozen_by()
+    if frozen_by == "workers":
         return (
             "Workers have already started this campaign's HITs, so they cannot be rebuilt. "
             "Create a new campaign to evaluate with a different layout."
         )
-    if MTurkHit.objects.filter(hit__campaign=campaign).exists():
+    if frozen_by == "mturk":
         return (
             "This campaign's HITs are published on MTurk, so they cannot be rebuilt. Expire "
             "them (action 'Expire MTurk HITs') and create a new campaign for a different layout."

@@ -321,6 +321,16 @@ class Campaign(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def hits_frozen_by(self) -> str:
+        """What keeps the campaign's HITs from being rebuilt: "workers" (an assignment: its
+        judgments point at the HITs' slots and are never deleted), "mturk" (HITs published
+        there, which workers may be doing), or "" while they can be. One or two queries."""
+        if self.assignments.exists():
+            return "workers"
+        if MTurkHit.objects.filter(hit__campaign=self).exists():
+            return "mturk"
+        return ""
+
     def clean(self) -> None:
         errors: dict[str, str] = {}
         if self.pk and self.kind:
@@ -378,10 +388,8 @@ class System(models.Model):
             return
         if not Hit.objects.filter(campaign_id=self.campaign_id).exists():
             return
-        from campaigns.actions import hits_frozen_reason
-
         campaign = Campaign.objects.get(pk=self.campaign_id)
-        if hits_frozen_reason(campaign):
+        if campaign.hits_frozen_by():
             what = (
                 "Workers have started them (or they are on MTurk), so they cannot be rebuilt: "
                 "evaluate the system in a new campaign."
