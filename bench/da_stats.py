@@ -146,6 +146,7 @@ def build(args, tag: str):
         (
             Assignment(
                 campaign=campaign,
+                reward=campaign.reward,
                 hit_id=hit,
                 worker=worker,
                 status=AssignmentStatus.REJECTED

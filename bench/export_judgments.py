@@ -191,6 +191,7 @@ def build(args, tag: str):
         (
             Assignment(
                 campaign=campaign,
+                reward=campaign.reward,
                 hit=hits[a // args.redundancy],
                 # HIT h goes to workers h*r .. h*r + r-1 (mod the worker count): distinct.
                 worker=workers[a % len(workers)],

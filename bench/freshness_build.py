@@ -106,6 +106,7 @@ def build_campaign(
         (
             Assignment(
                 campaign=campaign,
+                reward=campaign.reward,
                 hit_id=hit_ids[h],
                 worker=regular[(h * redundancy + j) % len(regular)],
                 status=AssignmentStatus.REJECTED

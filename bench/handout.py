@@ -106,6 +106,7 @@ def build(sizes: list[int]) -> list[int]:
                 (
                     Assignment(
                         campaign=campaign,
+                        reward=campaign.reward,
                         hit=hit,
                         worker=worker,
                         status=AssignmentStatus.SUBMITTED,

@@ -142,6 +142,7 @@ def build_stored(args, tag: str):
         (
             Assignment(
                 campaign=campaign,
+                reward=campaign.reward,
                 hit=hits[h],
                 worker=pro if w < 0 else editors[w],
                 status=AssignmentStatus.SUBMITTED,
@@ -236,6 +237,7 @@ def build_stored(args, tag: str):
         (
             Assignment(
                 campaign=campaign,
+                reward=campaign.reward,
                 hit=verify_hits[a],
                 worker=editors[v],
                 status=AssignmentStatus.SUBMITTED,
@@ -377,6 +379,7 @@ def build_unscored(args, tag: str):
         (
             Assignment(
                 campaign=campaign, hit=hit, worker=worker, status=AssignmentStatus.SUBMITTED,
+                reward=campaign.reward,
                 submitted_at=campaign.created_at, expires_at=far,
             )
             for hit in hits

@@ -214,6 +214,7 @@ def build(args, tag: str):
         (
             Assignment(
                 campaign=campaign,
+                reward=campaign.reward,
                 hit=hit,
                 worker=workers[w],
                 status=AssignmentStatus.SUBMITTED,

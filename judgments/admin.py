@@ -200,6 +200,12 @@ def review_page(
     return TemplateResponse(request, REVIEW_TEMPLATE, context)
 
 
+def reward_text(assignment: Assignment) -> str:
+    """The reward the assignment was taken at (what approving it pays), "-" for imported
+    judgments, paid elsewhere."""
+    return "-" if assignment.reward is None else f"${assignment.reward:.2f}"
+
+
 def assignment_rows(assignments: Iterable[Assignment]) -> list[dict[str, Any]]:
     """One table row per assignment of an annotated queryset (no further query)."""
     return [
@@ -208,6 +214,7 @@ def assignment_rows(assignments: Iterable[Assignment]) -> list[dict[str, Any]]:
             "campaign": a.campaign.name,
             "worker": f"{a.worker.external_id} ({a.worker.get_platform_display()})",
             "status": a.get_status_display(),
+            "reward": reward_text(a),
             "platform_status": a.platform_status,
             "synced": a.platform_synced_at,
             "quality": review.quality_text(a),
@@ -426,6 +433,7 @@ class AssignmentAdmin(CampaignRowsAdminMixin, MTurkReviewPermissionMixin, admin.
         "hit_shown",
         "worker",
         "status",
+        "reward_shown",
         "platform_status",
         "platform_synced_at",
         "worker_quality",
@@ -475,6 +483,10 @@ class AssignmentAdmin(CampaignRowsAdminMixin, MTurkReviewPermissionMixin, admin.
     def recommendation_shown(self, assignment: Assignment) -> str:
         return review.recommendation_label(assignment)
 
+    @admin.display(description="Reward", ordering="reward")
+    def reward_shown(self, assignment: Assignment) -> str:
+        return reward_text(assignment)
+
     @admin.display(description="Bonuses paid", ordering="bonus_paid")
     def bonus_paid_shown(self, assignment: Assignment) -> str:
         return f"${assignment.bonus_paid:.2f}" if assignment.bonus_paid else "-"
@@ -493,9 +505,10 @@ class AssignmentAdmin(CampaignRowsAdminMixin, MTurkReviewPermissionMixin, admin.
             form_class=ApproveForm,
             run=lambda data: review.approve_assignments(queryset, data["feedback"]),
             rows=lambda: self._rows(queryset),
-            explanation="MTurk pays each worker the reward (and charges its fee) and the "
-            "assignment is marked approved here; Prolific and direct-link assignments are marked "
-            "approved here only. A rejection is overridden (MTurk allows it for 30 days).",
+            explanation="MTurk pays each worker the assignment's reward (the Reward column: "
+            "the one it was taken at, whatever the campaign's is now) and charges its fee, and "
+            "the assignment is marked approved here; Prolific and direct-link assignments are "
+            "marked approved here only. A rejection is overridden (MTurk allows it for 30 days).",
             submit_label="Approve",
             warnings=_recommended_for_rejection,
         )

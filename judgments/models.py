@@ -137,6 +137,20 @@ class Assignment(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(help_text="Abandoned after this moment unless submitted.")
+    # What the worker was offered when they took the assignment (judgments.actions.rewards),
+    # so that a later change of the campaign's or the HIT's reward does not re-price work
+    # already taken: the report, the API's cost and the review pages read this, never the
+    # campaign's reward of today. Null only for imported judgments, paid elsewhere.
+    reward = models.DecimalField(
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Pay for this assignment in US dollars, fixed when the worker took it (the "
+        "HIT's reward then, else the campaign's; on MTurk the reward the HIT was published "
+        "with). Empty: imported judgments, paid elsewhere.",
+    )
     platform_assignment_id = models.CharField(
         max_length=200, blank=True, help_text="MTurk AssignmentId or Prolific SESSION_ID."
     )

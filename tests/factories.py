@@ -20,6 +20,7 @@ from campaigns.models import (
     System,
     TaskKind,
 )
+from campaigns.pay import offered_reward
 from judgments.models import Assignment, Judgment, Platform, Worker
 
 
@@ -138,6 +139,8 @@ class AssignmentFactory(factory.django.DjangoModelFactory):
     campaign = factory.SelfAttribute("hit.campaign")
     worker = factory.SubFactory(WorkerFactory)
     expires_at = factory.LazyFunction(lambda: timezone.now() + timedelta(hours=2))
+    # What the hand-out stores: the HIT's own reward, else the campaign's (campaigns.pay).
+    reward = factory.LazyAttribute(lambda o: offered_reward(o.hit.campaign.reward, o.hit.reward))
 
 
 class JudgmentFactory(factory.django.DjangoModelFactory):

@@ -1,8 +1,9 @@
 """The campaign report's rows, loaded with one query per table, and the report computed from
 them (:mod:`.cost` and :mod:`.summary` do the arithmetic, without Django).
 
-Queries: the assignments (with their HIT's reward and MTurk publication and their worker's
-platform, joined), the regular HITs (places, reward, MTurk publication), the judgments grouped
+Queries: the assignments (with the reward each was taken at, their HIT's MTurk publication and
+their worker's platform, joined), the regular HITs (places, the reward their next assignment
+pays, MTurk publication), the judgments grouped
 by assignment (count, seconds, first and last), the bonuses, the workers (country), and the
 kind's trust table: six, whatever the campaign's size.
 """
@@ -19,6 +20,7 @@ from django.utils import timezone
 
 from analytics.reports.cost import (
     MTURK,
+    ZERO,
     AssignmentCostRow,
     BonusCostRow,
     CostReport,
@@ -82,7 +84,9 @@ def _assignments(campaign: Campaign) -> list[tuple]:
             "id",
             "status",
             "worker__platform",
-            Coalesce("hit__reward", "campaign__reward"),
+            # The reward the worker took the assignment at, never today's: a change of the
+            # campaign's reward re-prices only work still to come (campaigns.pay).
+            "reward",
             "hit__is_qualification",
             "hit__mturk__sandbox",
             "hit__mturk__max_assignments",
@@ -98,7 +102,9 @@ def _hits(campaign: Campaign) -> list[tuple]:
         .values_list(
             "id",
             Coalesce("places", "campaign__redundancy"),
-            Coalesce("reward", "campaign__reward"),
+            # What its next assignment will pay (campaigns.pay.offered_reward): on MTurk the
+            # reward it was published with.
+            Coalesce("mturk__reward", "reward", "campaign__reward"),
             "mturk__sandbox",
             "mturk__max_assignments",
         )
@@ -167,7 +173,8 @@ def campaign_report(campaign: Campaign) -> CampaignReport:
             AssignmentCostRow(
                 status=status,
                 platform=_platform(platform, sandbox),
-                reward=Decimal(reward),
+                # None only for imported judgments, which count nowhere.
+                reward=ZERO if reward is None else Decimal(reward),
                 mturk_sandbox=sandbox,
                 mturk_max_assignments=size,
             )

@@ -41,7 +41,7 @@ from analytics import actions as analytics_actions
 from analytics.kinds import MEMBERSHIP_ACTIONS
 from analytics.kinds import registry as analytics_kinds
 from campaigns import actions as campaign_actions
-from campaigns import checklist
+from campaigns import checklist, pay
 from campaigns.admin.access import (
     CampaignRowsAdminMixin,
     campaign_page_object,
@@ -456,11 +456,18 @@ class CampaignAdmin(
         super().save_model(request, obj, form, change)
         if change:
             self.save_kind_change(request, obj, form)
+            if "reward" in changed:
+                # Whom a new reward reaches: never work already taken, nor HITs on MTurk.
+                said = pay.reward_change_message(obj, form.initial.get("reward"))
+                if said:
+                    self.message_user(request, said, messages.WARNING)
 
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         campaign = form.instance
         implementation = registry.get(campaign.kind)
+        if change and implementation is not None and implementation.task_rewards:
+            self._reprice_task_hits(request, campaign, implementation, formsets)
         if (
             change
             and implementation is not None
@@ -468,6 +475,25 @@ class CampaignAdmin(
         ):
             # New quality-control settings or references: the stored results are out of date.
             transaction.on_commit(lambda: analytics_actions.schedule_recompute(campaign.pk))
+
+    def _reprice_task_hits(
+        self, request: HttpRequest, campaign: Campaign, implementation: CampaignKind, formsets
+    ) -> None:
+        """A changed pay setting of the kind (post-editing's verification reward) reaches the
+        task's HITs built already, as the campaign's reward reaches HITs without their own."""
+        changed = {
+            name
+            for formset in formsets
+            if formset.model is implementation.settings_model
+            for form in formset.forms
+            for name in form.changed_data
+        } & {field for _, field, _ in implementation.task_rewards}
+        if not changed:
+            return
+        repriced = pay.reprice_task_hits(campaign, changed)
+        # Read again: the page's campaign may hold the settings row as it was before the save.
+        fresh = Campaign.objects.get(pk=campaign.pk)
+        self.message_user(request, pay.task_rewards_message(fresh, changed, repriced))
 
     def results_workers(self, request: HttpRequest, campaign_id: int) -> HttpResponse:
         """The results panel's form: exclude or re-admit the ticked workers, or what else the

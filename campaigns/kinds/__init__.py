@@ -85,6 +85,10 @@ class CampaignKind:
     settings_layout_fields: ClassVar[tuple[str, ...]] = ()
     # Settings whose change makes the stored results out of date (recompute on save).
     result_settings: ClassVar[tuple[str, ...]] = ()
+    # HIT tasks that pay their own reward: (HitTask value, settings field, the words for its
+    # HITs), the field null meaning the campaign's reward. The checklist and the report show
+    # them, and a change of one re-prices the task's HITs already built (campaigns.pay).
+    task_rewards: ClassVar[tuple[tuple[str, str, str], ...]] = ()
     # Whether imported segments must carry a reference translation.
     needs_reference: ClassVar[bool] = True
     # Whether segments may be imported without any system outputs.

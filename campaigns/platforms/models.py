@@ -24,6 +24,17 @@ class MTurkHit(models.Model):
     hit_group_id = models.CharField(max_length=64, blank=True, verbose_name="MTurk HIT group id")
     sandbox = models.BooleanField(help_text="Published to the sandbox (no money paid).")
     max_assignments = models.PositiveIntegerField()
+    # MTurk fixes a HIT's reward when it is published: a later change of the campaign's
+    # reward reaches HITs published after it, never this one. Null: published before
+    # evalsite recorded it (migration 0021 filled in the reward of that time).
+    reward = models.DecimalField(
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text="The reward per assignment the HIT was published with, in US dollars: what "
+        "MTurk pays its workers whatever the campaign's reward is now.",
+    )
     published_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField(
         null=True, blank=True, help_text="When MTurk stops offering the HIT to new workers."

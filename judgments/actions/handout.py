@@ -16,6 +16,7 @@ from django.utils.translation import pgettext_lazy
 
 from campaigns.kinds import CampaignKind, kind_of
 from campaigns.models import Campaign, CampaignStatus, Hit
+from campaigns.pay import offered_reward
 from judgments.actions.frontier import advance, hand_out_start
 from judgments.actions.hot_sql import load_started_assignment, pick_regular_hit
 from judgments.actions.membership import expire_abandoned_assignments
@@ -265,7 +266,11 @@ def _qualification_hand_out(
     held = mine.select_related("hit", "campaign").filter(hit=test).first()
     if held is None:
         assignment = Assignment.objects.create(
-            campaign=campaign, hit=test, worker=worker, expires_at=expires_at
+            campaign=campaign,
+            hit=test,
+            worker=worker,
+            expires_at=expires_at,
+            reward=offered_reward(campaign.reward, test.reward),
         )
         return HandOut(assignment, kind=HandOutKind.NEW)
     if held.status in (AssignmentStatus.EXPIRED, AssignmentStatus.RETURNED):
@@ -323,11 +328,12 @@ def _choose_regular(
     )
     hit_id: int | None = None
     mine_expired = False
+    hit_reward = None  # the HIT's own reward (None: the campaign's)
     if _kind_has_no_hit_rules(kind):
         # The same choice as below, in one hand-written statement (hot_sql.pick_regular_hit).
         picked = pick_regular_hit(campaign.pk, worker.pk, campaign.redundancy, start)
         if picked is not None:
-            hit_id, mine_expired = picked
+            hit_id, mine_expired, hit_reward = picked
     else:
         hit = (
             eligible.filter(number__gte=start)
@@ -341,11 +347,11 @@ def _choose_regular(
             # redundancy.
             .filter(live__lt=Coalesce("places", Value(campaign.redundancy)))
             .order_by("-mine_expired", *kind.hit_preference(), "number")
-            .values_list("pk", "mine_expired")
+            .values_list("pk", "mine_expired", "reward")
             .first()
         )
         if hit is not None:
-            hit_id, mine_expired = hit
+            hit_id, mine_expired, hit_reward = hit
     if hit_id is None:
         if eligible.exists():
             return HandOut(None, reason=NoWorkReason.ALL_TAKEN)
@@ -356,9 +362,16 @@ def _choose_regular(
         return HandOut(None, reason=NoWorkReason.NO_TASKS)
 
     if mine_expired:
+        # Started again, the assignment keeps the reward the worker first took it at.
         assignment = mine.select_related("hit", "campaign").get(hit_id=hit_id)
         return HandOut(_restart(assignment, expires_at, now), kind=HandOutKind.REACTIVATED)
+    # The reward offered now is the assignment's for good (campaigns.pay): the campaign row
+    # was read under the lock, so a reward saved meanwhile is the one the worker is offered.
     assignment = Assignment.objects.create(
-        campaign=campaign, hit_id=hit_id, worker=worker, expires_at=expires_at
+        campaign=campaign,
+        hit_id=hit_id,
+        worker=worker,
+        expires_at=expires_at,
+        reward=offered_reward(campaign.reward, hit_reward),
     )
     return HandOut(assignment, kind=HandOutKind.NEW)

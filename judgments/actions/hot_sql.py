@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -610,6 +611,7 @@ def _hit_pick(connection) -> tuple[str, str]:
     assignments = quote(Assignment._meta.db_table)
     hits = quote(Hit._meta.db_table)
     number = quote("number")
+    reward = quote(Hit._meta.get_field("reward").column)
     room = _room_and_offered(connection)
     # Two choices, each the first by number, so that each is an ordered walk that stops at
     # its first match (the worker's own assignments; the campaign's (campaign, number)
@@ -618,13 +620,14 @@ def _hit_pick(connection) -> tuple[str, str]:
     # assignments of every HIT of the campaign on every hand-out (issue 16).
     pick = (
         # Identifiers from the models' metadata only; every value is a parameter.
-        "SELECT id, mine_expired FROM ("  # noqa: S608
-        f"SELECT * FROM (SELECT h.id, 1 AS mine_expired, h.{number} AS n "
+        "SELECT id, mine_expired, reward FROM ("  # noqa: S608
+        f"SELECT * FROM (SELECT h.id, 1 AS mine_expired, h.{number} AS n, h.{reward} AS reward "
         f"FROM {assignments} y INNER JOIN {hits} h ON h.id = y.hit_id "
         "WHERE y.worker_id = %s AND y.campaign_id = %s AND y.status = %s "
         f"AND {room} ORDER BY h.{number} LIMIT 1) mine "
         "UNION ALL "
-        f"SELECT * FROM (SELECT h.id, 0 AS mine_expired, h.{number} AS n FROM {hits} h "
+        f"SELECT * FROM (SELECT h.id, 0 AS mine_expired, h.{number} AS n, h.{reward} AS reward "
+        f"FROM {hits} h "
         f"WHERE h.campaign_id = %s AND h.{number} >= %s AND {room} "
         f"AND NOT EXISTS (SELECT 1 FROM {assignments} x "
         "WHERE x.hit_id = h.id AND x.worker_id = %s) "
@@ -654,16 +657,16 @@ def _hit_pick(connection) -> tuple[str, str]:
 
 def pick_regular_hit(
     campaign_id: int, worker_id: int, redundancy: int, start: int = 0
-) -> tuple[int, bool] | None:
+) -> tuple[int, bool, Decimal | None] | None:
     """The hand-out's choice for a kind with no rules of its own (``CampaignKind.
     hits_for_worker`` and ``hit_preference`` left as they are): (HIT id, whether it is the
-    worker's own expired one), or None. The same choice as the ORM query of
-    :func:`judgments.actions.handout._regular_hand_out`, in one statement Django need not
-    build: a regular HIT not published on MTurk, never held by the worker or held and let
-    expire, with fewer live assignments than its places (else ``redundancy``); the worker's
-    own expired HITs first, then by number. HITs the worker never held are looked for from
-    number ``start`` on (the campaign's :mod:`~judgments.actions.frontier`: every such HIT
-    below it is full)."""
+    worker's own expired one, the HIT's own reward or None), or None. The same choice as
+    the ORM query of :func:`judgments.actions.handout._regular_hand_out`, in one statement
+    Django need not build: a regular HIT not published on MTurk, never held by the worker or
+    held and let expire, with fewer live assignments than its places (else ``redundancy``);
+    the worker's own expired HITs first, then by number. HITs the worker never held are looked
+    for from number ``start`` on (the campaign's :mod:`~judgments.actions.frontier`: every
+    such HIT below it is full)."""
     connection = connections[router.db_for_read(Hit)]
     room = _room_params(redundancy)
     params = [
@@ -679,7 +682,15 @@ def pick_regular_hit(
     with connection.cursor() as cursor:
         prepared_statements.execute(cursor, connection, _hit_pick(connection)[0], params)
         row = cursor.fetchone()
-    return None if row is None else (row[0], bool(row[1]))
+    if row is None:
+        return None
+    # The reward read as the ORM reads it (SQLite hands back a float): the new assignment
+    # keeps it (campaigns.pay).
+    reward = row[2]
+    expression, converters = _db_converters(Hit._meta.get_field("reward"), "h", connection)
+    for convert in converters:
+        reward = convert(reward, expression, connection)
+    return row[0], bool(row[1]), reward
 
 
 def store_frontier(campaign_id: int, redundancy: int, start: int) -> None:

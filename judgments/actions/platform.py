@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Q
@@ -29,6 +30,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import pgettext_lazy
 
 from campaigns.models import Campaign, CampaignStatus, Hit
+from campaigns.pay import offered_reward
 from campaigns.platforms.models import MTurkHit
 from judgments.actions.constants import FINISHED_ASSIGNMENT_STATUSES
 from judgments.actions.handout import (
@@ -105,7 +107,7 @@ def _live(assignment: Assignment, now: datetime) -> bool:
     return assignment.status == AssignmentStatus.STARTED and assignment.expires_at > now
 
 
-def _refuse_when_full(hit: Hit, now: datetime, reused: Assignment | None) -> None:
+def _refuse_when_full(hit: Hit, now: datetime, reused: Assignment | None) -> Decimal | None:
     """Refuse (:class:`MTurkAcceptRefused`, 409) an accept that would take a place on ``hit``
     when its MTurk assignments already fill the HIT's ``MaxAssignments``: those started and
     within their deadline, submitted or approved (expired, returned and rejected ones hold no
@@ -113,10 +115,14 @@ def _refuse_when_full(hit: Hit, now: datetime, reused: Assignment | None) -> Non
 
     MTurk enforces the same limit for accepts it made; this one stops accepts nobody made on
     MTurk (made-up ``assignmentId`` and ``workerId``). A HIT never published has no limit
-    here (the entry page refuses it before)."""
-    places = MTurkHit.objects.filter(hit=hit).values_list("max_assignments", flat=True).first()
-    if places is None:
-        return
+    here (the entry page refuses it before).
+
+    Returns the reward MTurk published the HIT with (None: not recorded), read with its
+    places: what a new assignment on it pays (campaigns.pay)."""
+    published = MTurkHit.objects.filter(hit=hit).values_list("max_assignments", "reward").first()
+    if published is None:
+        return None
+    places, reward = published
     holding = Assignment.objects.filter(
         hit=hit, worker__platform=Platform.MTURK, platform_assignment_id__gt=""
     ).filter(
@@ -134,6 +140,7 @@ def _refuse_when_full(hit: Hit, now: datetime, reused: Assignment | None) -> Non
             places,
         )
         raise MTurkAcceptRefused(format_lazy(HIT_FULL, places=places), status=409)
+    return reward
 
 
 def _start_again(
@@ -299,12 +306,15 @@ def accept_mturk_assignment(
             restarted = _start_again(earlier, expires_at=expires_at, now=now, **ids)
             return HandOut(restarted, kind=HandOutKind.REACTIVATED)
 
-        _refuse_when_full(hit, now, None)
+        published_reward = _refuse_when_full(hit, now, None)
         assignment = Assignment.objects.create(
             campaign=campaign,
             hit=hit,
             worker=worker,
             expires_at=expires_at,
+            # What MTurk pays for this HIT: the reward it was published with, whatever the
+            # campaign's is now. A row started again below keeps the reward it has.
+            reward=offered_reward(campaign.reward, hit.reward, published_reward),
             platform_assignment_id=assignment_id,
             platform_hit_id=hit_id,
             turk_submit_to=turk_submit_to,

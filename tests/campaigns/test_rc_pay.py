@@ -56,6 +56,7 @@ def test_the_cost_adds_each_assignment_own_reward():
         hit=answering,
         worker=WorkerFactory(),
         status=AssignmentStatus.SUBMITTED,
+        reward=answering.reward,  # as the hand-out stores it
         submitted_at=timezone.now(),
         expires_at=timezone.now(),
     )

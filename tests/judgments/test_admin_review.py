@@ -196,6 +196,25 @@ def test_the_reject_page_warns_about_workers_not_recommended_for_rejection(
     assert mturk_stub.environments == []  # nothing sent yet
 
 
+def test_the_approve_page_and_the_list_show_the_reward_each_assignment_was_taken_at(
+    admin_client, reviewed, mturk_stub
+):
+    """Approving pays the reward an assignment was taken at, not the campaign's of today."""
+    campaign, good, random, unseen = reviewed
+    Assignment.objects.filter(pk=good.pk).update(reward=Decimal("0.50"))
+    Assignment.objects.filter(pk=random.pk).update(reward=Decimal("0.35"))
+    Assignment.objects.filter(pk=unseen.pk).update(reward=None)  # as imported judgments
+    campaign.reward = Decimal("1.00")
+    campaign.save(update_fields=["reward"])
+    html = run_action(
+        admin_client, CHANGELIST, "approve_selected", [good.pk, random.pk, unseen.pk]
+    ).content.decode()
+    assert cells(html, "reward") == ["$0.50", "$0.35", "-"]
+    assert "the Reward column: the one it was taken at" in html
+    listed = admin_client.get(reverse(CHANGELIST) + "?o=1").content.decode()
+    assert cells(listed, "field-reward_shown") == ["$0.50", "$0.35", "-"]
+
+
 def test_reject_sends_the_feedback_and_reports(admin_client, reviewed, mturk_stub):
     campaign, _, random, _ = reviewed
     mturk_stub.add_response(

@@ -122,12 +122,12 @@ def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
     """What the campaign has cost so far, before MTurk's fee (see :func:`attach_campaign_costs`).
 
     ``n_paid``: submitted or approved assignments (qualification tests included: they are paid
-    like any HIT); ``paid_rewards``: what they earned, each its HIT's own reward or else the
-    campaign's; ``bonuses_sent``: the sum of bonuses MTurk confirmed; both leave out
-    assignments on HITs published to MTurk's sandbox, where nobody is paid (a requester
-    trying a campaign there before going live spends nothing). ``on_mturk``: some HIT was
-    published on MTurk (sandbox or production); ``on_mturk_production``: on the production
-    marketplace, where MTurk charges its fee.
+    like any HIT); ``paid_rewards``: what they earned, each the reward it was taken at;
+    ``bonuses_sent``: the sum of bonuses MTurk confirmed; both leave out assignments on HITs
+    published to MTurk's sandbox, where nobody is paid (a requester trying a campaign there
+    before going live spends nothing). ``on_mturk``: some HIT was published on MTurk (sandbox
+    or production); ``on_mturk_production``: on the production marketplace, where MTurk
+    charges its fee.
     """
     bonuses = (
         Bonus.objects.filter(assignment__campaign=OuterRef("pk"), status=BonusStatus.SENT)
@@ -137,14 +137,13 @@ def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
         .annotate(total=Sum("amount"))
         .values("total")
     )
-    # Each paid assignment earns its HIT's own reward when it has one (reading
-    # comprehension's stages pay their own), else the campaign's.
+    # Each paid assignment earns the reward it was taken at (campaigns.pay), not today's.
     rewards = (
         Assignment.objects.filter(campaign=OuterRef("pk"), status__in=PAID_STATUSES)
         .exclude(hit__mturk__sandbox=True)
         .order_by()
         .values("campaign")
-        .annotate(total=Sum(Coalesce("hit__reward", "campaign__reward")))
+        .annotate(total=Sum("reward"))
         .values("total")
     )
     return queryset.annotate(
@@ -243,14 +242,13 @@ def attach_campaign_costs(campaigns: Sequence[Campaign]) -> None:
                 hit__mturk__sandbox=False,
             )
             .order_by()
-            .values_list("campaign_id", "hit__mturk__max_assignments")
+            .values_list("campaign_id", "hit__mturk__max_assignments", "reward")
             .annotate(n=Count("pk"))
         )
         masters = {c.pk: c.mturk_masters for c in campaigns}
-        rewards = {c.pk: c.reward for c in campaigns}
-        for campaign_id, size, n in by_size:
-            if rewards[campaign_id] > 0:
-                fee = fee_for(rewards[campaign_id], fee_rate(size, masters=masters[campaign_id]))
+        for campaign_id, size, reward, n in by_size:
+            if reward:
+                fee = fee_for(reward, fee_rate(size, masters=masters[campaign_id]))
                 reward_fees[campaign_id] = reward_fees.get(campaign_id, Decimal(0)) + fee * n
         by_amount = (
             Bonus.objects.filter(

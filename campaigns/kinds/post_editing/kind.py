@@ -35,12 +35,14 @@ class PostEditing(CampaignKind):
             "HIT layout (editors per segment: the campaign's redundancy, 5 in 000)",
             {"fields": ("mode", "segments_per_hit", "verifiers_per_edit")},
         ),
+        ("Pay (editing HITs: the campaign's reward)", {"fields": ("verification_reward",)}),
         (
             "HTER (tercom's defaults reproduce published figures)",
             {"fields": (("ter_case_sensitive", "ter_normalized"), "gold_editor")},
         ),
     )
     result_settings = ("ter_case_sensitive", "ter_normalized", "gold_editor")
+    task_rewards = ((HitTask.VERIFY_EDIT, "verification_reward", "Verification HITs"),)
     builds_hits = True
     # A run's HITs form a Latin square of its segments and systems; a missing output leaves
     # a hole, and HTER would compare systems on different segments.

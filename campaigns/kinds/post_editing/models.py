@@ -6,6 +6,8 @@ distinct workers; 5 in 000); the settings below are what post-editing adds.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -48,6 +50,18 @@ class PostEditingSettings(KindSettings):
         validators=[MinValueValidator(1), MaxValueValidator(15)],
         help_text="Workers who verify each edit (same meaning? acceptable language?); an edit "
         "passes by majority. 000 does not give the number; 3 by default.",
+    )
+    # A verification HIT is a few yes/no pairs, far less work than editing a run of
+    # segments: paying it the editing reward (the campaign's) silently overpays it.
+    verification_reward = models.DecimalField(
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="Pay for one verification HIT (one edit's segments, two yes/no questions "
+        "each), in US dollars. Empty: the campaign's reward, as an editing HIT. A change "
+        "reaches verification HITs still to be taken; assignments already taken keep theirs.",
     )
     ter_case_sensitive = models.BooleanField(
         default=False,

@@ -5,7 +5,8 @@ in a bilingual campaign, the source) and an edited translation and answer two ye
 questions (same meaning? acceptable <target language>?). Here every submitted (or approved)
 edit assignment gets one verification HIT holding its edits in their order, each slot
 pointing at the edit it shows (``HitSlot.about_judgment``), taken by the campaign's
-``verifiers_per_edit`` workers (``Hit.places``).
+``verifiers_per_edit`` workers (``Hit.places``), each paid the ``verification_reward`` (none:
+the campaign's; ``Hit.reward``).
 
 One HIT per edit assignment, rather than edits pooled across editors, means that only the
 edit's own author is kept out of a verification HIT (never verifying one's own edit is the
@@ -91,6 +92,9 @@ def build_verification_hits(campaign: Campaign) -> int:
                 task=HitTask.VERIFY_EDIT,
                 number=number,
                 places=settings.verifiers_per_edit,
+                # The verification reward (None: the campaign's), read under the lock that
+                # campaigns.pay.reprice_task_hits takes when the requester changes it.
+                reward=settings.verification_reward,
             )
             built += 1
             slots.extend(

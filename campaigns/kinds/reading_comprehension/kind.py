@@ -54,6 +54,12 @@ class ReadingComprehension(CampaignKind):
     hit_tasks = (HitTask.RC_AUTHOR, HitTask.RC_SELECT, HitTask.RC_ANSWER, HitTask.RC_GRADE)
     settings_model = ReadingComprehensionSettings
     settings_accessor = "rc_settings"
+    task_rewards = (
+        (HitTask.RC_AUTHOR, "author_reward", "Writing questions"),
+        (HitTask.RC_SELECT, "select_reward", "Selecting questions"),
+        (HitTask.RC_ANSWER, "answer_reward", "Answering questions"),
+        (HitTask.RC_GRADE, "grade_reward", "Grading answers"),
+    )
     settings_fieldsets = (
         (
             "1. Writing questions (on the human translation)",

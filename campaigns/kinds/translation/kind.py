@@ -32,6 +32,10 @@ class Translation(CampaignKind):
     settings_model = TranslationSettings
     settings_accessor = "translation_settings"
     settings_layout_fields = ("segments_per_hit",)
+    task_rewards = (
+        (HitTask.DETECT_MT, "detect_mt_reward", "Detect-MT HITs"),
+        (HitTask.POST_EDIT, "correction_reward", "Correction HITs"),
+    )
     settings_fieldsets = (
         (
             "HIT layout (translators per sentence: the campaign's redundancy, 5 in 000)",

@@ -120,6 +120,7 @@ def _record_published(
                 "hit_group_id": published.hit_group_id,
                 "sandbox": campaign.mturk_sandbox,
                 "max_assignments": hit_settings.max_assignments,
+                "reward": hit_settings.reward,
                 "expires_at": now + timedelta(seconds=hit_settings.lifetime_seconds),
             },
         )

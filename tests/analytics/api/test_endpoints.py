@@ -140,8 +140,13 @@ def paid(cast, small):
     campaign = cast.campaign
     campaign.reward = Decimal("0.50")
     campaign.save(update_fields=["reward"])
-    Assignment.objects.filter(pk=small.careful.pk).update(status=AssignmentStatus.SUBMITTED)
-    Assignment.objects.filter(pk=small.random.pk).update(status=AssignmentStatus.APPROVED)
+    # Both taken at $0.50 (each assignment keeps the reward it was taken at).
+    Assignment.objects.filter(pk=small.careful.pk).update(
+        status=AssignmentStatus.SUBMITTED, reward=Decimal("0.50")
+    )
+    Assignment.objects.filter(pk=small.random.pk).update(
+        status=AssignmentStatus.APPROVED, reward=Decimal("0.50")
+    )
     hit = small.careful.hit
     mturk = MTurkHit.objects.create(
         hit=hit, mturk_hit_id="3AQ7", hit_type_id="T1", sandbox=False, max_assignments=5

@@ -29,8 +29,14 @@ def paid(cast, small):
     campaign = cast.campaign
     campaign.reward = Decimal("0.50")
     campaign.save(update_fields=["reward"])
-    Assignment.objects.filter(pk=small.careful.pk).update(status=AssignmentStatus.SUBMITTED)
-    Assignment.objects.filter(pk=small.random.pk).update(status=AssignmentStatus.APPROVED)
+    # Both taken at $0.50 (each assignment keeps the reward it was taken at).
+    Assignment.objects.filter(pk=small.careful.pk).update(
+        status=AssignmentStatus.SUBMITTED, reward=Decimal("0.50")
+    )
+    Assignment.objects.filter(pk=small.random.pk).update(
+        status=AssignmentStatus.APPROVED, reward=Decimal("0.50")
+    )
+    small.careful.reward = small.random.reward = Decimal("0.50")
     MTurkHit.objects.create(
         hit=small.careful.hit,
         mturk_hit_id="3AQ7",
@@ -135,6 +141,7 @@ def test_report_queries_do_not_grow_with_the_campaign(paid, small):
             worker=worker,
             status=AssignmentStatus.STARTED,
             expires_at=small.careful.expires_at,
+            reward=small.careful.reward,  # as the hand-out stores it
         )
     # A second HIT, not on MTurk, in a campaign that names its Prolific study.
     HitFactory(campaign=paid.campaign, number=2)

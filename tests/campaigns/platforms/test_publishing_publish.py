@@ -60,6 +60,8 @@ def test_publish_creates_each_hit_with_the_exact_parameters(mturk_stub):
         (hits[1].pk, mturk_hit_id(2), HIT_TYPE, GROUP),
     ]
     assert all(r.sandbox and r.max_assignments == 3 for r in rows)
+    # The reward MTurk now pays for them, whatever the campaign's becomes.
+    assert [str(r.reward) for r in rows] == ["0.30", "0.30"]
     lifetime = timedelta(seconds=604800)
     assert before + lifetime <= rows[0].expires_at <= timezone.now() + lifetime
     event = PlatformEvent.objects.get()
