@@ -4,7 +4,8 @@ Routes (under /api/, token or session authentication like every endpoint; a camp
 may not read answers 404, as if it did not exist):
 
 - ``campaigns/<id>/report/``: cost so far and projected to completion (rewards and the
-  platforms' fees; approved, submitted, in progress and not started kept apart), time per
+  platforms' fees; approved, submitted, in progress, not started and still to come kept
+  apart), time per
   assignment, the evaluation period, judgments by trusted and untrusted workers, workers per
   country (``analytics.reports.loading.campaign_report``); ``campaigns/<id>/export/report.csv``
   the same as CSV;
@@ -60,12 +61,17 @@ class CostLineSerializer(serializers.Serializer):
             "submitted",
             "in_progress",
             "not_started",
+            "to_come",
             "bonuses_sent",
             "bonuses_pending",
         ]
     )
-    label = serializers.CharField()
-    count = serializers.IntegerField(help_text="Assignments (places for not_started) or bonuses.")
+    label = serializers.CharField(
+        help_text="What the line counts; to_come's says which HITs are still to be built."
+    )
+    count = serializers.IntegerField(
+        help_text="Assignments (places for not_started and to_come) or bonuses."
+    )
     rewards = serializers.DecimalField(**MONEY, help_text="Rewards (or bonus amounts).")
     fees = serializers.DecimalField(**MONEY, help_text="The platforms' fees on them.")
     total = serializers.DecimalField(**MONEY)
@@ -84,7 +90,10 @@ class ReportCostSerializer(serializers.Serializer):
     projected = serializers.DecimalField(
         **MONEY,
         help_text="At completion: committed + assignments in progress + places not started "
-        "yet + bonuses not confirmed yet, each at its HIT's reward and platform fee.",
+        "yet + places of HITs still to be built as work arrives (to_come: post-editing's "
+        "verification of edits not in yet) + bonuses not confirmed yet; work taken at the "
+        "reward it was taken at, places at the reward they will be offered at, each with its "
+        "platform's fee.",
     )
     lines = CostLineSerializer(many=True, source="line_list")
     fees_by_platform = serializers.DictField(
@@ -128,10 +137,30 @@ class CountrySerializer(serializers.Serializer):
     judgments = serializers.IntegerField()
 
 
+class TaskRewardSerializer(serializers.Serializer):
+    task = serializers.CharField(help_text="The HIT task (e.g. verify_edit).")
+    label = serializers.CharField()
+    own_reward = serializers.DecimalField(
+        **MONEY, source="own", allow_null=True, help_text="The kind's setting; null: none set."
+    )
+    reward = serializers.DecimalField(
+        **MONEY, help_text="What one assignment of it is offered now (own, else the campaign's)."
+    )
+
+
 class CampaignReportSerializer(serializers.Serializer):
     campaign = CampaignRefSerializer(source="*")
     generated_at = serializers.DateTimeField()
-    reward = serializers.DecimalField(**MONEY, help_text="The campaign's reward per assignment.")
+    reward = serializers.DecimalField(
+        **MONEY,
+        help_text="The campaign's reward per assignment now: what new assignments of HITs "
+        "without a reward of their own are offered (work taken keeps its own).",
+    )
+    task_rewards = TaskRewardSerializer(
+        many=True,
+        help_text="HIT tasks of the kind that pay their own reward (post-editing's "
+        "verification, translation's and reading comprehension's stages); empty otherwise.",
+    )
     redundancy = serializers.IntegerField()
     n_judgments = serializers.IntegerField()
     assignments = serializers.DictField(
@@ -157,11 +186,12 @@ class CampaignReportView(APIView):
         operation_id="campaign_report",
         summary="Cost, time, evaluation period, trust and countries of a campaign",
         description="Paul et al. 2013 (section 5.1, Appendix A): cost so far and projected to "
-        "completion (rewards plus MTurk's or Prolific's fee; approved, submitted, in progress "
-        "and not started kept apart), time per done assignment (median and quartiles of the "
-        "summed judgment durations), the evaluation period (first to last judgment), "
-        "judgments and workers by trust, workers per country. Computed on each request from "
-        "the campaign's rows (six queries).",
+        "completion (rewards plus MTurk's or Prolific's fee; approved, submitted, in progress, "
+        "not started and still to come kept apart), time per done assignment (median and "
+        "quartiles of the summed judgment durations), the evaluation period (first to last "
+        "judgment), judgments and workers by trust, workers per country. Computed on each "
+        "request from the campaign's rows (six queries, and two for post-editing's places to "
+        "come).",
         parameters=[CAMPAIGN_ID],
         responses={200: CampaignReportSerializer, **ERROR_RESPONSES},
         tags=["reports"],

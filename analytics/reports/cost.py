@@ -24,14 +24,22 @@ Which assignments count (kept apart, never added up silently):
   not yet spent (the campaign list's cost counts them as paid; here they are their own line);
 * **in progress**: started, not submitted: paid when submitted and approved;
 * **not started**: a regular HIT's places that no live assignment holds yet (each HIT's own
-  number of places, else the campaign's redundancy), at the reward and fee of the platform
-  the HIT is offered on (MTurk when it was published there, else Prolific when the campaign
+  number of places, else the campaign's redundancy), at the reward its next assignment will
+  be offered (MTurk: the reward the HIT was published with) and the fee of the platform the
+  HIT is offered on (MTurk when it was published there, else Prolific when the campaign
   names a Prolific study, else direct links);
+* **still to come**: places of HITs not built yet that the campaign's kind builds as work
+  arrives (post-editing: each edit still to come gets a verification HIT of its verifiers
+  per edit), at the reward and fee they will be offered at (``analytics.reports.kinds``);
 * rejected, expired and returned assignments cost nothing.
 
+Each assignment is priced at the reward it was taken at (``Assignment.reward``), never at the
+campaign's reward of today: a change of reward re-prices only the places still to fill.
+
 Bonuses: sent (MTurk confirmed: paid) and pending (not confirmed yet). The projection to
-completion is approved + submitted + in progress + not started + every bonus; qualification
-tests count as they were taken (how many more workers will take one is not known).
+completion is approved + submitted + in progress + not started + still to come + every bonus;
+qualification tests count as they were taken (how many more workers will take one is not
+known).
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ __all__ = [
     "CostLine",
     "CostReport",
     "HitPlacesRow",
+    "PlacesToComeRow",
     "assignment_fee",
     "bonus_fee",
     "cost_report",
@@ -66,6 +75,7 @@ LINES = (
     ("submitted", "Submitted, awaiting review (paid automatically unless rejected)"),
     ("in_progress", "In progress (started, not submitted)"),
     ("not_started", "Not started yet (places no worker holds)"),
+    ("to_come", "Still to come (places of HITs built as work arrives)"),
     ("bonuses_sent", "Bonuses sent"),
     ("bonuses_pending", "Bonuses not confirmed yet"),
 )
@@ -109,9 +119,8 @@ def bonus_fee(platform: str, amount: Decimal, *, sandbox: bool = False) -> Decim
 
 @dataclass(frozen=True)
 class AssignmentCostRow:
-    """One assignment: its status, the platform of its worker, what its HIT pays (the HIT's
-    own reward, else the campaign's), and the HIT's MTurk publication (None if not
-    published there)."""
+    """One assignment: its status, the platform of its worker, the reward it was taken at,
+    and the HIT's MTurk publication (None if not published there)."""
 
     status: str
     platform: str
@@ -131,6 +140,17 @@ class HitPlacesRow:
     offered_on: str
     mturk_sandbox: bool | None = None
     mturk_max_assignments: int | None = None
+
+
+@dataclass(frozen=True)
+class PlacesToComeRow:
+    """Places of HITs the kind will build as work arrives, at the reward they will be
+    offered at on ``offered_on``; ``label`` says what they are, for the report's line."""
+
+    places: int
+    reward: Decimal
+    offered_on: str
+    label: str
 
 
 @dataclass(frozen=True)
@@ -191,9 +211,11 @@ class CostReport:
 
     @property
     def projected(self) -> Decimal:
-        """At completion: committed, plus work in progress, places not started yet and
-        bonuses not confirmed yet."""
-        return self.committed + self._sum("in_progress", "not_started", "bonuses_pending")
+        """At completion: committed, plus work in progress, places not started yet, places
+        of HITs still to be built and bonuses not confirmed yet."""
+        return self.committed + self._sum(
+            "in_progress", "not_started", "to_come", "bonuses_pending"
+        )
 
 
 # Statuses: what the platform pays for, and what is still to come.
@@ -206,9 +228,14 @@ def cost_report(
     bonuses: Iterable[BonusCostRow] = (),
     *,
     masters: bool = False,
+    to_come: Sequence[PlacesToComeRow] = (),
 ) -> CostReport:
     """The campaign's cost lines (module docstring). Imported work counts nowhere."""
     lines = {key: CostLine(key, label) for key, label in LINES}
+    said = dict.fromkeys(row.label for row in to_come if row.places > 0)
+    if said:
+        # The kind's words: what these places are and where they come from.
+        lines["to_come"].label = "; ".join(said)
     by_platform: dict[str, Decimal] = {}
 
     def count(key: str, platform: str, n: int, amount: Decimal, fee: Decimal) -> None:
@@ -246,6 +273,12 @@ def cost_report(
             masters=masters,
         )
         count("not_started", hit.offered_on, free, reward, fee)
+    for row in to_come:
+        if row.places > 0:
+            # A HIT not built yet is on no MTurk batch: the kind prices it on direct links
+            # or Prolific (``offered_on``), with no HIT size or Masters surcharge to apply.
+            fee = assignment_fee(row.offered_on, row.reward)
+            count("to_come", row.offered_on, row.places, row.reward, fee)
     for bonus in bonuses:
         if bonus.platform == IMPORTED:
             continue

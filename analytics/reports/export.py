@@ -39,6 +39,8 @@ def report_rows(data: dict[str, Any]) -> Iterator[tuple[str, str, str, Any]]:
         yield "campaign", "", name, campaign[name]
     for name in ("generated_at", "reward", "redundancy", "n_judgments"):
         yield "campaign", "", name, data[name]
+    for row in data["task_rewards"]:
+        yield "campaign", row["task"], "reward", row["reward"]
     for status, n in data["assignments"].items():
         yield "assignments", status, "count", n
     cost = data["cost"]

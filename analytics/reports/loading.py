@@ -5,7 +5,8 @@ Queries: the assignments (with the reward each was taken at, their HIT's MTurk p
 their worker's platform, joined), the regular HITs (places, the reward their next assignment
 pays, MTurk publication), the judgments grouped
 by assignment (count, seconds, first and last), the bonuses, the workers (country), and the
-kind's trust table: six, whatever the campaign's size.
+kind's trust table: six, whatever the campaign's size; and what the kind adds (post-editing's
+verification places still to come: two more).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from analytics.reports.cost import (
+    CENT,
     MTURK,
     ZERO,
     AssignmentCostRow,
@@ -28,7 +30,7 @@ from analytics.reports.cost import (
     cost_report,
     offered_on,
 )
-from analytics.reports.kinds import trust_rule
+from analytics.reports.kinds import kind_report, trust_rule
 from analytics.reports.summary import (
     CountryRow,
     EvaluationPeriod,
@@ -40,6 +42,7 @@ from analytics.reports.summary import (
     trust_split,
 )
 from campaigns.models import Campaign, Hit
+from campaigns.pay import TaskReward, task_rewards
 from judgments.models import (
     LIVE_ASSIGNMENT_STATUSES,
     Assignment,
@@ -65,6 +68,7 @@ class CampaignReport:
     kind: str
     generated_at: datetime
     reward: Decimal
+    task_rewards: list[TaskReward]
     redundancy: int
     n_judgments: int
     assignments_by_status: dict[str, int]
@@ -158,6 +162,9 @@ def campaign_report(campaign: Campaign) -> CampaignReport:
     country_by_worker = _workers(campaign)
     rule = trust_rule(campaign)
     status_by_worker = rule.load(campaign)
+    # HITs the kind builds as work arrives (post-editing's verification): their places.
+    places_to_come = kind_report(campaign).places_to_come
+    to_come = places_to_come(campaign) if places_to_come is not None else []
 
     live: dict[int, int] = {}
     by_status = dict.fromkeys(AssignmentStatus.values, 0)
@@ -184,7 +191,8 @@ def campaign_report(campaign: Campaign) -> CampaignReport:
             HitPlacesRow(
                 places=places,
                 live=live.get(pk, 0),
-                reward=Decimal(reward),
+                # In cents: SQLite reads a coalesced decimal as a 15-digit float.
+                reward=Decimal(reward).quantize(CENT),
                 offered_on=offered_on(sandbox is not None, bool(campaign.prolific_study_id)),
                 mturk_sandbox=sandbox,
                 mturk_max_assignments=size,
@@ -201,6 +209,7 @@ def campaign_report(campaign: Campaign) -> CampaignReport:
             for amount, status, platform, sandbox in bonuses
         ],
         masters=campaign.mturk_masters,
+        to_come=to_come,
     )
     judgments_by_worker: dict[int, int] = {}
     seconds: list[float | None] = []
@@ -217,6 +226,7 @@ def campaign_report(campaign: Campaign) -> CampaignReport:
         kind=campaign.kind,
         generated_at=timezone.now(),
         reward=campaign.reward,
+        task_rewards=task_rewards(campaign),
         redundancy=campaign.redundancy,
         n_judgments=sum(judgments_by_worker.values()),
         assignments_by_status=by_status,

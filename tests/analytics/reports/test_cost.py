@@ -9,6 +9,7 @@ from analytics.reports.cost import (
     AssignmentCostRow,
     BonusCostRow,
     HitPlacesRow,
+    PlacesToComeRow,
     assignment_fee,
     bonus_fee,
     cost_report,
@@ -76,6 +77,7 @@ def test_cost_lines_keep_approved_submitted_and_projected_apart():
         "submitted": (1, D("0.50"), D("0.17"), D("0.67")),
         "in_progress": (1, D("0.50"), D("0.00"), D("0.50")),
         "not_started": (2, D("1.00"), D("0.20"), D("1.20")),
+        "to_come": (0, D("0.00"), D("0.00"), D("0.00")),
         "bonuses_sent": (1, D("0.25"), D("0.05"), D("0.30")),
         "bonuses_pending": (1, D("1.00"), D("0.20"), D("1.20")),
     }
@@ -89,9 +91,31 @@ def test_cost_lines_keep_approved_submitted_and_projected_apart():
         "submitted",
         "in_progress",
         "not_started",
+        "to_come",
         "bonuses_sent",
         "bonuses_pending",
     ]
+    assert report.lines["to_come"].label == "Still to come (places of HITs built as work arrives)"
+
+
+def test_places_still_to_come_are_projected_with_their_platforms_fee():
+    # 9 verification places at $0.10 on direct links, 6 at $0.40 on Prolific (33.33%: $0.13).
+    to_come = [
+        PlacesToComeRow(9, D("0.10"), "direct", "Verification still to come"),
+        PlacesToComeRow(6, D("0.40"), "prolific", "Verification still to come"),
+        PlacesToComeRow(0, D("0.40"), "direct", "Nothing"),
+    ]
+    report = cost_report([AssignmentCostRow("submitted", "direct", D("0.40"))], [], to_come=to_come)
+    line = report.lines["to_come"]
+    assert (line.count, line.rewards, line.fees, line.total) == (
+        15,
+        D("3.30"),
+        D("0.78"),
+        D("4.08"),
+    )
+    assert line.label == "Verification still to come"  # said once; empty rows say nothing
+    assert (report.committed, report.projected) == (D("0.40"), D("4.48"))
+    assert report.fees_by_platform == {"prolific": D("0.78")}
 
 
 def test_masters_raise_the_fee_on_rewards_only():

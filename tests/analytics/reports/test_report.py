@@ -63,6 +63,8 @@ EXPECTED_LINES = [
     {"key": "in_progress", "count": 0, "rewards": "0.00", "fees": "0.00", "total": "0.00"},
     # Redundancy 5, two places held: 3 not started, on MTurk.
     {"key": "not_started", "count": 3, "rewards": "1.50", "fees": "0.30", "total": "1.80"},
+    # Direct assessment builds every HIT up front: nothing still to come.
+    {"key": "to_come", "count": 0, "rewards": "0.00", "fees": "0.00", "total": "0.00"},
     {"key": "bonuses_sent", "count": 1, "rewards": "0.25", "fees": "0.05", "total": "0.30"},
     {"key": "bonuses_pending", "count": 0, "rewards": "0.00", "fees": "0.00", "total": "0.00"},
 ]
@@ -265,6 +267,7 @@ def test_report_csv_defuses_text_a_spreadsheet_would_run(paid):
         {
             **data,
             "reward": "0.50",
+            "task_rewards": [],
             "redundancy": 5,
             "n_judgments": 0,
             "assignments": {},
