@@ -177,27 +177,36 @@ class ProgressSerializer(serializers.Serializer):
 
 
 class CostSerializer(serializers.Serializer):
+    # (No docstring: it would become the schema's description.) The campaign report's figures
+    # and words (analytics.reports.cost): "paid" means approved and sent, as on the report;
+    # the submitted assignments awaiting review are "committed", not "paid".
     currency = serializers.CharField()
     reward = serializers.DecimalField(
-        max_digits=12, decimal_places=2, help_text="Reward per assignment."
-    )
-    paid_assignments = serializers.IntegerField(
-        help_text="Submitted or approved assignments (submitted ones are approved and paid "
-        "automatically unless rejected), except those on HITs in MTurk's sandbox, which pays "
-        "nobody."
+        max_digits=12,
+        decimal_places=2,
+        help_text="The campaign's reward per assignment now: what new assignments of HITs "
+        "without a reward of their own are offered. Work already taken keeps the reward it "
+        "was taken at, and HITs on MTurk the reward they were published with.",
     )
     approved_assignments = serializers.IntegerField(
-        help_text="Of paid_assignments, those approved (paid for certain)."
+        help_text="Approved assignments: paid (the report's line 'Approved (paid)')."
     )
     awaiting_review_assignments = serializers.IntegerField(
-        help_text="Of paid_assignments, those submitted and not yet approved or rejected (paid "
-        "when approved, or automatically after the auto-approval delay; the campaign report "
-        "keeps them apart in its cost lines)."
+        help_text="Submitted assignments not yet approved or rejected: paid when approved, "
+        "or automatically after the auto-approval delay unless rejected (the report's line "
+        "'Submitted, awaiting review')."
+    )
+    committed_assignments = serializers.IntegerField(
+        help_text="approved_assignments + awaiting_review_assignments. Qualification tests "
+        "included; work on MTurk's sandbox counted at no cost; imported judgments not counted."
     )
     rewards = serializers.DecimalField(
-        max_digits=14, decimal_places=2, help_text="reward x paid_assignments."
+        max_digits=14,
+        decimal_places=2,
+        help_text="The rewards of the committed assignments, each at the reward it was taken "
+        "at (not the campaign's reward of today).",
     )
-    bonuses = serializers.DecimalField(
+    bonuses_sent = serializers.DecimalField(
         max_digits=14,
         decimal_places=2,
         help_text="Bonuses MTurk confirmed as paid (none on sandbox HITs).",
@@ -205,10 +214,28 @@ class CostSerializer(serializers.Serializer):
     mturk_fees = serializers.DecimalField(
         max_digits=14,
         decimal_places=2,
-        help_text="MTurk's fee on the rewards and bonuses of HITs on the production "
-        "marketplace, per assignment and per bonus, rounded to the cent (0 elsewhere).",
+        help_text="MTurk's fee on the committed rewards and the bonuses sent, on the production "
+        "marketplace, per assignment and per bonus, rounded to the cent.",
     )
-    total = serializers.DecimalField(max_digits=14, decimal_places=2)
+    prolific_fees = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        help_text="Prolific's service fee (33.33%, VAT not included) on the committed rewards "
+        "and the bonuses sent of Prolific participants, rounded to the cent per submission.",
+    )
+    paid = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        help_text="Spent: approved assignments and bonuses sent, with their fees (the report's "
+        "'Paid so far').",
+    )
+    committed = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        help_text="paid + the assignments awaiting review with their fees (the report's "
+        "'Committed'): rewards + bonuses_sent + mturk_fees + prolific_fees. The report "
+        "(campaigns/{id}/report/) adds work in progress and places still to fill.",
+    )
     on_mturk = serializers.BooleanField(help_text="Some HIT was published on MTurk.")
     on_mturk_production = serializers.BooleanField(
         help_text="Some HIT was published on MTurk's production marketplace (not the sandbox)."

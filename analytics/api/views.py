@@ -170,8 +170,9 @@ def include_all(campaign: Campaign, params: dict[str, Any]) -> bool:
 )
 @extend_schema_view(retrieve=extend_schema(parameters=[CAMPAIGN_ID]))
 class CampaignViewSet(viewsets.ReadOnlyModelViewSet):
-    """Campaigns with progress (HITs, assignments by status, judgments, share done), cost
-    (rewards, bonuses, MTurk's fee) and when their statistics were last computed."""
+    """Campaigns with progress (HITs, assignments by status, judgments, share done), cost so
+    far in the report's words (paid, committed: rewards, bonuses, the platforms' fees) and when
+    their statistics were last computed."""
 
     queryset = Campaign.objects.none()  # the schema's model; get_queryset restricts by user
     serializer_class = CampaignSerializer

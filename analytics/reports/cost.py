@@ -61,6 +61,8 @@ __all__ = [
     "assignment_fee",
     "bonus_fee",
     "cost_report",
+    "offered_on",
+    "work_platform",
 ]
 
 CENT = Decimal("0.01")
@@ -127,6 +129,7 @@ class AssignmentCostRow:
     reward: Decimal
     mturk_sandbox: bool | None = None
     mturk_max_assignments: int | None = None
+    n: int = 1  # this many alike (the API's grouped rows)
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,7 @@ class BonusCostRow:
     sent: bool
     platform: str
     mturk_sandbox: bool | None = None
+    n: int = 1  # this many alike (the API's grouped rows)
 
 
 @dataclass
@@ -249,7 +253,7 @@ def cost_report(
             continue
         if row.platform == MTURK and row.mturk_sandbox:
             # The sandbox pays nothing: the assignment is counted, at no cost.
-            count(key, row.platform, 1, ZERO, ZERO)
+            count(key, row.platform, row.n, ZERO, ZERO)
             continue
         fee = assignment_fee(
             row.platform,
@@ -258,7 +262,7 @@ def cost_report(
             max_assignments=row.mturk_max_assignments,
             masters=masters,
         )
-        count(key, row.platform, 1, row.reward, fee)
+        count(key, row.platform, row.n, row.reward, fee)
     for hit in hits:
         free = max(0, hit.places - hit.live)
         if not free:
@@ -285,8 +289,17 @@ def cost_report(
         sandbox = bonus.platform == MTURK and bool(bonus.mturk_sandbox)
         amount = ZERO if sandbox else bonus.amount
         fee = bonus_fee(bonus.platform, amount, sandbox=sandbox)
-        count("bonuses_sent" if bonus.sent else "bonuses_pending", bonus.platform, 1, amount, fee)
+        key = "bonuses_sent" if bonus.sent else "bonuses_pending"
+        count(key, bonus.platform, bonus.n, amount, fee)
     return CostReport(lines=lines, fees_by_platform=by_platform)
+
+
+def work_platform(worker_platform: str, mturk_sandbox: bool | None) -> str:
+    """The platform that pays for an assignment (or a bonus on it): MTurk for a HIT published
+    there (``mturk_sandbox`` is None otherwise), else the worker's. A HIT published on MTurk
+    is handed out there only (README, "Crowd platforms"): its work is MTurk's, whatever
+    platform the worker row was first seen on."""
+    return MTURK if mturk_sandbox is not None else worker_platform
 
 
 def offered_on(published_on_mturk: bool, prolific_study: bool) -> str:

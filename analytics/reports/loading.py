@@ -21,7 +21,6 @@ from django.utils import timezone
 
 from analytics.reports.cost import (
     CENT,
-    MTURK,
     ZERO,
     AssignmentCostRow,
     BonusCostRow,
@@ -29,6 +28,7 @@ from analytics.reports.cost import (
     HitPlacesRow,
     cost_report,
     offered_on,
+    work_platform,
 )
 from analytics.reports.kinds import kind_report, trust_rule
 from analytics.reports.summary import (
@@ -147,12 +147,6 @@ def _workers(campaign: Campaign) -> dict[int, str]:
     return dict(Worker.objects.filter(in_campaign).order_by().values_list("id", "country"))
 
 
-def _platform(worker_platform: str, mturk_sandbox: bool | None) -> str:
-    # A HIT published on MTurk is handed out there only (README, "Crowd platforms"): its
-    # work is MTurk's, whatever platform the worker row was first seen on.
-    return MTURK if mturk_sandbox is not None else worker_platform
-
-
 def campaign_report(campaign: Campaign) -> CampaignReport:
     """The report of ``campaign`` now (six queries; module docstring)."""
     assignments = _assignments(campaign)
@@ -179,7 +173,7 @@ def campaign_report(campaign: Campaign) -> CampaignReport:
         [
             AssignmentCostRow(
                 status=status,
-                platform=_platform(platform, sandbox),
+                platform=work_platform(platform, sandbox),
                 # None only for imported judgments, which count nowhere.
                 reward=ZERO if reward is None else Decimal(reward),
                 mturk_sandbox=sandbox,
@@ -203,7 +197,7 @@ def campaign_report(campaign: Campaign) -> CampaignReport:
             BonusCostRow(
                 amount=Decimal(amount),
                 sent=status == BonusStatus.SENT,
-                platform=_platform(platform, sandbox),
+                platform=work_platform(platform, sandbox),
                 mturk_sandbox=sandbox,
             )
             for amount, status, platform, sandbox in bonuses

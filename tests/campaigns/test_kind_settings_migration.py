@@ -384,17 +384,40 @@ def _without_progress_issue_17(got):
 
 
 def _without_cost_split_issue_17(got):
-    """Issue 17: a campaign's cost keeps approved and awaiting-review assignments apart; they
-    add up to the recording's paid assignments: checked, then taken out."""
+    """Issue 17: a campaign's cost keeps approved and awaiting-review assignments apart; and
+    since the requester's check of session 17 it says what the campaign report says: "paid"
+    is approved work and sent bonuses, "committed" adds the work awaiting review (the
+    recording's "paid_assignments" and "total"), Prolific's fee is counted as the report
+    counts it, "bonuses" is "bonuses_sent". Each new figure is checked against the recorded
+    one it replaces, then the recording's names are put back."""
     if isinstance(got, list):
         return [_without_cost_split_issue_17(item) for item in got]
     if not isinstance(got, dict):
         return got
     cost = got.get("cost")
-    if isinstance(cost, dict) and "approved_assignments" in cost:
+    if isinstance(cost, dict) and "committed_assignments" in cost:
         cost = dict(cost)
         split = cost.pop("approved_assignments") + cost.pop("awaiting_review_assignments")
-        assert split == cost["paid_assignments"]
+        committed = cost.pop("committed_assignments")
+        assert split == committed
+        money = {
+            name: Decimal(cost.pop(name))
+            for name in ("rewards", "bonuses_sent", "mturk_fees", "prolific_fees")
+        }
+        paid, total = Decimal(cost.pop("paid")), Decimal(cost.pop("committed"))
+        assert total == sum(money.values())
+        # The recording has work awaiting review only: nothing approved, nothing sent.
+        assert paid == money["bonuses_sent"] == 0
+        cost = {
+            "currency": cost.pop("currency"),
+            "reward": cost.pop("reward"),
+            "paid_assignments": committed,
+            "rewards": f"{money['rewards']:.2f}",
+            "bonuses": f"{money['bonuses_sent']:.2f}",
+            "mturk_fees": f"{money['mturk_fees']:.2f}",
+            "total": f"{total - money['prolific_fees']:.2f}",
+            **cost,
+        }
         got = {**got, "cost": cost}
     return {key: _without_cost_split_issue_17(value) for key, value in got.items()}
 

@@ -67,7 +67,9 @@ def test_the_cost_adds_each_assignment_own_reward():
         get_user_model().objects.create_superuser("boss", "boss@example.org", "pw")
     )
     cost = client.get(f"/api/campaigns/{campaign.pk}/").json()["cost"]
-    assert (cost["paid_assignments"], cost["rewards"]) == (3, "0.80")  # 0.50 + 0.10 + 0.20
+    # 0.50 + 0.10 + 0.20, awaiting review: committed, not paid yet (direct links: no fee).
+    assert (cost["committed_assignments"], cost["rewards"]) == (3, "0.80")
+    assert (cost["paid"], cost["committed"]) == ("0.00", "0.80")
 
 
 def test_mturk_publishing_leaves_out_hits_with_their_own_pay():

@@ -27,7 +27,6 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
-    Sum,
     Value,
     When,
 )
@@ -35,8 +34,16 @@ from django.db.models.expressions import Combinable
 from django.db.models.functions import Coalesce
 
 from analytics.kinds import registry
+from analytics.reports.cost import (
+    MTURK,
+    PROLIFIC,
+    ZERO,
+    AssignmentCostRow,
+    BonusCostRow,
+    cost_report,
+    work_platform,
+)
 from campaigns.models import Campaign, Hit, HitSlot, MTurkHit
-from campaigns.platforms.mturk import fee_for, fee_rate
 from evalsite.subquery_counts import correlated_count, related_count
 from judgments.models import (
     Assignment,
@@ -71,7 +78,6 @@ __all__ = [
 # Assignments the requester pays for: submitted ones are approved automatically after the
 # campaign's auto-approval delay unless rejected, so they are money committed.
 PAID_STATUSES = (AssignmentStatus.SUBMITTED, AssignmentStatus.APPROVED)
-CENT = Decimal("0.01")
 
 
 def annotate_assignment_counts(queryset: QuerySet, outer: str) -> QuerySet:
@@ -119,57 +125,10 @@ def annotate_campaign_progress(queryset: QuerySet[Campaign]) -> QuerySet[Campaig
 
 
 def annotate_campaign_cost(queryset: QuerySet[Campaign]) -> QuerySet[Campaign]:
-    """What the campaign has cost so far, before MTurk's fee (see :func:`attach_campaign_costs`).
-
-    ``n_paid``: submitted or approved assignments (qualification tests included: they are paid
-    like any HIT); ``paid_rewards``: what they earned, each the reward it was taken at;
-    ``bonuses_sent``: the sum of bonuses MTurk confirmed; both leave out assignments on HITs
-    published to MTurk's sandbox, where nobody is paid (a requester trying a campaign there
-    before going live spends nothing). ``on_mturk``: some HIT was published on MTurk (sandbox
-    or production); ``on_mturk_production``: on the production marketplace, where MTurk
-    charges its fee.
-    """
-    bonuses = (
-        Bonus.objects.filter(assignment__campaign=OuterRef("pk"), status=BonusStatus.SENT)
-        .exclude(assignment__hit__mturk__sandbox=True)
-        .order_by()
-        .values("assignment__campaign")
-        .annotate(total=Sum("amount"))
-        .values("total")
-    )
-    # Each paid assignment earns the reward it was taken at (campaigns.pay), not today's.
-    rewards = (
-        Assignment.objects.filter(campaign=OuterRef("pk"), status__in=PAID_STATUSES)
-        .exclude(hit__mturk__sandbox=True)
-        .order_by()
-        .values("campaign")
-        .annotate(total=Sum("reward"))
-        .values("total")
-    )
+    """Where the campaign's HITs are published: ``on_mturk``, some HIT on MTurk (sandbox or
+    production); ``on_mturk_production``, on the production marketplace, where MTurk charges
+    its fee. The money is :func:`attach_campaign_costs`'."""
     return queryset.annotate(
-        paid_rewards=Coalesce(
-            Subquery(rewards, output_field=Campaign._meta.get_field("reward")),
-            Value(Decimal("0.00")),
-            output_field=Campaign._meta.get_field("reward"),
-        ),
-        n_paid=correlated_count(
-            Assignment.objects.filter(campaign=OuterRef("pk"), status__in=PAID_STATUSES).exclude(
-                hit__mturk__sandbox=True
-            ),
-            "campaign",
-        ),
-        # Issue 17: approved and submitted (awaiting review) assignments kept apart.
-        n_approved=correlated_count(
-            Assignment.objects.filter(
-                campaign=OuterRef("pk"), status=AssignmentStatus.APPROVED
-            ).exclude(hit__mturk__sandbox=True),
-            "campaign",
-        ),
-        bonuses_sent=Coalesce(
-            Subquery(bonuses, output_field=Campaign._meta.get_field("reward")),
-            Value(Decimal("0.00")),
-            output_field=Campaign._meta.get_field("reward"),
-        ),
         on_mturk=Exists(MTurkHit.objects.filter(hit__campaign=OuterRef("pk"))),
         on_mturk_production=Exists(
             MTurkHit.objects.filter(hit__campaign=OuterRef("pk"), sandbox=False)
@@ -199,84 +158,106 @@ def annotate_campaign_results(queryset: QuerySet[Campaign]) -> QuerySet[Campaign
 
 @dataclass(frozen=True)
 class CampaignCost:
-    """A campaign's cost in US dollars: rewards of paid assignments, sent bonuses and MTurk's
-    fee on both (work on MTurk's sandbox counts in none: the sandbox pays nothing)."""
+    """A campaign's cost so far in US dollars, in the campaign report's words and by its
+    arithmetic (``analytics.reports.cost``): ``paid`` is the report's "Paid so far"
+    (approved assignments and sent bonuses, with the platforms' fees), ``committed`` its
+    "Committed" (paid, plus submitted assignments awaiting review, which MTurk approves and
+    pays automatically unless they are rejected). Each assignment at the reward it was taken
+    at; work on MTurk's sandbox counted at no cost; imported judgments not counted."""
 
     reward: Decimal
-    paid_assignments: int
     approved_assignments: int
+    awaiting_review_assignments: int
     rewards: Decimal
-    bonuses: Decimal
+    bonuses_sent: Decimal
     mturk_fees: Decimal
+    prolific_fees: Decimal
+    paid: Decimal
+    committed: Decimal
     on_mturk: bool
     on_mturk_production: bool
     currency: str = "USD"
 
     @property
-    def total(self) -> Decimal:
-        return self.rewards + self.bonuses + self.mturk_fees
-
-    @property
-    def awaiting_review_assignments(self) -> int:
-        return self.paid_assignments - self.approved_assignments
+    def committed_assignments(self) -> int:
+        return self.approved_assignments + self.awaiting_review_assignments
 
 
 def attach_campaign_costs(campaigns: Sequence[Campaign]) -> None:
     """Set ``campaign.cost`` (:class:`CampaignCost`) on campaigns annotated by
     :func:`annotate_campaign_cost`.
 
-    MTurk's fee is charged per assignment and per bonus and rounded to the cent each time
-    (``campaigns.platforms.mturk.fee_for``), at a rate that depends on the HIT's number of
-    assignments (``fee_rate``), so it is summed from two grouped queries over the page's
-    campaigns on production MTurk (paid assignments by HIT size, sent bonuses by amount),
-    never from a query per campaign.
+    The figures are the campaign report's (``analytics.reports.cost.cost_report``: the same
+    lines, the same fees, rounded to the cent per assignment and per bonus as the platforms
+    charge them), from two grouped queries over the page's campaigns: approved and submitted
+    assignments by platform, MTurk HIT size and reward; sent bonuses by platform and amount.
+    Never a query per campaign.
     """
-    production = [c.pk for c in campaigns if c.on_mturk_production]
-    reward_fees: dict[int, Decimal] = {}
-    bonus_fees: dict[int, Decimal] = {}
-    if production:
-        by_size = (
-            Assignment.objects.filter(
-                campaign_id__in=production,
-                status__in=PAID_STATUSES,
-                hit__mturk__sandbox=False,
-            )
+    ids = [campaign.pk for campaign in campaigns]
+    assignments: dict[int, list[AssignmentCostRow]] = {pk: [] for pk in ids}
+    bonuses: dict[int, list[BonusCostRow]] = {pk: [] for pk in ids}
+    if ids:
+        grouped = (
+            Assignment.objects.filter(campaign_id__in=ids, status__in=PAID_STATUSES)
             .order_by()
-            .values_list("campaign_id", "hit__mturk__max_assignments", "reward")
+            .values_list(
+                "campaign_id",
+                "status",
+                "worker__platform",
+                "hit__mturk__sandbox",
+                "hit__mturk__max_assignments",
+                "reward",
+            )
             .annotate(n=Count("pk"))
         )
-        masters = {c.pk: c.mturk_masters for c in campaigns}
-        for campaign_id, size, reward, n in by_size:
-            if reward:
-                fee = fee_for(reward, fee_rate(size, masters=masters[campaign_id]))
-                reward_fees[campaign_id] = reward_fees.get(campaign_id, Decimal(0)) + fee * n
-        by_amount = (
-            Bonus.objects.filter(
-                assignment__campaign_id__in=production,
-                status=BonusStatus.SENT,
-                assignment__hit__mturk__sandbox=False,
+        for campaign_id, status, platform, sandbox, size, reward, n in grouped:
+            assignments[campaign_id].append(
+                AssignmentCostRow(
+                    status=status,
+                    platform=work_platform(platform, sandbox),
+                    # None only for imported judgments, which count nowhere.
+                    reward=ZERO if reward is None else reward,
+                    mturk_sandbox=sandbox,
+                    mturk_max_assignments=size,
+                    n=n,
+                )
             )
+        sent = (
+            Bonus.objects.filter(assignment__campaign_id__in=ids, status=BonusStatus.SENT)
             .order_by()
-            .values_list("assignment__campaign_id", "amount")
+            .values_list(
+                "assignment__campaign_id",
+                "amount",
+                "worker__platform",
+                "assignment__hit__mturk__sandbox",
+            )
             .annotate(n=Count("pk"))
         )
-        # A bonus pays MTurk's base rate only: the extra 20% (10+ assignments) and 5%
-        # (Masters) apply to rewards (campaigns/platforms/mturk/costs.py).
-        bonus_rate = fee_rate(1, masters=False)
-        for campaign_id, amount, n in by_amount:
-            bonus_fees[campaign_id] = bonus_fees.get(campaign_id, Decimal(0)) + (
-                fee_for(amount, bonus_rate) * n
+        for campaign_id, amount, platform, sandbox, n in sent:
+            bonuses[campaign_id].append(
+                BonusCostRow(
+                    amount=amount,
+                    sent=True,
+                    platform=work_platform(platform, sandbox),
+                    mturk_sandbox=sandbox,
+                    n=n,
+                )
             )
     for campaign in campaigns:
+        report = cost_report(
+            assignments[campaign.pk], [], bonuses[campaign.pk], masters=campaign.mturk_masters
+        )
+        lines, fees = report.lines, report.fees_by_platform  # no place or pending bonus here
         campaign.cost = CampaignCost(
             reward=campaign.reward,
-            paid_assignments=campaign.n_paid,
-            approved_assignments=campaign.n_approved,
-            rewards=Decimal(campaign.paid_rewards).quantize(CENT),
-            bonuses=Decimal(campaign.bonuses_sent).quantize(CENT),
-            mturk_fees=(
-                reward_fees.get(campaign.pk, Decimal(0)) + bonus_fees.get(campaign.pk, Decimal(0))
-            ).quantize(CENT),
+            approved_assignments=lines["approved"].count,
+            awaiting_review_assignments=lines["submitted"].count,
+            rewards=lines["approved"].rewards + lines["submitted"].rewards,
+            bonuses_sent=lines["bonuses_sent"].rewards,
+            mturk_fees=fees.get(MTURK, ZERO),
+            prolific_fees=fees.get(PROLIFIC, ZERO),
+            paid=report.paid,
+            committed=report.committed,
             on_mturk=campaign.on_mturk,
             on_mturk_production=campaign.on_mturk_production,
         )

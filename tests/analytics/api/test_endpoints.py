@@ -204,18 +204,21 @@ def test_a_campaign_with_its_progress_cost_and_results(cast, paid):
             "beyond_places": {"assignments": 0, "judgments": 0, "note": ""},
         },
         # Rewards 2 x $0.50; MTurk's 20% of $0.50 is $0.10 per assignment, of the $0.25 bonus
-        # $0.05; the unconfirmed bonus counts nowhere.
+        # $0.05; the unconfirmed bonus counts nowhere. In the report's words (issue 17 and the
+        # requester's check): paid is the approved one and the bonus sent, $0.60 + $0.30;
+        # committed adds the one awaiting review, $0.60.
         "cost": {
             "currency": "USD",
             "reward": "0.50",
-            "paid_assignments": 2,
-            # Issue 17: the approved one and the one awaiting review kept apart.
             "approved_assignments": 1,
             "awaiting_review_assignments": 1,
+            "committed_assignments": 2,
             "rewards": "1.00",
-            "bonuses": "0.25",
+            "bonuses_sent": "0.25",
             "mturk_fees": "0.25",
-            "total": "1.50",
+            "prolific_fees": "0.00",
+            "paid": "0.90",
+            "committed": "1.50",
             "on_mturk": True,
             "on_mturk_production": True,
         },
@@ -240,19 +243,23 @@ def test_mturk_fees_follow_the_hit_size_masters_and_the_sandbox(cast, paid):
     campaign.save(update_fields=["mturk_masters"])
     MTurkHit.objects.filter(pk=paid.pk).update(max_assignments=10)
     cost = get(cast, url)["cost"]
-    assert (cost["mturk_fees"], cost["total"]) == ("0.51", "1.76")
-    # The sandbox pays nobody and charges nothing: neither rewards nor bonuses nor fees.
+    # Paid: $0.50 + $0.23 approved, $0.25 + $0.05 sent; committed: + $0.50 + $0.23.
+    assert (cost["mturk_fees"], cost["paid"], cost["committed"]) == ("0.51", "1.03", "1.76")
+    # The sandbox pays nobody and charges nothing: neither rewards nor bonuses nor fees; its
+    # assignments are counted at no cost, as the report counts them.
     MTurkHit.objects.filter(pk=paid.pk).update(sandbox=True)
     assert get(cast, url)["cost"] == {
         "currency": "USD",
         "reward": "0.50",
-        "paid_assignments": 0,
-        "approved_assignments": 0,
-        "awaiting_review_assignments": 0,
+        "approved_assignments": 1,
+        "awaiting_review_assignments": 1,
+        "committed_assignments": 2,
         "rewards": "0.00",
-        "bonuses": "0.00",
+        "bonuses_sent": "0.00",
         "mturk_fees": "0.00",
-        "total": "0.00",
+        "prolific_fees": "0.00",
+        "paid": "0.00",
+        "committed": "0.00",
         "on_mturk": True,
         "on_mturk_production": False,
     }
@@ -282,17 +289,20 @@ def test_work_on_sandbox_hits_costs_nothing_beside_production_hits(cast):
             reason="Careful work",
             status=BonusStatus.SENT,
         )
-    # Production: 2 x $0.50; MTurk's 20% is $0.10 per assignment and $0.05 of the bonus.
+    # Production: 2 x $0.50; MTurk's 20% is $0.10 per assignment and $0.05 of the bonus. The
+    # sandbox's 2 approved and 2 submitted assignments count, at no cost (as on the report).
     want = {
         "currency": "USD",
         "reward": "0.50",
-        "paid_assignments": 2,
-        "approved_assignments": 1,
-        "awaiting_review_assignments": 1,
+        "approved_assignments": 3,
+        "awaiting_review_assignments": 3,
+        "committed_assignments": 6,
         "rewards": "1.00",
-        "bonuses": "0.25",
+        "bonuses_sent": "0.25",
         "mturk_fees": "0.25",
-        "total": "1.50",
+        "prolific_fees": "0.00",
+        "paid": "0.90",
+        "committed": "1.50",
         "on_mturk": True,
         "on_mturk_production": True,
     }

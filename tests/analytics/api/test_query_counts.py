@@ -109,11 +109,12 @@ def test_campaigns(django_assert_num_queries, client, owner):
                 status=BonusStatus.SENT,
             )
 
-    # token, count, page (every figure annotated), fees: assignments by HIT size, bonuses;
-    # progress (analytics.progress): HITs with their slots, live assignments with their judgments.
+    # token, count, page (every figure annotated), cost (analytics.reports.cost): assignments
+    # by platform, HIT size and reward, sent bonuses by platform and amount; progress
+    # (analytics.progress): HITs with their slots, live assignments with their judgments.
     assert_constant(django_assert_num_queries, client, "/api/campaigns/", add, 7)
     # $0.50 and $0.25 plus MTurk's 20% of each ($0.10 + $0.05), production only.
-    costs = {row["cost"]["total"] for row in client.get("/api/campaigns/").json()["results"]}
+    costs = {row["cost"]["paid"] for row in client.get("/api/campaigns/").json()["results"]}
     assert costs == {"0.90"}
 
 
