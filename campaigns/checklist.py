@@ -6,7 +6,8 @@ Each step says what is true now, and is one of
 - ``next``: the first thing to do, with its button;
 - ``blocked``: it cannot be done yet; ``todo`` says why and what to do;
 - ``waiting``: under way (judgments arriving);
-- ``later``: an earlier step comes first.
+- ``later``: an earlier step comes first;
+- ``check``: worth a look, but nothing waits for it (a campaign that pays nothing).
 
 The buttons post to the campaign admin's step view (``CampaignAdmin.step_view``), which runs
 the same admin actions as the campaign list's action menu (and through them the shared
@@ -24,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -40,9 +42,11 @@ from campaigns.models import (
     Campaign,
     CampaignStatus,
     Hit,
+    HitTask,
     MTurkHit,
     Output,
 )
+from campaigns.pay import task_rewards
 from evalsite.page_memo import remembered
 
 if TYPE_CHECKING:
@@ -51,12 +55,15 @@ if TYPE_CHECKING:
 __all__ = ["Button", "Checklist", "Step", "campaign_checklist"]
 
 DONE, NEXT, BLOCKED, WAITING, LATER = "done", "next", "blocked", "waiting", "later"
+# Worth a look, but nothing waits for it (an unpaid campaign: volunteers are legitimate).
+CHECK = "check"
 STATE_WORDS = {
     DONE: "Done",
     NEXT: "Next",
     BLOCKED: "Blocked",
     WAITING: "Under way",
     LATER: "Later",
+    CHECK: "Check",
 }
 # The steps a requester's own button may run on the campaign page (CampaignAdmin.step_view).
 POSTED_STEPS = (
@@ -213,6 +220,7 @@ def campaign_checklist(
         _import_step(campaign, facts, can_change, step_url),
         _quality_step(campaign, facts),
         _build_step(campaign, facts, can_change, step_url),
+        _payment_step(campaign),
         _activate_step(campaign, facts, can_change, step_url),
         _publish_step(campaign, facts, can_change, can_publish_mturk, mturk_shown),
         _judgments_step(campaign, facts),
@@ -376,6 +384,70 @@ def _output_gaps(campaign: Campaign, facts: Facts) -> str:
     if not facts.systems or not facts.segments:
         return ""
     return campaign_actions.output_gaps(campaign, facts.segments)
+
+
+def _payment_step(campaign: Campaign) -> Step:
+    """What one assignment pays: the campaign's reward, and the kind's own pay per task
+    (campaigns.pay.task_rewards: post-editing's verification, the stages of translation and
+    reading comprehension). A campaign that pays nothing is legitimate (volunteers), so it is
+    a warning, not a blocker; it says what workers will read and where to set the pay."""
+    title = "Payment"
+    kind = kind_of(campaign)
+    own = task_rewards(campaign)
+    own_tasks = {task for task, _, _ in kind.task_rewards}
+    # (what, pays, where it comes from)
+    pays: list[tuple[str, Decimal, str]] = []
+    on_campaign = [task for task in kind.hit_tasks if task not in own_tasks]
+    if on_campaign or not kind.hit_tasks:
+        what = (
+            "Each assignment"
+            if not own
+            else " and ".join(f"{HitTask(task).label} HITs" for task in on_campaign)
+        )
+        pays.append((what, campaign.reward, "the campaign's reward"))
+    for row in own:
+        where = (
+            "the campaign's reward: no own reward set"
+            if row.own is None
+            else f"its own {_field_words(kind, row.field)}"
+        )
+        pays.append((row.label, row.reward, where))
+    lines = [
+        (f"{what}: ${amount:.2f} per assignment ({where}).", "") for what, amount, where in pays
+    ]
+    unpaid = [what for what, amount, _ in pays if amount <= 0]
+    where_to_set = 'Reward (US dollars per assignment) under "Payment and publishing" below' + (
+        f", or the pay of each task in the {kind.settings_model._meta.verbose_name}" if own else ""
+    )
+    if unpaid and len(unpaid) == len(pays):
+        return Step(
+            "payment",
+            title,
+            CHECK,
+            "Unpaid: $0.00 per assignment.",
+            todo='Workers will read "Pay: Unpaid." on the task\'s entry page, and MTurk takes '
+            "no HIT without a reward (at least $0.01). That is right for volunteers; to pay "
+            f"workers, set {where_to_set}, and save.",
+            lines=lines if own else [],
+        )
+    if unpaid:
+        return Step(
+            "payment",
+            title,
+            CHECK,
+            "Some work is unpaid.",
+            todo=f"{' and '.join(unpaid)} pay $0.00: the workers who take them are not paid. "
+            f"If that is not meant, set {where_to_set}, and save.",
+            lines=lines,
+        )
+    if not own:
+        return Step("payment", title, DONE, f"${campaign.reward:.2f} per assignment.")
+    return Step("payment", title, DONE, "Paid per assignment:", lines=lines)
+
+
+def _field_words(kind, field: str) -> str:
+    """A kind's settings field as the admin names it (its verbose name)."""
+    return str(kind.settings_model._meta.get_field(field).verbose_name)
 
 
 def _activate_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: str) -> Step:

@@ -404,12 +404,14 @@ class CampaignAdmin(
 
     def get_fieldsets(self, request: HttpRequest, obj: Campaign | None = None):
         fieldsets = super().get_fieldsets(request, obj)
-        if obj is not None:
-            return fieldsets
         # The Add page asks for the languages (required): their fieldset stays open there.
+        # Payment stays open while the campaign pays nothing (its default): a requester
+        # published an unpaid campaign without ever seeing the folded Reward field.
+        opened = {"Payment and publishing"} if obj is None or not obj.reward else set()
+        if obj is None:
+            opened.add("Languages and instructions")
         return [
-            (name, _opened(options) if name == "Languages and instructions" else options)
-            for name, options in fieldsets
+            (name, _opened(options) if name in opened else options) for name, options in fieldsets
         ]
 
     def get_inline_instances(self, request: HttpRequest, obj: Campaign | None = None):

@@ -4,6 +4,7 @@ blocked and what to do, and the buttons that run the campaign list's own actions
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -57,6 +58,7 @@ def test_an_empty_campaign_asks_for_segments_first_and_the_rest_waits():
         "import",
         "quality",
         "build",
+        "payment",
         "activate",
         "publish",
         "judgments",
@@ -252,7 +254,13 @@ def test_every_kind_s_page_shows_its_checklist(client_of, kind):
     response = client_of.get(change_url(campaign))
     assert response.status_code == 200
     checklist = response.context["checklist"]
-    assert [step.key for step in checklist.steps][:4] == ["import", "quality", "build", "activate"]
+    assert [step.key for step in checklist.steps][:5] == [
+        "import",
+        "quality",
+        "build",
+        "payment",
+        "activate",
+    ]
     assert checklist.next_step.key == "import"
     page = response.content.decode()
     assert 'id="step-import"' in page
@@ -288,7 +296,7 @@ def test_workers_by_platform_and_judgment_progress():
 
 
 def test_rarely_changed_settings_are_folded_and_open_when_they_have_an_error(client_of):
-    campaign = da_campaign()
+    campaign = da_campaign(reward=Decimal("0.50"))  # unpaid, Payment would stay open
     page = client_of.get(change_url(campaign)).content.decode()
     for heading in ("Amazon Mechanical Turk", "Prolific", "Payment and publishing", "History"):
         start = page.index(f'class="fieldset-heading">{heading}</h2>')
