@@ -3,19 +3,11 @@ answers" page (campaigns/kinds/ranking/gold_import.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.importers.problems import ImportFailed
 from campaigns.kinds.ranking.gold_import import FORMATS, import_gold_answers
-from campaigns.models import Campaign
-from campaigns.names import campaign_by_name_or_id
-
-NEXT_STEP = (
-    "Nothing was imported. Fix the problems listed above in the file and run the command "
-    "again (add --dry-run to check the file without importing)."
-)
+from campaigns.management.arguments import NOTHING_IMPORTED, campaign_argument, file_argument
 
 
 class Command(BaseCommand):
@@ -39,16 +31,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        value = options["campaign"]
-        try:
-            campaign = campaign_by_name_or_id(value)
-        except Campaign.MultipleObjectsReturned as error:
-            raise CommandError(str(error)) from None
-        except Campaign.DoesNotExist:
-            raise CommandError(f'No campaign named or numbered "{value}".') from None
-        path = Path(options["file"])
-        if not path.is_file():
-            raise CommandError(f"No file {path}.")
+        campaign = campaign_argument(options["campaign"])
+        path = file_argument(options["file"])
         try:
             summary = import_gold_answers(
                 campaign,
@@ -61,5 +45,5 @@ class Command(BaseCommand):
             self.stderr.write(failure.headline)
             for line in failure.lines():
                 self.stderr.write(line)
-            raise CommandError(NEXT_STEP, returncode=1) from None
+            raise CommandError(NOTHING_IMPORTED, returncode=1) from None
         self.stdout.write(summary.message)
