@@ -31,6 +31,7 @@ __all__ = [
     "FollowUpError",
     "HitBuildError",
     "build_hits",
+    "delete_unstarted_hits",
     "create_follow_up",
     "explain",
     "has_hit_builder",
@@ -100,6 +101,22 @@ def build_hits(campaign: Campaign) -> int:
     return count
 
 
+def delete_unstarted_hits(campaign: Campaign) -> int:
+    """Delete the campaign's HITs while nobody has started them, so that a late system can
+    join its segments before the HITs are built again; return how many went. HitBuildError
+    with the reason once they are frozen (:func:`hits_frozen_reason`)."""
+    with transaction.atomic():
+        # The lock of build_hits: no hand-out can take one of them meanwhile.
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        frozen = hits_frozen_reason(campaign)
+        if frozen:
+            raise HitBuildError(frozen)
+        count = campaign.hits.count()
+        campaign.hits.all().delete()
+    logger.info("Deleted %d unstarted HIT(s) of campaign %s", count, campaign.pk)
+    return count
+
+
 def output_gaps(campaign: Campaign, segments: int | None = None) -> str:
     """Systems HITs would silently leave out, as the problem that stops the build, with what
     to do; '' when there are none. Two queries (one when ``segments``, the campaign's number
@@ -158,8 +175,8 @@ def output_gaps(campaign: Campaign, segments: int | None = None) -> str:
         )
     elif campaign.hits.exists():
         fix = (
-            "first delete the HITs (nobody has started them: the admin's Hits list, filtered "
-            f"by this campaign), then {fix}, and build the HITs again"
+            "first delete the HITs (nobody has started them: the checklist's Delete HITs), "
+            f"then {fix}, and build the HITs again"
         )
     return f"{found}: {why}. To evaluate {them}, {fix}."
 

@@ -68,6 +68,7 @@ STATE_WORDS = {
 # The steps a requester's own button may run on the campaign page (CampaignAdmin.step_view).
 POSTED_STEPS = (
     "build",
+    "delete_hits",
     "activate",
     "pause",
     "finish",
@@ -331,13 +332,18 @@ def _build_step(campaign: Campaign, facts: Facts, can_change: bool, step_url: st
             return Step("build", title, DONE, summary, todo=f"{gaps} {todo}" if gaps else todo)
         state = NEXT if facts.outside_hits else DONE
         buttons = (
-            [Button("Rebuild HITs", step_url, post="build", primary=state == NEXT)]
+            [
+                Button("Rebuild HITs", step_url, post="build", primary=state == NEXT),
+                # To add a late system first (its outputs cannot join segments HITs show).
+                Button("Delete HITs", step_url, post="delete_hits"),
+            ]
             if can_change
             else []
         )
         todo = (
             "Rebuilding replaces them with HITs of the present segments and settings, until a "
-            "worker starts one."
+            "worker starts one; deleting them lets a late system's outputs join the segments "
+            "first."
         )
         return Step(
             "build",

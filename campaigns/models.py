@@ -396,9 +396,8 @@ class System(models.Model):
             )
         else:
             what = (
-                "Nobody has started them: delete them first (the admin's Hits list, filtered "
-                "by this campaign), then add the system, import its outputs for every segment "
-                "and build the HITs again."
+                "Nobody has started them: delete them first (the checklist's Delete HITs), then "
+                "add the system, import its outputs for every segment and build the HITs again."
             )
         raise ValidationError(
             f'Campaign "{campaign.name}" has HITs: a system added now would be in none of them, '

@@ -88,7 +88,7 @@ def _changes_results(implementation: CampaignKind, campaign: Campaign, formset) 
 # campaign from its page (the checklist's buttons, CampaignAdmin.step_view, or the pages the
 # publish and links actions open).
 ACTION_GROUPS = (
-    ("Run the campaign", ("build_hits", "activate", "pause", "finish")),
+    ("Run the campaign", ("build_hits", "delete_hits", "activate", "pause", "finish")),
     ("Reach workers", ("create_worker_links", "prolific_study", "publish_to_mturk")),
     ("MTurk HITs", ("sync_with_mturk", "expire_mturk_hits", "extend_mturk_hits")),
     ("Export", ("export_worker_background",)),
@@ -134,6 +134,7 @@ class CampaignAdmin(
         "pause",
         "finish",
         "build_hits",
+        "delete_hits",
         *MTurkCampaignAdminMixin.mturk_actions,
         *MTurkReviewCampaignAdminMixin.review_actions,
         *WorkerLinksAdminMixin.links_actions,
@@ -359,6 +360,7 @@ class CampaignAdmin(
             return response if response is not None else HttpResponseRedirect(back)
         run = {
             "build": self.build_hits,
+            "delete_hits": self.delete_hits,
             "activate": self.activate,
             "pause": self.pause,
             "finish": self.finish,
@@ -627,6 +629,24 @@ class CampaignAdmin(
     @admin.action(description="Finish")
     def finish(self, request: HttpRequest, queryset: QuerySet[Campaign]) -> None:
         self._set_status(request, queryset, CampaignStatus.FINISHED)
+
+    @admin.action(description="Delete HITs nobody has started")
+    def delete_hits(self, request: HttpRequest, queryset: QuerySet[Campaign]) -> None:
+        """Delete the selected campaigns' HITs while nobody has started them (a late system's
+        outputs can then join the segments, and the HITs be built again); one message per
+        campaign with the count or the reason nothing was deleted."""
+        for campaign in queryset.order_by("pk"):
+            try:
+                count = campaign_actions.delete_unstarted_hits(campaign)
+            except campaign_actions.HitBuildError as error:
+                self.message_user(request, f"{campaign}: no HITs deleted. {error}", messages.ERROR)
+            else:
+                self.message_user(
+                    request,
+                    f"{campaign}: deleted {count} HIT(s) nobody had started. Build them again "
+                    "once the campaign's systems and outputs are complete.",
+                    messages.SUCCESS,
+                )
 
     @admin.action(description="Build HITs")
     def build_hits(self, request: HttpRequest, queryset: QuerySet[Campaign]) -> None:

@@ -180,8 +180,8 @@ def built_hits_advice(campaign: Campaign) -> str:
             "of these systems and of the systems to compare them with"
         )
     return (
-        "nobody has started its HITs yet, so delete them (the admin's Hits list, filtered by "
-        "this campaign), import the file again and build the HITs again"
+        "nobody has started its HITs yet, so delete them (the checklist's Delete HITs), import "
+        "the file again and build the HITs again"
     )
 
 

@@ -127,3 +127,32 @@ def test_staff_without_the_delete_permission_still_get_403(client, django_user_m
     assert client.get(delete_url(campaign)).status_code == 403
     assert client.post(delete_url(campaign), {"post": "yes"}).status_code == 403
     assert Campaign.objects.filter(pk=campaign.pk).exists()
+
+
+def test_the_list_action_deletes_hits_nobody_started_and_keeps_started_ones(admin_client):
+    """The way the import and build messages give to add a late system: delete the HITs
+    nobody has started, import, build again (session 17; it was the admin's generic Hits list,
+    filtered by hand)."""
+    unstarted = HitSlotFactory().hit
+    started = JudgmentFactory().assignment.hit
+    changelist = reverse("admin:campaigns_campaign_changelist")
+
+    response = admin_client.post(
+        changelist,
+        {
+            "action": "delete_hits",
+            "_selected_action": [unstarted.campaign_id, started.campaign_id],
+        },
+        follow=True,
+    )
+
+    assert [str(m) for m in response.context["messages"]] == [
+        f"{unstarted.campaign}: deleted 1 HIT(s) nobody had started. Build them again once "
+        "the campaign's systems and outputs are complete.",
+        f"{started.campaign}: no HITs deleted. Workers have already started this campaign's "
+        "HITs, so they cannot be rebuilt. Create a new campaign to evaluate with a different "
+        "layout.",
+    ]
+    assert not Hit.objects.filter(pk=unstarted.pk).exists()
+    assert Hit.objects.filter(pk=started.pk).exists()
+    assert Segment.objects.filter(campaign=unstarted.campaign).count() == 1  # content stays

@@ -161,6 +161,7 @@ def _superuser():
 # button that posts the step (CampaignAdmin.step_view) or opens the action's own page.
 ON_THE_PAGE = {
     "build_hits": ("post", "build"),
+    "delete_hits": ("post", "delete_hits"),
     "activate": ("post", "activate"),
     "pause": ("post", "pause"),
     "finish": ("post", "finish"),

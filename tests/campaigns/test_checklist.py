@@ -92,7 +92,7 @@ def test_imported_segments_make_build_the_next_step_then_activate_then_links():
     build_hits(campaign)
     steps = states(campaign)
     assert steps["build"][:2] == ("done", "2 HITs built.")
-    assert steps["build"][3] == ["Rebuild HITs"]
+    assert steps["build"][3] == ["Rebuild HITs", "Delete HITs"]
     assert steps["activate"][:2] == ("next", "Draft: no HITs are handed out.")
     assert steps["activate"][3] == ["Activate"]
     assert steps["publish"][0] == "later"
@@ -466,8 +466,8 @@ def test_a_system_added_after_the_hits_were_built_says_to_delete_them_first():
     SystemFactory(campaign=campaign, name="late")
     message = (
         'System "late" has no outputs: HITs would leave it out, and nobody would evaluate it. '
-        "To evaluate it, first delete the HITs (nobody has started them: the admin's Hits "
-        "list, filtered by this campaign), then import the missing outputs (rows with the "
+        "To evaluate it, first delete the HITs (nobody has started them: the checklist's Delete "
+        "HITs), then import the missing outputs (rows with the "
         "segments' doc and seg ids, source and reference, and the system's name and output), "
         "or delete it in the Systems section of the campaign's page if not to be evaluated, "
         "and build the HITs again."
@@ -476,7 +476,8 @@ def test_a_system_added_after_the_hits_were_built_says_to_delete_them_first():
     assert (state, todo) == (
         "done",
         f"{message} Rebuilding replaces them with HITs of the present segments and settings, "
-        "until a worker starts one.",
+        "until a worker starts one; deleting them lets a late system's outputs join the "
+        "segments first.",
     )
     with pytest.raises(HitBuildError) as error:
         build_hits(campaign)

@@ -197,8 +197,8 @@ def test_outputs_for_stored_segments_are_refused_once_hits_are_built(campaign):
         'late.tsv line 2, field "system": doc news-a seg 1 is already in campaign "wmt-de-en", '
         "whose HITs are built: outputs can be added to stored segments only before HITs are "
         "built, since built HITs never show them (3 outputs of this import are for stored "
-        "segments); nobody has started its HITs yet, so delete them (the admin's Hits list, "
-        "filtered by this campaign), import the file again and build the HITs again"
+        "segments); nobody has started its HITs yet, so delete them (the checklist's Delete HITs), "
+        "import the file again and build the HITs again"
     ]
 
 
@@ -300,8 +300,8 @@ def test_no_system_is_added_once_hits_are_built(campaign):
     assert error.value.messages == [
         'Campaign "wmt-de-en" has HITs: a system added now would be in none of them, and no '
         "outputs can be imported for the segments they show. Nobody has started them: delete "
-        "them first (the admin's Hits list, filtered by this campaign), then add the system, "
-        "import its outputs for every segment and build the HITs again."
+        "them first (the checklist's Delete HITs), then add "
+        "the system, import its outputs for every segment and build the HITs again."
     ]
     AssignmentFactory(hit=hit, campaign=campaign)
     with pytest.raises(ValidationError) as error:
@@ -329,7 +329,7 @@ def test_the_system_admin_refuses_a_system_added_after_the_hits(client, campaign
     assert response.context["adminform"].form.non_field_errors() == [
         'Campaign "wmt-de-en" has HITs: a system added now would be in none of them, and no '
         "outputs can be imported for the segments they show. Nobody has started them: delete "
-        "them first (the admin's Hits list, filtered by this campaign), then add the system, "
-        "import its outputs for every segment and build the HITs again."
+        "them first (the checklist's Delete HITs), then add "
+        "the system, import its outputs for every segment and build the HITs again."
     ]
     assert not System.objects.filter(name="late").exists()
