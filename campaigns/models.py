@@ -584,6 +584,9 @@ class Hit(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        # As the field writes it (the admin said "Hits" and "hit slot").
+        verbose_name = "HIT"
+        verbose_name_plural = "HITs"
         ordering = ["campaign", "number"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "number"], name="hit_unique_number"),
@@ -668,6 +671,8 @@ class HitSlot(models.Model):
     )
 
     class Meta:
+        verbose_name = "HIT slot"
+        verbose_name_plural = "HIT slots"
         ordering = ["hit", "position"]
         constraints = [
             models.UniqueConstraint(fields=["hit", "position"], name="slot_unique_position"),

@@ -214,7 +214,9 @@ class RankingReference(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
-        return f"References of {self.campaign}"
+        # After delete() the primary key, the campaign's, is None; the admin's change message
+        # still names the deleted row (it raised RelatedObjectDoesNotExist: a 500).
+        return f"References of {self.campaign}" if self.campaign_id else "References"
 
     def clean(self) -> None:
         if not self.campaign_id:

@@ -23,7 +23,9 @@ class RankingReferenceInline(admin.StackedInline):
     extra = 1
     max_num = 1
     can_delete = True
-    verbose_name = "reference ranking and oracle"
+    # One row, headed once (Django's stacked inline headed it again "…: #1").
+    template = "admin/campaigns/kind_settings_inline.html"
+    verbose_name = "reference ranking and oracle (for Spearman's rho and oracle agreement)"
     verbose_name_plural = "Reference ranking and oracle (for Spearman's rho and oracle agreement)"
     fields = ("reference_ranking", "oracle")
 

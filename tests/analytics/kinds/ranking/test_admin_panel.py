@@ -3,6 +3,7 @@ tables, agreement, the trust table and its form, and the reference inline."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -456,3 +457,31 @@ def test_an_agreement_row_without_compared_pairs_shows_no_chance_figure():
         ("intra", 0, "–", "–", "–"),
         ("inter", 12, "50.0%", "33.3%", "0.250"),
     ]
+
+
+def test_the_reference_inline_is_headed_once_and_a_saved_one_can_be_deleted(admin_client, ranking):
+    """Session 16's walkthrough: the inline read "Reference ranking and oracle: #1" under its
+    own heading. One heading now; a saved row keeps its Delete box (the one-row template
+    shows it where the inline may delete)."""
+    campaign = Campaign.objects.get(pk=ranking.campaign.pk)
+    heading = "Reference ranking and oracle (for Spearman&#x27;s rho and oracle agreement)"
+    html = admin_client.get(change_url(campaign)).content.decode()
+    group = html[html.index('id="ranking_reference-group"') :]
+    group = group[: group.index("</fieldset>")]
+    assert re.findall(r"<h[234][^>]*>\s*(.*?)\s*</h[234]>", group, re.S) == [heading]
+    assert "#1" not in group
+    assert 'name="ranking_reference-0-DELETE"' not in group  # nothing saved to delete yet
+
+    RankingReference.objects.create(campaign=campaign, reference_ranking="A\nB\nC")
+    html = admin_client.get(change_url(campaign)).content.decode()
+    assert 'name="ranking_reference-0-DELETE"' in html
+    data = inline_post(campaign, "A\nB\nC")
+    data.update(
+        {
+            "ranking_reference-INITIAL_FORMS": "1",
+            "ranking_reference-0-DELETE": "on",
+        }
+    )
+    response = admin_client.post(change_url(campaign), data)
+    assert response.status_code == 302
+    assert not RankingReference.objects.filter(campaign=campaign).exists()
