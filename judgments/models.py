@@ -137,7 +137,7 @@ class Assignment(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(help_text="Abandoned after this moment unless submitted.")
-    # What the worker was offered when they took the assignment (judgments.actions.rewards),
+    # What the worker was offered when they took the assignment (campaigns.pay),
     # so that a later change of the campaign's or the HIT's reward does not re-price work
     # already taken: the report, the API's cost and the review pages read this, never the
     # campaign's reward of today. Null only for imported judgments, paid elsewhere.

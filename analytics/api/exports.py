@@ -102,6 +102,8 @@ JUDGMENT_FIELDS: tuple[tuple[str, str | Expression], ...] = (
     ("reference", KeyTextTransform("0", "slot__segment__references")),
     ("shown_text", "slot__shown_text"),
     ("worker_platform", "worker__platform"),
+    # Not the direct link's label (the requester's note, often a person's name: the workers
+    # endpoint has it): judgment files get published, as WMT publishes its own.
     ("worker_external_id", "worker__external_id"),
     ("assignment_id", "assignment_id"),
     ("platform_assignment_id", "assignment__platform_assignment_id"),
